@@ -1,0 +1,77 @@
+// Three kinds of error (STYLE.md point 7):
+//  * a user's mistake (bad config, malformed data, missing file): throw ringboost::Error with a
+//    message naming the file/line or the key and the fix; the CLI prints `error: <message>`;
+//  * a failure of the environment (network, MPI, CUDA, disk): a Status carried up, made an Error
+//    at the top with ThrowIfError();
+//  * a broken internal invariant: RB_CHECK, which also throws (never abort on user input).
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace ringboost {
+
+// The one exception type of the project. `what()` is the whole message shown to the user.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Result of a call that can fail for reasons outside the program (I/O, network, MPI, CUDA).
+// Carries the call, the peer or path, and errno/code as text.
+class Status {
+ public:
+  Status() = default;
+  static Status OK() { return Status(); }
+  static Status Fail(std::string message) { return Status(std::move(message)); }
+  bool ok() const { return message_.empty(); }
+  const std::string& message() const { return message_; }
+  // Adds outer context: "context: inner message".
+  Status Wrap(const std::string& context) const {
+    return ok() ? *this : Status(context + ": " + message_);
+  }
+
+ private:
+  explicit Status(std::string message) : message_(std::move(message)) {}
+  std::string message_;
+};
+
+// Turns a failed Status into an Error at the top of a call chain.
+inline void ThrowIfError(const Status& s) {
+  if (!s.ok()) throw Error(s.message());
+}
+
+// Status from errno: "<call> <what>: <strerror(errno)> (errno N)".
+Status ErrnoStatus(const std::string& call, const std::string& what);
+
+namespace detail {
+[[noreturn]] void CheckFailed(const char* expr, const char* file, int line, const std::string& msg);
+}  // namespace detail
+
+}  // namespace ringboost
+
+// Internal invariant. On failure throws ringboost::Error naming the expression and source line.
+#define RB_CHECK(cond)                                                          \
+  do {                                                                          \
+    if (!(cond)) ::ringboost::detail::CheckFailed(#cond, __FILE__, __LINE__, ""); \
+  } while (0)
+
+// Same with a streamed message: RB_CHECK_MSG(n > 0, "n=" << n).
+#define RB_CHECK_MSG(cond, stream_expr)                                         \
+  do {                                                                          \
+    if (!(cond)) {                                                              \
+      std::ostringstream rb_check_oss_;                                         \
+      rb_check_oss_ << stream_expr;                                             \
+      ::ringboost::detail::CheckFailed(#cond, __FILE__, __LINE__, rb_check_oss_.str()); \
+    }                                                                           \
+  } while (0)
+
+// Throws a user-facing ringboost::Error built from a stream expression.
+#define RB_FAIL(stream_expr)                       \
+  do {                                             \
+    std::ostringstream rb_fail_oss_;               \
+    rb_fail_oss_ << stream_expr;                   \
+    throw ::ringboost::Error(rb_fail_oss_.str());  \
+  } while (0)

@@ -1,0 +1,76 @@
+// Every setting of a run, typed. The one table in params_table.cc (name, aliases, type, default,
+// bounds, doc) fills this struct from a config file and key=value overrides, validates it, and
+// generates `ringboost help` and docs/parameters.md. Defaults here equal the table's defaults
+// and XGBoost 1.7's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ringboost {
+
+struct Params {
+  // --- task -------------------------------------------------------------------------------
+  std::string task = "train";  // train | pred | dump
+  // --- booster -----------------------------------------------------------------------------
+  std::string booster = "gbtree";
+  std::string objective = "reg:squarederror";
+  double eta = 0.3;
+  double gamma = 0.0;
+  int max_depth = 6;
+  double min_child_weight = 1.0;
+  double max_delta_step = 0.0;
+  double subsample = 1.0;
+  double colsample_bytree = 1.0;
+  double colsample_bylevel = 1.0;
+  double colsample_bynode = 1.0;
+  double lambda = 1.0;
+  double alpha = 0.0;
+  std::string tree_method = "hist";  // hist (auto, approx, exact are taken as hist)
+  std::string grow_policy = "depthwise";  // depthwise | lossguide
+  int max_leaves = 0;
+  int max_bin = 256;
+  int num_class = 0;
+  double base_score = 0.5;
+  double scale_pos_weight = 1.0;
+  std::vector<std::string> eval_metric;  // repeatable; empty = the objective's default
+  uint64_t seed = 0;
+  int nthread = 0;  // 0 = all cores
+  int num_round = 10;
+  std::string device = "cpu";
+  int verbosity = 1;
+  // ranking
+  int lambdarank_pair_method_topk = 0;  // reserved
+  // --- data ---------------------------------------------------------------------------------
+  std::string data;                                         // training data URI
+  std::vector<std::pair<std::string, std::string>> evals;  // eval[NAME] = URI, in file order
+  bool eval_train = false;
+  std::string test_data;  // test:data
+  int indexing_mode = 0;  // LibSVM feature ids: 0 = 0-based, 1 = 1-based, -1 = detect
+  // --- model files --------------------------------------------------------------------------
+  std::string model_in;
+  std::string model_out;
+  std::string model_dir;
+  int save_period = 0;
+  // --- prediction and dump ------------------------------------------------------------------
+  std::string name_pred = "pred.txt";
+  bool pred_margin = false;
+  int ntree_limit = 0;
+  std::string name_dump = "dump.txt";
+  std::string dump_format = "text";  // text | json
+  bool dump_stats = false;
+  std::string fmap;
+  // --- training control ---------------------------------------------------------------------
+  int early_stopping_rounds = 0;
+  // --- collective ---------------------------------------------------------------------------
+  std::string communicator = "auto";  // auto | local | mpi | tcp
+
+  // Keys given explicitly (after alias resolution), for "was this set by the user?".
+  std::map<std::string, std::string> given;
+  bool IsSet(const std::string& key) const { return given.count(key) != 0; }
+};
+
+}  // namespace ringboost

@@ -1,0 +1,47 @@
+// A worker's rows in compressed sparse row form, and the strict readers that fill it
+// (DESIGN.md step 1). Absent entries are missing values; a NaN in the input is missing too and is
+// not stored.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ringboost {
+
+struct DataSet {
+  std::vector<uint64_t> row_ptr{0};  // NumRows() + 1 offsets into index/value
+  std::vector<uint32_t> index;       // feature id of each stored entry, ascending within a row
+  std::vector<float> value;          // its value (never NaN)
+  std::vector<float> label;          // one per row
+  std::vector<float> weight;         // one per row, or empty (= all 1)
+  std::vector<uint32_t> group_ptr;   // query groups: offsets of group starts, size groups + 1;
+                                     // empty when the data has no groups
+  uint32_t num_col = 0;              // 1 + the largest feature id seen (0 for no entries)
+  uint64_t first_row = 0;            // global id of row 0 (distributed: exclusive scan)
+  std::string name;                  // the URI it came from, for messages
+
+  uint64_t NumRows() const { return row_ptr.size() - 1; }
+  uint64_t NumNonZero() const { return index.size(); }
+  float Weight(uint64_t row) const { return weight.empty() ? 1.0f : weight[row]; }
+};
+
+struct LoadOptions {
+  int part = 0;       // this reader takes byte range `part` of `num_parts` (line-aligned)
+  int num_parts = 1;
+  int indexing_mode = 0;  // LibSVM ids: 0 = 0-based (XGBoost's default), 1 = 1-based, -1 = detect
+  int nthread = 0;        // 0 = all cores
+  // Called for every label; returns nullptr when acceptable, else what is wrong with it
+  // (e.g. "label 2 outside [0,1] for binary:logistic"). The reader reports file:line:column.
+  std::function<const char*(float)> check_label;
+};
+
+// Reads a data URI: a LibSVM or CSV/TSV file, several files separated by ';' (as dmlc-core), or a
+// directory (its files in name order), as one data set. URI options after '?' as XGBoost:
+// format=libsvm|csv, label_column=N, weight_column=N, delimiter=X. Side files `<file>.weight`,
+// `<file>.query` / `<file>.group` are read when present. A malformed input throws Error with
+// `file:line:column: what is wrong`.
+DataSet LoadData(const std::string& uri, const LoadOptions& options);
+
+}  // namespace ringboost

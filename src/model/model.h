@@ -1,0 +1,53 @@
+// The model: trees, their output groups and what is needed to predict (DESIGN.md "Model").
+// Saved as versioned JSON (schema in docs/model-format.md); dumped as XGBoost text or JSON.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "data/data.h"
+#include "model/tree.h"
+
+namespace ringboost {
+
+struct Model {
+  static constexpr int kFormatVersion = 1;
+
+  std::string objective;      // name, e.g. "binary:logistic"
+  float base_score = 0.5f;    // as given (a prediction, not a margin)
+  float base_margin = 0.0f;   // objective's ProbToMargin(base_score)
+  int num_groups = 1;         // outputs per row (num_class for multiclass)
+  int num_class = 0;          // as configured
+  uint32_t num_feature = 0;
+  std::vector<RegTree> trees;
+  std::vector<int> tree_group;  // output group of each tree
+  int num_rounds = 0;           // boosting rounds done (trees = rounds x groups)
+  int best_iteration = -1;      // from early stopping, -1 when not used
+  double best_score = 0.0;
+  std::vector<std::string> feature_names;  // optional (from fmap)
+  std::string config;  // the training parameters as key=value lines, for the record
+
+  // Atomic: written to a temporary file in the same folder, fsynced and renamed. Throws Error.
+  void Save(const std::string& path) const;
+  static Model Load(const std::string& path);
+  std::string ToJson() const;
+  static Model FromJson(const std::string& text, const std::string& source_name);
+};
+
+// Margins (rows x num_groups, row-major) of the first `num_rounds` rounds (0 = all).
+std::vector<float> PredictMargin(const Model& model, const DataSet& data, int num_rounds,
+                                 int nthread);
+
+// Feature map (XGBoost's fmap: "<id>\t<name>\t<type>" lines; types i, q, int, float).
+struct FeatureMap {
+  std::vector<std::string> names;
+  std::vector<std::string> types;
+  static FeatureMap Load(const std::string& path);
+};
+
+// XGBoost's text dump ("booster[i]:" then indented nodes) with optional stats and fmap names.
+std::string DumpText(const Model& model, const FeatureMap* fmap, bool with_stats);
+// XGBoost's JSON dump: an array of nested node objects, one per tree.
+std::string DumpJson(const Model& model, const FeatureMap* fmap, bool with_stats);
+
+}  // namespace ringboost

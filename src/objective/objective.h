@@ -1,0 +1,44 @@
+// Objectives: labels and current margins -> gradient/hessian pairs (DESIGN.md step 5), and the
+// transforms from margins to what users see. Predictions are laid out row-major, rows x groups
+// (groups = num_class for multiclass, else 1).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/params.h"
+#include "data/data.h"
+
+namespace ringboost {
+
+struct GradPair {
+  float grad = 0.0f;
+  float hess = 0.0f;
+};
+
+class Objective {
+ public:
+  virtual ~Objective() = default;
+  virtual std::string Name() const = 0;
+  // Output groups per row: num_class for multi:*, else 1.
+  virtual int NumGroups() const { return 1; }
+  // nullptr when `label` is valid for this objective, else a static description of the rule.
+  virtual const char* CheckLabel(float label) const = 0;
+  // Fills out (size rows x NumGroups()) from margins `preds` of the same layout. `iter` is the
+  // round (rank:* seeds its pair sampling with it).
+  virtual void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
+                           std::vector<GradPair>* out) const = 0;
+  // Margin -> prediction written by task=pred (probabilities, class ids, counts...).
+  virtual void PredTransform(std::vector<float>* preds) const { (void)preds; }
+  // Margin -> what metrics read (softmax probabilities for both multi:softmax and softprob).
+  virtual void EvalTransform(std::vector<float>* preds) const { PredTransform(preds); }
+  // base_score (a prediction) -> the initial margin.
+  virtual float ProbToMargin(float base_score) const { return base_score; }
+  virtual std::string DefaultMetric() const = 0;
+
+  // Throws Error naming the allowed objectives for an unknown name.
+  static std::unique_ptr<Objective> Create(const Params& params);
+};
+
+}  // namespace ringboost

@@ -1,0 +1,74 @@
+#include "rabit/communicator.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace ringboost::rabit {
+
+std::size_t SizeOf(DataType type) {
+  switch (type) {
+    case DataType::kInt32: return 4;
+    case DataType::kInt64: return 8;
+    case DataType::kUInt64: return 8;
+    case DataType::kFloat: return 4;
+    case DataType::kDouble: return 8;
+  }
+  return 0;
+}
+
+namespace {
+template <typename T>
+void ReduceTyped(T* dst, const T* src, std::size_t n, Op op) {
+  switch (op) {
+    case Op::kSum:
+      for (std::size_t i = 0; i < n; ++i) dst[i] += src[i];
+      break;
+    case Op::kMax:
+      for (std::size_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], src[i]);
+      break;
+    case Op::kMin:
+      for (std::size_t i = 0; i < n; ++i) dst[i] = std::min(dst[i], src[i]);
+      break;
+    case Op::kBitOr:
+      if constexpr (std::is_integral_v<T>) {
+        for (std::size_t i = 0; i < n; ++i) dst[i] |= src[i];
+      } else {
+        RB_CHECK_MSG(false, "bitwise or on a floating-point type");
+      }
+      break;
+  }
+}
+}  // namespace
+
+void Reduce(void* dst, const void* src, std::size_t count, DataType type, Op op) {
+  switch (type) {
+    case DataType::kInt32:
+      ReduceTyped(static_cast<int32_t*>(dst), static_cast<const int32_t*>(src), count, op);
+      break;
+    case DataType::kInt64:
+      ReduceTyped(static_cast<int64_t*>(dst), static_cast<const int64_t*>(src), count, op);
+      break;
+    case DataType::kUInt64:
+      ReduceTyped(static_cast<uint64_t*>(dst), static_cast<const uint64_t*>(src), count, op);
+      break;
+    case DataType::kFloat:
+      ReduceTyped(static_cast<float*>(dst), static_cast<const float*>(src), count, op);
+      break;
+    case DataType::kDouble:
+      ReduceTyped(static_cast<double*>(dst), static_cast<const double*>(src), count, op);
+      break;
+  }
+}
+
+std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config) {
+  std::string backend = config.backend;
+  if (backend == "auto") {
+    // tcp and mpi backends arrive with the collective issue; until then auto is local.
+    backend = "local";
+  }
+  if (backend == "local") return MakeLocalCommunicator();
+  RB_FAIL("communicator=" << backend << " is not built into this ringboost; allowed: auto, local");
+}
+
+}  // namespace ringboost::rabit

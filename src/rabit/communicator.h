@@ -1,0 +1,86 @@
+// The collective: the one way workers talk (DESIGN.md, "The collective"). A Communicator is
+// passed explicitly to whoever needs it; there is no global. Backends (local now; mpi and tcp
+// per the collective issue) are picked at run time by MakeCommunicator().
+//
+// Every collective call is made by every rank in the same order with the same sizes. Calls
+// return Status for failures of the environment; the typed helpers throw at the top.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/span.h"
+
+namespace ringboost::rabit {
+
+enum class Op : int { kSum = 0, kMax = 1, kMin = 2, kBitOr = 3 };
+enum class DataType : int { kInt32 = 0, kInt64 = 1, kUInt64 = 2, kFloat = 3, kDouble = 4 };
+
+template <typename T>
+constexpr DataType DataTypeOf();
+template <> constexpr DataType DataTypeOf<int32_t>() { return DataType::kInt32; }
+template <> constexpr DataType DataTypeOf<int64_t>() { return DataType::kInt64; }
+template <> constexpr DataType DataTypeOf<uint64_t>() { return DataType::kUInt64; }
+template <> constexpr DataType DataTypeOf<float>() { return DataType::kFloat; }
+template <> constexpr DataType DataTypeOf<double>() { return DataType::kDouble; }
+
+std::size_t SizeOf(DataType type);
+// Element-wise dst = op(dst, src) over `count` elements of `type` (the reduction kernel all
+// backends share).
+void Reduce(void* dst, const void* src, std::size_t count, DataType type, Op op);
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int Rank() const = 0;
+  virtual int WorldSize() const = 0;
+  virtual std::string Backend() const = 0;
+
+  // In place over `count` elements of `type`.
+  virtual Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) = 0;
+  virtual Status BroadcastRaw(void* buf, std::size_t bytes, int root) = 0;
+  // Gathers `bytes` from each rank into out (WorldSize() * bytes, in rank order).
+  virtual Status AllgatherRaw(const void* in, std::size_t bytes, void* out) = 0;
+  // Gathers a variable number of bytes from each rank; out receives rank 0's bytes first.
+  virtual Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) = 0;
+  // A line for the tracker's log (printed by rank 0's stdout in the local backend).
+  virtual Status TrackerPrint(const std::string& message) = 0;
+  // Rabit checkpoint trio: LoadCheckPoint returns the version (0 = fresh start) and fills
+  // `model` when one exists; CheckPoint stores the state after a round and bumps the version.
+  virtual Status LoadCheckPoint(std::string* model, int* version) = 0;
+  virtual Status CheckPoint(const std::string& model) = 0;
+  virtual int VersionNumber() const = 0;
+  virtual Status Shutdown() = 0;
+
+  // Typed helpers; throw ringboost::Error on failure.
+  template <typename T>
+  void Allreduce(Span<T> data, Op op) {
+    ThrowIfError(AllreduceRaw(data.data(), data.size(), DataTypeOf<T>(), op));
+  }
+  template <typename T>
+  T AllreduceValue(T value, Op op) {
+    Allreduce(Span<T>(&value, 1), op);
+    return value;
+  }
+  template <typename T>
+  void Broadcast(Span<T> data, int root) {
+    ThrowIfError(BroadcastRaw(data.data(), data.size_bytes(), root));
+  }
+};
+
+// Settings of the collective: `key=value` arguments first, then the environment (as rabit).
+struct CommunicatorConfig {
+  std::string backend = "auto";  // auto | local | mpi | tcp
+  std::vector<std::pair<std::string, std::string>> args;
+};
+
+// The backend named by `config.backend`; auto picks tcp when DMLC_TRACKER_URI is set, mpi when
+// started by mpirun and MPI is built in, local otherwise.
+std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config);
+// A world of one.
+std::unique_ptr<Communicator> MakeLocalCommunicator();
+
+}  // namespace ringboost::rabit

@@ -1,0 +1,52 @@
+// The binned matrix (DESIGN.md step 3): every stored value replaced by its bin.
+//
+// Two layouts, chosen by the data:
+//  * kDense when every row has a value for every feature (no missing values): row-major
+//    num_rows x num_features local bin ids, uint8 when every feature has at most 256 bins, else
+//    uint16. Missing values cannot occur, so no reserved bin is needed and 256 bins fit a byte.
+//  * kSparse otherwise: CSR of global bin ids (cuts.ptr[f] + local bin), uint32; absent entries
+//    are missing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/data.h"
+#include "tree/quantile.h"
+
+namespace ringboost {
+
+class BinnedMatrix {
+ public:
+  enum class Layout { kDense, kSparse };
+
+  static BinnedMatrix Build(const DataSet& data, const HistogramCuts& cuts, int nthread);
+
+  Layout layout() const { return layout_; }
+  uint64_t NumRows() const { return num_rows_; }
+  uint32_t NumFeatures() const { return num_features_; }
+  int BinBytes() const { return bin_bytes_; }  // dense: 1 or 2; sparse: 4
+  std::size_t MemoryBytes() const;
+
+  // Dense: row-major local bins. Exactly one of the two is non-empty.
+  const std::vector<uint8_t>& dense8() const { return dense8_; }
+  const std::vector<uint16_t>& dense16() const { return dense16_; }
+  // Sparse: CSR of global bins.
+  const std::vector<uint64_t>& row_ptr() const { return row_ptr_; }
+  const std::vector<uint32_t>& sparse_bins() const { return sparse_bins_; }
+
+  // Global bin of (row, feature), or -1 when missing (slow; for tests and prediction checks).
+  int64_t GetBin(uint64_t row, uint32_t feature, const HistogramCuts& cuts) const;
+
+ private:
+  Layout layout_ = Layout::kSparse;
+  uint64_t num_rows_ = 0;
+  uint32_t num_features_ = 0;
+  int bin_bytes_ = 4;
+  std::vector<uint8_t> dense8_;
+  std::vector<uint16_t> dense16_;
+  std::vector<uint64_t> row_ptr_{0};
+  std::vector<uint32_t> sparse_bins_;
+};
+
+}  // namespace ringboost

@@ -1,0 +1,45 @@
+// Histogram cuts (DESIGN.md step 2): per feature, the bin boundaries every worker agrees on.
+//
+// Bin b of feature f covers [values[b-1], values[b]) (the first bin starts at -inf): a value v
+// falls in the first bin whose cut is > v, and a split at bin b sends `v < values[b]` left.
+//
+// The cut rule is a pure function of the multiset of (value, weight) pairs of a feature, so it
+// does not depend on how rows are spread over threads or workers. Weights enter as fixed-point
+// integers (kWeightScale), so sums are exact. With distinct present values u_0 < ... < u_{k-1}:
+//  * k <= max_bin: cuts are u_1, ..., u_{k-1}, then u_{k-1} + |u_{k-1}| + 1e-5 (XGBoost's rule,
+//    one bin per distinct value);
+//  * otherwise, for j = 1 .. max_bin-1 with target t_j = floor(j * W / max_bin) (W the total
+//    integer weight), the cut c_j is the smallest u_i, i >= 1, with W(x < u_i) >= t_j; equal
+//    cuts are merged, and the same final cut is appended.
+// min_values[f] = u_0 - (|u_0| + 1e-5) (used as the threshold of a split with no value left).
+// A feature with no present value has one bin and no usable split.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/data.h"
+#include "rabit/communicator.h"
+
+namespace ringboost {
+
+constexpr double kWeightScale = 1 << 20;  // fixed-point scale of instance weights in the sketch
+
+struct HistogramCuts {
+  std::vector<uint32_t> ptr{0};  // num_features + 1; feature f owns bins [ptr[f], ptr[f+1])
+  std::vector<float> values;     // upper bound of each bin (global bin id -> cut value)
+  std::vector<float> min_values;  // per feature
+
+  uint32_t NumFeatures() const { return static_cast<uint32_t>(ptr.size() - 1); }
+  uint32_t TotalBins() const { return ptr.back(); }
+  uint32_t FeatureBins(uint32_t f) const { return ptr[f + 1] - ptr[f]; }
+  // Global bin id of value v of feature f.
+  uint32_t SearchBin(uint32_t f, float v) const;
+};
+
+// Cuts over all rows of `data` for `num_features` features (callers pass the num_col agreed
+// across workers). `comm` agrees totals across workers.
+HistogramCuts ComputeCuts(const DataSet& data, uint32_t num_features, int max_bin,
+                          rabit::Communicator* comm, int nthread);
+
+}  // namespace ringboost
