@@ -1,10 +1,211 @@
-// Temporary: replaced by the training loop in this same change series.
+// The CLI's tasks: train (with eval log, snapshots, early stopping), pred, dump.
 #include "learner/tasks.h"
 
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
 #include "common/error.h"
+#include "common/file_io.h"
+#include "common/logging.h"
+#include "common/threads.h"
+#include "learner/learner.h"
 
 namespace ringboost {
-int RunTrain(const Params&) { RB_FAIL("task=train is not wired yet"); }
-int RunPredict(const Params&) { RB_FAIL("task=pred is not wired yet"); }
-int RunDump(const Params&) { RB_FAIL("task=dump is not wired yet"); }
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// Shortest text that reads back as the same double, as XGBoost's eval log prints.
+std::string ShortestDouble(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, res.ptr);
+}
+
+// A float printed as XGBoost's CLI prints predictions (9 significant digits).
+std::string FloatText(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
+  return buf;
+}
+
+std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
+  rabit::CommunicatorConfig config;
+  config.backend = params.communicator;
+  return rabit::MakeCommunicator(config);
+}
+
+DataSet LoadFor(const std::string& uri, const Params& params, const Objective* objective,
+                const rabit::Communicator& comm) {
+  LoadOptions opt;
+  opt.part = comm.Rank();
+  opt.num_parts = comm.WorldSize();
+  opt.indexing_mode = params.indexing_mode;
+  opt.nthread = params.nthread;
+  if (objective != nullptr) {
+    opt.check_label = [objective](float y) { return objective->CheckLabel(y); };
+  }
+  return LoadData(uri, opt);
+}
+
+std::string ModelPath(const Params& params, int rounds) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "%04d.model", rounds);
+  std::string dir = params.model_dir.empty() ? "." : params.model_dir;
+  return dir + "/" + name;
+}
+
+// Progress on a terminal: rounds done, elapsed, ETA (stderr, rewritten in place).
+class Progress {
+ public:
+  explicit Progress(int total) : total_(total), enabled_(::isatty(2) != 0), start_(Clock::now()) {}
+  void Update(int done) const {
+    if (!enabled_) return;
+    double elapsed = Seconds(start_);
+    double eta = done > 0 ? elapsed / done * (total_ - done) : 0.0;
+    std::fprintf(stderr, "\r[ringboost] round %d/%d, %.1f s elapsed, ETA %.1f s   ", done, total_,
+                 elapsed, eta);
+    if (done == total_) std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  int total_;
+  bool enabled_;
+  Clock::time_point start_;
+};
+
+// Early stopping on the last metric of the last eval set.
+struct EarlyStop {
+  int patience = 0;
+  bool maximize = false;
+  int best_round = -1;
+  double best = 0.0;
+  // True when training should stop after `round`.
+  bool Observe(int round, double value) {
+    bool better = best_round < 0 || (maximize ? value > best : value < best);
+    if (better) {
+      best = value;
+      best_round = round;
+    }
+    return patience > 0 && round - best_round >= patience;
+  }
+};
+
+}  // namespace
+
+int RunTrain(const Params& params) {
+  SetVerbosity(params.verbosity);
+  if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
+  auto comm = OpenCommunicator(params);
+  Learner learner(params, comm.get());
+  auto t0 = Clock::now();
+  DataSet train = LoadFor(params.data, params, &learner.objective(), *comm);
+  std::vector<std::pair<std::string, DataSet>> evals;
+  for (const auto& e : params.evals) {
+    evals.emplace_back(e.first, LoadFor(e.second, params, &learner.objective(), *comm));
+  }
+  double load_s = Seconds(t0);
+  Model init;
+  if (!params.model_in.empty()) init = Model::Load(params.model_in);
+  SetupTimes setup =
+      learner.Setup(std::move(train), std::move(evals), params.model_in.empty() ? nullptr : &init);
+  RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
+                               << setup.binning_s << " s");
+  const bool is_root = comm->Rank() == 0;
+  EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
+  Progress progress(params.num_round);
+  auto train_start = Clock::now();
+  int rounds_done = 0;
+  for (int i = 0; i < params.num_round; ++i) {
+    auto round_start = Clock::now();
+    learner.UpdateOneRound();
+    rounds_done = i + 1;
+    auto results = learner.EvalOneRound();
+    RB_LOG(kInfo, "round " << i << ": " << Seconds(round_start) << " s");
+    if (is_root && !results.empty()) {
+      std::string line = "[" + std::to_string(i) + "]";
+      for (const auto& r : results) line += "\t" + r.first + ":" + ShortestDouble(r.second);
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+    if (is_root) progress.Update(i + 1);
+    if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
+      learner.model().Save(ModelPath(params, i + 1));
+    }
+    if (!results.empty() && stop.Observe(i, results.back().second)) {
+      if (is_root) {
+        std::printf("Stopping. Best iteration:\n[%d]\t%s:%s\n", stop.best_round,
+                    results.back().first.c_str(), ShortestDouble(stop.best).c_str());
+      }
+      break;
+    }
+  }
+  double train_s = Seconds(train_start);
+  RB_LOG(kInfo, "training: " << rounds_done << " rounds in " << train_s << " s");
+  if (params.early_stopping_rounds > 0 && stop.best_round >= 0) {
+    learner.model().best_iteration = stop.best_round;
+    learner.model().best_score = stop.best;
+  }
+  std::string out = params.model_out.empty() ? ModelPath(params, rounds_done) : params.model_out;
+  bool saved_by_period = params.model_out.empty() && params.save_period > 0 &&
+                         rounds_done % params.save_period == 0 && stop.best_round < 0;
+  if (is_root && !saved_by_period) learner.model().Save(out);
+  if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
+  ThrowIfError(comm->Shutdown());
+  return 0;
+}
+
+int RunPredict(const Params& params) {
+  SetVerbosity(params.verbosity);
+  if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
+  if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
+  auto comm = OpenCommunicator(params);
+  Model model = Model::Load(params.model_in);
+  Params p = params;
+  p.objective = model.objective;
+  p.num_class = model.num_class;
+  std::unique_ptr<Objective> objective = Objective::Create(p);
+  DataSet test = LoadFor(params.test_data, params, nullptr, *comm);
+  int rounds = params.ntree_limit;
+  if (rounds == 0 && model.best_iteration >= 0) rounds = model.best_iteration + 1;
+  std::vector<float> preds = PredictMargin(model, test, rounds, ResolveThreads(params.nthread));
+  int per_row = model.num_groups;
+  if (!params.pred_margin) {
+    objective->PredTransform(&preds);
+    per_row = static_cast<int>(preds.size() / std::max<uint64_t>(test.NumRows(), 1));
+  }
+  std::string text;
+  text.reserve(preds.size() * 12);
+  for (std::size_t i = 0; i < preds.size(); ++i) {
+    text += FloatText(preds[i]);
+    text += (per_row > 0 && (i + 1) % per_row == 0) ? '\n' : '\t';
+  }
+  if (comm->Rank() == 0) WriteFileAtomic(params.name_pred, text);
+  ThrowIfError(comm->Shutdown());
+  return 0;
+}
+
+int RunDump(const Params& params) {
+  SetVerbosity(params.verbosity);
+  if (params.model_in.empty()) RB_FAIL("task=dump needs model_in=<model file>");
+  Model model = Model::Load(params.model_in);
+  FeatureMap fmap;
+  if (!params.fmap.empty()) fmap = FeatureMap::Load(params.fmap);
+  const FeatureMap* fm = params.fmap.empty() ? nullptr : &fmap;
+  std::string text = params.dump_format == "json" ? DumpJson(model, fm, params.dump_stats)
+                                                  : DumpText(model, fm, params.dump_stats);
+  WriteFileAtomic(params.name_dump, text);
+  return 0;
+}
+
 }  // namespace ringboost

@@ -1,0 +1,155 @@
+#include "learner/learner.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "common/error.h"
+#include "common/random.h"
+#include "common/threads.h"
+#include "tree/gradient.h"
+#include "tree/grower.h"
+#include "tree/split_math.h"
+
+namespace ringboost {
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// count:poisson boxes its weights by 0.7 unless the user set max_delta_step (XGBoost).
+float EffectiveMaxDeltaStep(const Params& p) {
+  if (p.objective == "count:poisson" && !p.IsSet("max_delta_step")) return 0.7f;
+  return static_cast<float>(p.max_delta_step);
+}
+
+}  // namespace
+
+Learner::Learner(const Params& params, rabit::Communicator* comm)
+    : params_(params), comm_(comm), nthread_(ResolveThreads(params.nthread)) {
+  objective_ = Objective::Create(params_);
+  std::vector<std::string> names = params_.eval_metric;
+  if (names.empty()) names.push_back(objective_->DefaultMetric());
+  for (const std::string& name : names) metrics_.push_back(Metric::Create(name, params_));
+  max_delta_step_ = EffectiveMaxDeltaStep(params_);
+}
+
+Learner::~Learner() = default;
+
+SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, DataSet>> evals,
+                          const Model* init) {
+  SetupTimes times;
+  uint32_t num_col = comm_->AllreduceValue<uint32_t>(train.num_col, rabit::Op::kMax);
+  if (init != nullptr) {
+    model_ = *init;
+    RB_CHECK_MSG(model_.objective == objective_->Name(),
+                 "model_in was trained with objective=" << model_.objective << ", not "
+                                                        << objective_->Name());
+  } else {
+    model_ = Model();
+    model_.objective = objective_->Name();
+    model_.base_score = static_cast<float>(params_.base_score);
+    model_.base_margin = objective_->ProbToMargin(model_.base_score);
+    model_.num_groups = objective_->NumGroups();
+    model_.num_class = params_.num_class;
+  }
+  model_.num_feature = std::max(model_.num_feature, num_col);
+  auto start = std::chrono::steady_clock::now();
+  cuts_ = ComputeCuts(train, num_col, params_.max_bin, comm_, nthread_);
+  times.cuts_s = Seconds(start);
+  start = std::chrono::steady_clock::now();
+  matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(train, cuts_, nthread_));
+  times.binning_s = Seconds(start);
+  const int groups = model_.num_groups;
+  auto init_margins = [&](const DataSet& d) {
+    if (model_.trees.empty()) {
+      return std::vector<float>(d.NumRows() * groups, model_.base_margin);
+    }
+    return PredictMargin(model_, d, 0, nthread_);
+  };
+  train_.name = "train";
+  train_.margins = init_margins(train);
+  train_.data = std::move(train);
+  evals_.clear();
+  for (auto& e : evals) {
+    CachedSet set;
+    set.name = e.first;
+    set.margins = init_margins(e.second);
+    set.data = std::move(e.second);
+    evals_.push_back(std::move(set));
+  }
+  grower_ = std::make_unique<TreeGrower>(
+      matrix_.get(), &cuts_, params_, SplitParams::From(params_, max_delta_step_), comm_, nthread_);
+  return times;
+}
+
+void Learner::UpdateOneRound() {
+  const int round = model_.num_rounds;
+  const int groups = model_.num_groups;
+  std::vector<GradPair> gpair;
+  objective_->GetGradient(train_.data, train_.margins, round, &gpair);
+  RB_CHECK(gpair.size() == train_.data.NumRows() * groups);
+  std::vector<uint8_t> keep;
+  if (params_.subsample < 1.0) {
+    keep.resize(train_.data.NumRows());
+    const uint64_t first = train_.data.first_row;
+    for (uint64_t i = 0; i < keep.size(); ++i) {
+      keep[i] = CounterUniform(params_.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
+                               static_cast<uint64_t>(round), first + i) < params_.subsample;
+    }
+  }
+  for (int k = 0; k < groups; ++k) {
+    GradientQuantizer quantizer(gpair, groups, k, comm_);
+    std::vector<GradientSum> qgrad = quantizer.QuantizeAll(gpair, groups, k, keep, nthread_);
+    RegTree tree = grower_->Grow(qgrad, quantizer, static_cast<uint64_t>(round) * groups + k);
+    grower_->UpdatePredictions(tree, &train_.margins, groups, k);
+    AddTreeToEvalCaches(tree, k);
+    model_.trees.push_back(std::move(tree));
+    model_.tree_group.push_back(k);
+  }
+  model_.num_rounds = round + 1;
+}
+
+void Learner::AddTreeToEvalCaches(const RegTree& tree, int group) {
+  for (CachedSet& set : evals_) {
+    AddTreeMargins(tree, set.data, model_.num_groups, group, &set.margins, nthread_);
+  }
+}
+
+std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
+  std::vector<std::pair<std::string, double>> out;
+  auto eval_set = [&](const CachedSet& set) {
+    std::vector<float> preds = set.margins;
+    objective_->EvalTransform(&preds);
+    for (const auto& m : metrics_) {
+      out.emplace_back(set.name + "-" + m->Name(),
+                       m->Eval(preds, model_.num_groups, set.data, comm_));
+    }
+  };
+  for (const CachedSet& set : evals_) eval_set(set);
+  if (params_.eval_train) eval_set(train_);
+  return out;
+}
+
+bool Learner::LastMetricMaximize() const { return metrics_.back()->Maximize(); }
+
+void AddTreeMargins(const RegTree& tree, const DataSet& data, int stride, int group,
+                    std::vector<float>* margins, int nthread) {
+  const uint64_t n = data.NumRows();
+  const uint32_t width = data.num_col;
+#pragma omp parallel num_threads(nthread)
+  {
+    std::vector<float> row(width, NAN);
+#pragma omp for schedule(static)
+    for (uint64_t i = 0; i < n; ++i) {
+      for (uint64_t j = data.row_ptr[i]; j < data.row_ptr[i + 1]; ++j) {
+        row[data.index[j]] = data.value[j];
+      }
+      int leaf = tree.GetLeaf(row.data(), width);
+      (*margins)[i * stride + group] += tree[leaf].leaf_value;
+      for (uint64_t j = data.row_ptr[i]; j < data.row_ptr[i + 1]; ++j) row[data.index[j]] = NAN;
+    }
+  }
+}
+
+}  // namespace ringboost

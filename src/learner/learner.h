@@ -1,0 +1,73 @@
+// The boosting loop (DESIGN.md "One boosting round"): owns the training and eval data, the cuts
+// and binned matrix, the cached margins of every data set, and the model being built. Every
+// cross-worker agreement goes through the Communicator it is given.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/params.h"
+#include "data/data.h"
+#include "metric/metric.h"
+#include "model/model.h"
+#include "objective/objective.h"
+#include "rabit/communicator.h"
+#include "tree/binned_matrix.h"
+#include "tree/quantile.h"
+
+namespace ringboost {
+
+struct SetupTimes {
+  double cuts_s = 0.0;
+  double binning_s = 0.0;
+};
+
+class Learner {
+ public:
+  Learner(const Params& params, rabit::Communicator* comm);
+  ~Learner();
+
+  const Objective& objective() const { return *objective_; }
+  const Model& model() const { return model_; }
+  Model& model() { return model_; }
+
+  // Starts from `init` (model_in) or a fresh model; computes cuts and bins the training data.
+  SetupTimes Setup(DataSet train, std::vector<std::pair<std::string, DataSet>> evals,
+                   const Model* init);
+  // Grows the trees of one boosting round (one per output group) and updates every cache.
+  void UpdateOneRound();
+  // Metric values after the last round: ("test-logloss", v), ... in XGBoost's order (eval sets in
+  // config order, then train when eval_train), each set with every metric.
+  std::vector<std::pair<std::string, double>> EvalOneRound() const;
+  // Whether the metric used for early stopping (the last one printed) prefers larger values.
+  bool LastMetricMaximize() const;
+
+ private:
+  struct CachedSet {
+    std::string name;
+    DataSet data;
+    std::vector<float> margins;  // rows x groups
+  };
+  void AddTreeToEvalCaches(const RegTree& tree, int group);
+
+  Params params_;
+  rabit::Communicator* comm_;
+  int nthread_;
+  std::unique_ptr<Objective> objective_;
+  std::vector<std::unique_ptr<Metric>> metrics_;
+  Model model_;
+  CachedSet train_;
+  std::vector<CachedSet> evals_;
+  HistogramCuts cuts_;
+  std::unique_ptr<BinnedMatrix> matrix_;
+  std::unique_ptr<class TreeGrower> grower_;
+  float max_delta_step_ = 0.0f;
+};
+
+// Margin of a single tree for each row of `data`, added to margins[row * stride + group].
+void AddTreeMargins(const RegTree& tree, const DataSet& data, int stride, int group,
+                    std::vector<float>* margins, int nthread);
+
+}  // namespace ringboost

@@ -1,0 +1,34 @@
+// Column sampling by tree, level and node (colsample_bytree / bylevel / bynode). A feature's
+// draw is a counter-based hash of (seed, stream, tree, level or node, feature), so the chosen
+// features never depend on threads or workers. Each set has max(1, floor(ratio * |parent set|))
+// features: those with the smallest draws, returned in ascending order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "common/params.h"
+
+namespace ringboost {
+
+class ColumnSampler {
+ public:
+  // tree_key identifies the tree (round * groups + group).
+  ColumnSampler(uint32_t num_features, const Params& params, uint64_t tree_key);
+
+  std::vector<uint32_t> ForNode(int nid, int depth);
+
+ private:
+  std::vector<uint32_t> Sample(const std::vector<uint32_t>& from, double ratio, uint64_t stream,
+                               uint64_t key) const;
+
+  uint64_t seed_;
+  uint64_t tree_key_;
+  double bylevel_;
+  double bynode_;
+  std::vector<uint32_t> tree_set_;
+  std::map<int, std::vector<uint32_t>> level_sets_;
+};
+
+}  // namespace ringboost

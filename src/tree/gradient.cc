@@ -1,0 +1,62 @@
+#include "tree/gradient.h"
+
+#include <cmath>
+
+#include "common/error.h"
+
+namespace ringboost {
+namespace {
+
+// Largest e with max_abs * 2^e <= limit (0 when max_abs is 0).
+int ScaleExponent(double max_abs, double limit) {
+  if (!(max_abs > 0.0)) return 0;
+  int e = static_cast<int>(std::floor(std::log2(limit / max_abs)));
+  while (std::ldexp(max_abs, e) > limit) --e;
+  while (std::ldexp(max_abs, e + 1) <= limit) ++e;
+  return e;
+}
+
+}  // namespace
+
+GradientQuantizer::GradientQuantizer(const std::vector<GradPair>& gpair, int stride, int group,
+                                     rabit::Communicator* comm) {
+  std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
+  double max_abs[2] = {0.0, 0.0};
+  for (std::size_t i = 0; i < n; ++i) {
+    const GradPair& p = gpair[i * stride + group];
+    RB_CHECK_MSG(std::isfinite(p.grad) && std::isfinite(p.hess),
+                 "non-finite gradient at row " << i << ": " << p.grad << ", " << p.hess);
+    max_abs[0] = std::max(max_abs[0], std::fabs(static_cast<double>(p.grad)));
+    max_abs[1] = std::max(max_abs[1], std::fabs(static_cast<double>(p.hess)));
+  }
+  comm->Allreduce(Span<double>(max_abs, 2), rabit::Op::kMax);
+  uint64_t rows = comm->AllreduceValue<uint64_t>(n, rabit::Op::kSum);
+  // Every |q| <= limit, so any sum of `rows` of them stays below 2^62.
+  double limit = std::ldexp(1.0, 62) / static_cast<double>(std::max<uint64_t>(rows, 1) + 1);
+  grad_exp_ = ScaleExponent(max_abs[0], limit);
+  hess_exp_ = ScaleExponent(max_abs[1], limit);
+  grad_unit_ = std::ldexp(1.0, -grad_exp_);
+  hess_unit_ = std::ldexp(1.0, -hess_exp_);
+}
+
+GradientSum GradientQuantizer::Quantize(GradPair p) const {
+  GradientSum q;
+  q.g = std::llround(std::ldexp(static_cast<double>(p.grad), grad_exp_));
+  q.h = std::llround(std::ldexp(static_cast<double>(p.hess), hess_exp_));
+  return q;
+}
+
+std::vector<GradientSum> GradientQuantizer::QuantizeAll(const std::vector<GradPair>& gpair,
+                                                        int stride, int group,
+                                                        const std::vector<uint8_t>& keep,
+                                                        int nthread) const {
+  std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
+  std::vector<GradientSum> out(n);
+#pragma omp parallel for schedule(static) num_threads(nthread)
+  for (std::size_t i = 0; i < n; ++i) {
+    if (keep.empty() || keep[i]) out[i] = Quantize(gpair[i * stride + group]);
+  }
+  return out;
+}
+
+}  // namespace ringboost

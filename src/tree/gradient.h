@@ -1,0 +1,62 @@
+// Quantized gradients (DESIGN.md step 5). Gradient and hessian of each row become int64 with a
+// power-of-two scale agreed by allreduce (max |g|, max |h|, total rows), chosen so that the sum of
+// every row's value fits in 62 bits. Sums are then exact and independent of summation order:
+// the same histograms for any thread count, worker count, CPU or GPU.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "objective/objective.h"
+#include "rabit/communicator.h"
+
+namespace ringboost {
+
+struct GradientSum {
+  int64_t g = 0;
+  int64_t h = 0;
+  GradientSum& operator+=(const GradientSum& o) {
+    g += o.g;
+    h += o.h;
+    return *this;
+  }
+  GradientSum& operator-=(const GradientSum& o) {
+    g -= o.g;
+    h -= o.h;
+    return *this;
+  }
+  friend GradientSum operator+(GradientSum a, const GradientSum& b) { return a += b; }
+  friend GradientSum operator-(GradientSum a, const GradientSum& b) { return a -= b; }
+  friend bool operator==(const GradientSum& a, const GradientSum& b) {
+    return a.g == b.g && a.h == b.h;
+  }
+  friend bool operator!=(const GradientSum& a, const GradientSum& b) { return !(a == b); }
+};
+
+class GradientQuantizer {
+ public:
+  GradientQuantizer() = default;
+  // Scales for the gradients gpair[i * stride + group], i < n, agreed over all workers.
+  GradientQuantizer(const std::vector<GradPair>& gpair, int stride, int group,
+                    rabit::Communicator* comm);
+
+  // exponents: value = quantized * 2^-exp
+  int grad_exp() const { return grad_exp_; }
+  int hess_exp() const { return hess_exp_; }
+
+  GradientSum Quantize(GradPair p) const;
+  double Grad(int64_t q) const { return static_cast<double>(q) * grad_unit_; }
+  double Hess(int64_t q) const { return static_cast<double>(q) * hess_unit_; }
+
+  // Quantized gradients of one output group, zero where `keep` (if non-empty) is 0.
+  std::vector<GradientSum> QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
+                                       const std::vector<uint8_t>& keep, int nthread) const;
+
+ private:
+  int grad_exp_ = 0;
+  int hess_exp_ = 0;
+  double grad_unit_ = 1.0;
+  double hess_unit_ = 1.0;
+};
+
+}  // namespace ringboost

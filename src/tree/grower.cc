@@ -1,0 +1,256 @@
+#include "tree/grower.h"
+
+#include <algorithm>
+#include <queue>
+
+#include "common/error.h"
+#include "tree/column_sampler.h"
+
+namespace ringboost {
+namespace {
+constexpr float kRtEps = 1e-6f;  // XGBoost's smallest loss change worth a split
+
+// Whether `row` goes left at a split of `feature` at local bin `split_bin`.
+struct SplitRule {
+  const BinnedMatrix* m;
+  const HistogramCuts* cuts;
+  uint32_t feature;
+  int32_t split_bin;
+  bool default_left;
+
+  bool GoesLeft(uint32_t row) const {
+    if (m->layout() == BinnedMatrix::Layout::kDense) {
+      uint64_t at = static_cast<uint64_t>(row) * m->NumFeatures() + feature;
+      int32_t bin = m->BinBytes() == 1 ? m->dense8()[at] : m->dense16()[at];
+      return bin <= split_bin;
+    }
+    const uint32_t* first = m->sparse_bins().data() + m->row_ptr()[row];
+    const uint32_t* last = m->sparse_bins().data() + m->row_ptr()[row + 1];
+    const uint32_t lo = cuts->ptr[feature];
+    const uint32_t* it = std::lower_bound(first, last, lo);
+    if (it == last || *it >= cuts->ptr[feature + 1]) return default_left;
+    return static_cast<int32_t>(*it - lo) <= split_bin;
+  }
+};
+}  // namespace
+
+TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const Params& params,
+                       const SplitParams& split_params, rabit::Communicator* comm, int nthread)
+    : matrix_(matrix),
+      cuts_(cuts),
+      params_(params),
+      split_params_(split_params),
+      comm_(comm),
+      nthread_(nthread),
+      hist_builder_(matrix, cuts, nthread) {}
+
+bool TreeGrower::IsValid(const NodeState& node, int num_leaves) const {
+  const SplitCandidate& s = node.split;
+  if (!s.found || s.loss_chg <= kRtEps) return false;
+  if (s.left_sum.h == 0 || s.right_sum.h == 0) return false;
+  if (s.loss_chg < split_params_.gamma) return false;
+  if (params_.max_depth > 0 && node.depth >= params_.max_depth) return false;
+  if (params_.max_leaves > 0 && num_leaves >= params_.max_leaves) return false;
+  return true;
+}
+
+void TreeGrower::InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree) {
+  if (static_cast<std::size_t>(nid) >= nodes_.size()) nodes_.resize(nid + 1);
+  NodeState& n = nodes_[nid];
+  n = NodeState{};
+  n.sum = sum;
+  n.depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
+  n.timestamp = next_timestamp_++;
+  double g = quantizer_->Grad(sum.g), h = quantizer_->Hess(sum.h);
+  n.gain = CalcGain(split_params_, g, h);
+  TreeNode& t = (*tree)[nid];
+  t.base_weight = CalcWeight(split_params_, g, h);
+  t.leaf_value = t.base_weight * split_params_.eta;
+  t.sum_hess = static_cast<float>(h);
+}
+
+void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) {
+  int64_t sum[2] = {0, 0};
+  for (const GradientSum& g : gpair) {
+    sum[0] += g.g;
+    sum[1] += g.h;
+  }
+  comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
+  nodes_.clear();
+  next_timestamp_ = 0;
+  InitChild(0, -1, GradientSum{sum[0], sum[1]}, tree);
+  std::vector<Histogram*> out{&nodes_[0].hist};
+  hist_builder_.Build(gpair, *partitioner_, {0}, out);
+  AllreduceHistograms(out);
+  EvaluateNodes({0});
+}
+
+void TreeGrower::AllreduceHistograms(const std::vector<Histogram*>& hists) {
+  if (comm_->WorldSize() == 1 || hists.empty()) return;
+  std::size_t n_bins = cuts_->TotalBins();
+  std::vector<int64_t> buf(hists.size() * n_bins * 2);
+  for (std::size_t k = 0; k < hists.size(); ++k) {
+    std::copy_n(reinterpret_cast<const int64_t*>(hists[k]->data()), 2 * n_bins,
+                buf.begin() + k * 2 * n_bins);
+  }
+  comm_->Allreduce(Span<int64_t>(buf), rabit::Op::kSum);
+  for (std::size_t k = 0; k < hists.size(); ++k) {
+    std::copy_n(buf.begin() + k * 2 * n_bins, 2 * n_bins,
+                reinterpret_cast<int64_t*>(hists[k]->data()));
+  }
+}
+
+void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
+  std::vector<NodeToEvaluate> inputs;
+  for (int nid : nids) {
+    NodeState& n = nodes_[nid];
+    n.features = sampler_->ForNode(nid, n.depth);
+    inputs.push_back(NodeToEvaluate{&n.hist, n.sum, n.gain, &n.features});
+  }
+  std::vector<SplitCandidate> best = evaluator_->Evaluate(inputs, nthread_);
+  for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
+}
+
+std::vector<TreeGrower::Expansion> TreeGrower::ApplySplits(const std::vector<int>& nids,
+                                                           RegTree* tree, int* num_leaves) {
+  std::vector<Expansion> out;
+  for (int nid : nids) {
+    if (!IsValid(nodes_[nid], *num_leaves)) continue;
+    const SplitCandidate s = nodes_[nid].split;
+    int left = tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
+    int right = left + 1;
+    InitChild(left, nid, s.left_sum, tree);
+    InitChild(right, nid, s.right_sum, tree);
+    ++*num_leaves;
+    out.push_back(Expansion{nid, left, right});
+  }
+  return out;
+}
+
+void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
+  std::vector<RowPartitioner::SplitTask> tasks;
+  std::vector<SplitRule> rules;
+  for (const Expansion& e : expansions) {
+    const SplitCandidate& s = nodes_[e.nid].split;
+    tasks.push_back({e.nid, e.left, e.right});
+    rules.push_back(SplitRule{matrix_, cuts_, s.feature, s.split_bin, s.default_left});
+  }
+  partitioner_->Partition(
+      tasks, [&rules](std::size_t t, uint32_t row) { return rules[t].GoesLeft(row); }, nthread_);
+}
+
+// Builds the histograms of both children of every expansion (smaller one directly, sibling by
+// subtraction), frees the parents', and returns the children that may still be split.
+std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair,
+                                           const std::vector<Expansion>& expansions) {
+  std::vector<uint64_t> counts;
+  for (const Expansion& e : expansions) {
+    counts.push_back(partitioner_->NodeRange(e.left).size());
+    counts.push_back(partitioner_->NodeRange(e.right).size());
+  }
+  if (!counts.empty()) comm_->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
+  std::vector<int> children, build_nids;
+  std::vector<Expansion> built;  // (parent, built child, sibling)
+  for (std::size_t i = 0; i < expansions.size(); ++i) {
+    const Expansion& e = expansions[i];
+    if (params_.max_depth > 0 && nodes_[e.left].depth >= params_.max_depth) {
+      nodes_[e.nid].hist = Histogram();  // children are leaves at the depth limit
+      continue;
+    }
+    bool left_smaller = counts[2 * i] <= counts[2 * i + 1];
+    int small = left_smaller ? e.left : e.right;
+    built.push_back(Expansion{e.nid, small, left_smaller ? e.right : e.left});
+    build_nids.push_back(small);
+    children.push_back(e.left);
+    children.push_back(e.right);
+  }
+  std::vector<Histogram*> out;
+  for (int nid : build_nids) out.push_back(&nodes_[nid].hist);
+  hist_builder_.Build(gpair, *partitioner_, build_nids, out);
+  AllreduceHistograms(out);
+  for (const Expansion& b : built) {
+    HistogramBuilder::Subtract(nodes_[b.nid].hist, nodes_[b.left].hist, &nodes_[b.right].hist,
+                               nthread_);
+    nodes_[b.nid].hist = Histogram();
+  }
+  return children;
+}
+
+void TreeGrower::GrowDepthwise(const std::vector<GradientSum>& gpair, RegTree* tree) {
+  std::vector<int> level{0};
+  int num_leaves = 1;
+  while (!level.empty()) {
+    std::vector<Expansion> expansions = ApplySplits(level, tree, &num_leaves);
+    for (int nid : level) {
+      if (tree->nodes()[nid].IsLeaf()) nodes_[nid].hist = Histogram();  // stays a leaf
+    }
+    if (expansions.empty()) break;
+    PartitionRows(expansions);
+    level = BuildChildren(gpair, expansions);
+    EvaluateNodes(level);
+  }
+}
+
+void TreeGrower::GrowLossguide(const std::vector<GradientSum>& gpair, RegTree* tree) {
+  // XGBoost's LossGuide order: larger loss change first, then the older node.
+  auto later = [this](int a, int b) {
+    const NodeState& x = nodes_[a];
+    const NodeState& y = nodes_[b];
+    if (x.split.loss_chg == y.split.loss_chg) return x.timestamp > y.timestamp;
+    return x.split.loss_chg < y.split.loss_chg;
+  };
+  std::priority_queue<int, std::vector<int>, decltype(later)> queue(later);
+  queue.push(0);
+  int num_leaves = 1;
+  while (!queue.empty()) {
+    int nid = queue.top();
+    queue.pop();
+    std::vector<Expansion> expansions = ApplySplits({nid}, tree, &num_leaves);
+    if (expansions.empty()) {
+      nodes_[nid].hist = Histogram();
+      continue;
+    }
+    PartitionRows(expansions);
+    std::vector<int> children = BuildChildren(gpair, expansions);
+    EvaluateNodes(children);
+    for (int c : children) queue.push(c);
+  }
+}
+
+RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
+                         uint64_t tree_key) {
+  RB_CHECK(gpair.size() == matrix_->NumRows());
+  quantizer_ = &quantizer;
+  evaluator_ = std::make_unique<SplitEvaluator>(cuts_, split_params_, quantizer_);
+  partitioner_ = std::make_unique<RowPartitioner>(matrix_->NumRows());
+  sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
+  RegTree tree;
+  InitRoot(gpair, &tree);
+  if (params_.grow_policy == "lossguide") {
+    GrowLossguide(gpair, &tree);
+  } else {
+    GrowDepthwise(gpair, &tree);
+  }
+  nodes_.clear();
+  return tree;
+}
+
+void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,
+                                   int group) const {
+  std::vector<int> leaves;
+  for (int nid = 0; nid < tree.NumNodes(); ++nid) {
+    if (tree[nid].IsLeaf()) leaves.push_back(nid);
+  }
+  float* out = preds->data();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    const float value = tree[leaves[i]].leaf_value;
+    const auto range = partitioner_->NodeRange(leaves[i]);
+    const uint32_t* rows = partitioner_->NodeRows(leaves[i]);
+    for (uint64_t j = 0; j < range.size(); ++j) {
+      out[static_cast<uint64_t>(rows[j]) * stride + group] += value;
+    }
+  }
+}
+
+}  // namespace ringboost

@@ -1,0 +1,78 @@
+// Grows one tree from quantized gradients (DESIGN.md steps 6-9): depthwise (level by level) or
+// lossguide (best loss change first), with XGBoost's expansion order so node ids match its
+// dumps. Per level: partition the expanded nodes' rows, build the smaller child of each split
+// (one allreduce for the level's histograms), subtract for the sibling, evaluate the children.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/params.h"
+#include "model/tree.h"
+#include "rabit/communicator.h"
+#include "tree/binned_matrix.h"
+#include "tree/column_sampler.h"
+#include "tree/histogram.h"
+#include "tree/quantile.h"
+#include "tree/row_partitioner.h"
+#include "tree/split_evaluator.h"
+
+namespace ringboost {
+
+class TreeGrower {
+ public:
+  TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const Params& params,
+             const SplitParams& split_params, rabit::Communicator* comm, int nthread);
+
+  // Grows a tree; `tree_key` keys column sampling. Afterwards LeafRows() tells which rows ended
+  // in which leaf.
+  RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
+               uint64_t tree_key);
+
+  // Adds each leaf's value to preds[row * stride + group] for the rows of the last grown tree.
+  void UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,
+                         int group) const;
+
+ private:
+  struct NodeState {
+    GradientSum sum;
+    float gain = 0.0f;
+    int depth = 0;
+    uint64_t timestamp = 0;
+    SplitCandidate split;
+    std::vector<uint32_t> features;
+    Histogram hist;
+  };
+  struct Expansion {
+    int nid, left, right;
+  };
+
+  bool IsValid(const NodeState& node, int num_leaves) const;
+  void InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree);
+  std::vector<Expansion> ApplySplits(const std::vector<int>& nids, RegTree* tree, int* num_leaves);
+  void PartitionRows(const std::vector<Expansion>& expansions);
+  std::vector<int> BuildChildren(const std::vector<GradientSum>& gpair,
+                                 const std::vector<Expansion>& expansions);
+  void AllreduceHistograms(const std::vector<Histogram*>& hists);
+  void EvaluateNodes(const std::vector<int>& nids);
+  void InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree);
+  void GrowDepthwise(const std::vector<GradientSum>& gpair, RegTree* tree);
+  void GrowLossguide(const std::vector<GradientSum>& gpair, RegTree* tree);
+
+  const BinnedMatrix* matrix_;
+  const HistogramCuts* cuts_;
+  const Params& params_;
+  SplitParams split_params_;
+  rabit::Communicator* comm_;
+  int nthread_;
+  HistogramBuilder hist_builder_;
+  const GradientQuantizer* quantizer_ = nullptr;
+  std::unique_ptr<SplitEvaluator> evaluator_;
+  std::unique_ptr<RowPartitioner> partitioner_;
+  std::unique_ptr<ColumnSampler> sampler_;
+  std::vector<NodeState> nodes_;
+  uint64_t next_timestamp_ = 0;
+};
+
+}  // namespace ringboost

@@ -1,0 +1,126 @@
+#include "tree/histogram.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace ringboost {
+namespace {
+
+constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task
+
+template <typename BinT>
+void BuildDense(const BinT* bins, uint32_t num_features, const uint32_t* offsets,
+                const GradientSum* gpair, const uint32_t* rows, uint64_t n, GradientSum* hist) {
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t row = rows[i];
+    const GradientSum g = gpair[row];
+    if (g.h == 0 && g.g == 0) continue;  // unsampled row
+    const BinT* row_bins = bins + static_cast<uint64_t>(row) * num_features;
+    for (uint32_t f = 0; f < num_features; ++f) {
+      GradientSum& dst = hist[offsets[f] + row_bins[f]];
+      dst.g += g.g;
+      dst.h += g.h;
+    }
+  }
+}
+
+void BuildSparse(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
+                 const uint32_t* rows, uint64_t n, GradientSum* hist) {
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t row = rows[i];
+    const GradientSum g = gpair[row];
+    if (g.h == 0 && g.g == 0) continue;
+    for (uint64_t j = row_ptr[row]; j < row_ptr[row + 1]; ++j) {
+      GradientSum& dst = hist[bins[j]];
+      dst.g += g.g;
+      dst.h += g.h;
+    }
+  }
+}
+
+}  // namespace
+
+HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts,
+                                   int nthread)
+    : matrix_(matrix), cuts_(cuts), nthread_(nthread), tls_(nthread) {
+  feature_offsets_.assign(cuts->ptr.begin(), cuts->ptr.end() - 1);
+}
+
+void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
+                                  uint64_t n, GradientSum* hist) const {
+  if (matrix_->layout() == BinnedMatrix::Layout::kDense) {
+    if (matrix_->BinBytes() == 1) {
+      BuildDense(matrix_->dense8().data(), matrix_->NumFeatures(), feature_offsets_.data(),
+                 gpair.data(), rows, n, hist);
+    } else {
+      BuildDense(matrix_->dense16().data(), matrix_->NumFeatures(), feature_offsets_.data(),
+                 gpair.data(), rows, n, hist);
+    }
+  } else {
+    BuildSparse(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(), rows, n,
+                hist);
+  }
+}
+
+void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
+                             const RowPartitioner& partitioner, const std::vector<int>& nids,
+                             const std::vector<Histogram*>& out) {
+  const std::size_t n_bins = cuts_->TotalBins();
+  struct Task {
+    std::size_t node;
+    uint64_t begin, end;
+  };
+  std::vector<Task> tasks;
+  for (std::size_t k = 0; k < nids.size(); ++k) {
+    auto r = partitioner.NodeRange(nids[k]);
+    for (uint64_t b = r.begin; b < r.end; b += kHistBlockRows) {
+      tasks.push_back(Task{k, b, std::min(r.end, b + kHistBlockRows)});
+    }
+  }
+  // used[t][k]: thread t wrote into its private histogram of node k.
+  std::vector<std::vector<uint8_t>> used(nthread_, std::vector<uint8_t>(nids.size(), 0));
+  for (auto& t : tls_) {
+    if (t.size() < nids.size()) t.resize(nids.size());
+  }
+  const uint32_t* rows = partitioner.rows().data();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    int t = omp_get_thread_num();
+    const Task& task = tasks[i];
+    Histogram& h = tls_[t][task.node];
+    if (!used[t][task.node]) {
+      h.assign(n_bins, GradientSum{});
+      used[t][task.node] = 1;
+    }
+    BuildBlock(gpair, rows + task.begin, task.end - task.begin, h.data());
+  }
+  // Reduce the private histograms of each node, parallel over nodes and bin ranges.
+  for (std::size_t k = 0; k < nids.size(); ++k) out[k]->assign(n_bins, GradientSum{});
+  const std::size_t kChunk = 4096;
+  std::size_t chunks = (n_bins + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) num_threads(nthread_) collapse(2)
+  for (std::size_t k = 0; k < nids.size(); ++k) {
+    for (std::size_t c = 0; c < chunks; ++c) {
+      GradientSum* dst = out[k]->data();
+      std::size_t end = std::min(n_bins, (c + 1) * kChunk);
+      for (int t = 0; t < nthread_; ++t) {
+        if (!used[t][k]) continue;
+        const GradientSum* src = tls_[t][k].data();
+        for (std::size_t b = c * kChunk; b < end; ++b) dst[b] += src[b];
+      }
+    }
+  }
+}
+
+void HistogramBuilder::Subtract(const Histogram& parent, const Histogram& child, Histogram* dst,
+                                int nthread) {
+  RB_CHECK(parent.size() == child.size());
+  dst->resize(parent.size());
+#pragma omp parallel for schedule(static) num_threads(nthread)
+  for (std::size_t b = 0; b < parent.size(); ++b) (*dst)[b] = parent[b] - child[b];
+}
+
+}  // namespace ringboost

@@ -1,0 +1,46 @@
+// Row sets of the nodes of the tree being grown (DESIGN.md step 8): one array of local row ids
+// in which every node owns a contiguous range. Splitting a node partitions its range stably
+// (left rows first, each side in its original order), so the layout does not depend on the
+// number of threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace ringboost {
+
+class RowPartitioner {
+ public:
+  // All rows in the root (node 0), in order.
+  explicit RowPartitioner(uint64_t num_rows);
+
+  struct Range {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    uint64_t size() const { return end - begin; }
+  };
+  const Range& NodeRange(int nid) const { return ranges_[nid]; }
+  const uint32_t* NodeRows(int nid) const { return rows_.data() + ranges_[nid].begin; }
+  const std::vector<uint32_t>& rows() const { return rows_; }
+
+  // One split to apply: rows of `nid` for which goes_left(row) is true move to `left`, the rest
+  // to `right`.
+  struct SplitTask {
+    int nid;
+    int left;
+    int right;
+  };
+  // Applies every split of one level at once; goes_left(task index, row) decides. Parallel over
+  // row blocks of all the tasks.
+  void Partition(const std::vector<SplitTask>& tasks,
+                 const std::function<bool(std::size_t, uint32_t)>& goes_left, int nthread);
+
+ private:
+  void EnsureNode(int nid);
+  std::vector<uint32_t> rows_;
+  std::vector<uint32_t> scratch_;
+  std::vector<Range> ranges_;
+};
+
+}  // namespace ringboost

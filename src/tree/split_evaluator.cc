@@ -1,0 +1,70 @@
+#include "tree/split_evaluator.h"
+
+#include <algorithm>
+
+namespace ringboost {
+
+template <int kDirection>
+void SplitEvaluator::Enumerate(const NodeToEvaluate& node, uint32_t feature,
+                               SplitCandidate* best) const {
+  const uint32_t begin = cuts_->ptr[feature];
+  const uint32_t end = cuts_->ptr[feature + 1];
+  const Histogram& hist = *node.hist;
+  const double mcw = params_.min_child_weight;
+  GradientSum acc;  // forward: left side; backward: right side
+  for (uint32_t k = 0; k < end - begin; ++k) {
+    const uint32_t bin = kDirection > 0 ? begin + k : end - 1 - k;
+    acc += hist[bin];
+    if (q_->Hess(acc.h) < mcw) continue;
+    GradientSum rest = node.sum - acc;
+    if (q_->Hess(rest.h) < mcw) continue;
+    const GradientSum& left = kDirection > 0 ? acc : rest;
+    const GradientSum& right = kDirection > 0 ? rest : acc;
+    float loss_chg = SplitLossChange(params_, q_->Grad(left.g), q_->Hess(left.h), q_->Grad(right.g),
+                                     q_->Hess(right.h), node.gain);
+    if (!best->NeedReplace(loss_chg, feature)) continue;
+    SplitCandidate c;
+    c.loss_chg = loss_chg;
+    c.feature = feature;
+    c.default_left = kDirection < 0;
+    c.split_bin = static_cast<int32_t>(kDirection > 0 ? bin - begin : bin - begin - 1);
+    c.split_cond =
+        c.split_bin < 0 ? cuts_->min_values[feature] : cuts_->values[begin + c.split_bin];
+    c.left_sum = left;
+    c.right_sum = right;
+    c.found = true;
+    *best = c;
+  }
+}
+
+SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint32_t feature) const {
+  SplitCandidate best;
+  Enumerate<+1>(node, feature, &best);
+  // Backwards only when some rows of the node miss this feature.
+  GradientSum present;
+  const Histogram& hist = *node.hist;
+  for (uint32_t b = cuts_->ptr[feature]; b < cuts_->ptr[feature + 1]; ++b) present += hist[b];
+  if (present != node.sum) Enumerate<-1>(node, feature, &best);
+  return best;
+}
+
+std::vector<SplitCandidate> SplitEvaluator::Evaluate(const std::vector<NodeToEvaluate>& nodes,
+                                                     int nthread) const {
+  std::vector<std::size_t> offsets(nodes.size() + 1, 0);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    offsets[i + 1] = offsets[i] + nodes[i].features->size();
+  }
+  std::vector<SplitCandidate> per_feature(offsets.back());
+#pragma omp parallel for schedule(dynamic, 8) num_threads(nthread)
+  for (std::size_t j = 0; j < per_feature.size(); ++j) {
+    std::size_t i = std::upper_bound(offsets.begin(), offsets.end(), j) - offsets.begin() - 1;
+    per_feature[j] = EvaluateFeature(nodes[i], (*nodes[i].features)[j - offsets[i]]);
+  }
+  std::vector<SplitCandidate> best(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (std::size_t j = offsets[i]; j < offsets[i + 1]; ++j) best[i].Update(per_feature[j]);
+  }
+  return best;
+}
+
+}  // namespace ringboost

@@ -1,0 +1,66 @@
+// Split finding (DESIGN.md step 7): for each node, scan every sampled feature's bins forwards
+// (missing values go right) and, when the node has missing values in that feature, backwards
+// (missing values go left), as XGBoost's hist does. Ties: the larger loss change wins; equal loss
+// changes keep the lower feature, and within a feature the first candidate found. The
+// histograms are the same integers on every worker, so every worker picks the same split.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tree/gradient.h"
+#include "tree/histogram.h"
+#include "tree/quantile.h"
+#include "tree/split_math.h"
+
+namespace ringboost {
+
+struct SplitCandidate {
+  float loss_chg = 0.0f;
+  uint32_t feature = 0;
+  int32_t split_bin = 0;  // local bin: rows with bin <= split_bin go left (-1: none)
+  float split_cond = 0.0f;
+  bool default_left = false;
+  GradientSum left_sum;
+  GradientSum right_sum;
+  bool found = false;
+
+  // XGBoost's SplitEntry::NeedReplace.
+  bool NeedReplace(float new_loss_chg, uint32_t new_feature) const {
+    if (!found) return new_loss_chg > loss_chg;
+    if (feature <= new_feature) return new_loss_chg > loss_chg;
+    return !(loss_chg > new_loss_chg);
+  }
+  void Update(const SplitCandidate& c) {
+    if (c.found && NeedReplace(c.loss_chg, c.feature)) *this = c;
+  }
+};
+
+// What evaluation needs of a node.
+struct NodeToEvaluate {
+  const Histogram* hist;
+  GradientSum sum;                        // the node's total, missing values included
+  float gain;                             // its own gain (CalcGain of sum)
+  const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
+};
+
+class SplitEvaluator {
+ public:
+  SplitEvaluator(const HistogramCuts* cuts, const SplitParams& params,
+                 const GradientQuantizer* quantizer)
+      : cuts_(cuts), params_(params), q_(quantizer) {}
+
+  // Best split of each node; parallel over (node, feature) pairs.
+  std::vector<SplitCandidate> Evaluate(const std::vector<NodeToEvaluate>& nodes, int nthread) const;
+  SplitCandidate EvaluateFeature(const NodeToEvaluate& node, uint32_t feature) const;
+
+ private:
+  template <int kDirection>
+  void Enumerate(const NodeToEvaluate& node, uint32_t feature, SplitCandidate* best) const;
+
+  const HistogramCuts* cuts_;
+  SplitParams params_;
+  const GradientQuantizer* q_;
+};
+
+}  // namespace ringboost

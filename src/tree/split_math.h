@@ -1,0 +1,81 @@
+// Gain and weight formulas of a split, with XGBoost 1.7's floating-point steps (sums in double,
+// each side's gain and the weights rounded to float), so that gains, covers and leaf values match
+// XGBoost's hist to float precision. Kept free of library transcendentals and FMA (the build
+// disables contraction) so that the CPU and CUDA paths compute the same bits (DESIGN.md, GPU).
+#pragma once
+
+#include <cmath>
+
+#include "common/params.h"
+
+#if defined(__CUDACC__)
+#define RB_HOST_DEVICE __host__ __device__
+#else
+#define RB_HOST_DEVICE
+#endif
+
+namespace ringboost {
+
+// The regularisation settings the formulas read, as float like XGBoost's TrainParam.
+struct SplitParams {
+  float eta = 0.3f;
+  float gamma = 0.0f;
+  float min_child_weight = 1.0f;
+  float max_delta_step = 0.0f;
+  float lambda = 1.0f;
+  float alpha = 0.0f;
+
+  static SplitParams From(const Params& p, float max_delta_step) {
+    SplitParams s;
+    s.eta = static_cast<float>(p.eta);
+    s.gamma = static_cast<float>(p.gamma);
+    s.min_child_weight = static_cast<float>(p.min_child_weight);
+    s.max_delta_step = max_delta_step;
+    s.lambda = static_cast<float>(p.lambda);
+    s.alpha = static_cast<float>(p.alpha);
+    return s;
+  }
+};
+
+RB_HOST_DEVICE inline double ThresholdL1(double g, double alpha) {
+  if (g > alpha) return g - alpha;
+  if (g < -alpha) return g + alpha;
+  return 0.0;
+}
+
+// Optimal weight of a node with gradient sum g and hessian sum h (0 when h < min_child_weight).
+RB_HOST_DEVICE inline float CalcWeight(const SplitParams& p, double g, double h) {
+  if (h < p.min_child_weight || h <= 0.0) return 0.0f;
+  double w = -ThresholdL1(g, p.alpha) / (h + p.lambda);
+  if (p.max_delta_step != 0.0f && std::fabs(w) > p.max_delta_step) {
+    w = w < 0 ? -static_cast<double>(p.max_delta_step) : p.max_delta_step;
+  }
+  return static_cast<float>(w);
+}
+
+// Gain of one side given its weight (XGBoost's SplitEvaluator::CalcGainGivenWeight).
+RB_HOST_DEVICE inline float CalcGainGivenWeight(const SplitParams& p, double g, double h, float w) {
+  if (h <= 0.0) return 0.0f;
+  if (p.max_delta_step == 0.0f) {
+    double t = ThresholdL1(g, p.alpha);
+    return static_cast<float>(t * t / (h + p.lambda));
+  }
+  double wd = w;
+  return static_cast<float>(-(2.0 * g * wd + (h + p.lambda) * wd * wd));
+}
+
+RB_HOST_DEVICE inline float CalcGain(const SplitParams& p, double g, double h) {
+  return CalcGainGivenWeight(p, g, h, CalcWeight(p, g, h));
+}
+
+// Loss change of splitting a node of gain `parent_gain` into (gl, hl) and (gr, hr); -inf when a
+// side is lighter than min_child_weight.
+RB_HOST_DEVICE inline float SplitLossChange(const SplitParams& p, double gl, double hl, double gr,
+                                            double hr, float parent_gain) {
+  if (hl < p.min_child_weight || hr < p.min_child_weight) return -INFINITY;
+  float left = CalcGainGivenWeight(p, gl, hl, CalcWeight(p, gl, hl));
+  float right = CalcGainGivenWeight(p, gr, hr, CalcWeight(p, gr, hr));
+  return (left + right) - parent_gain;
+}
+
+}  // namespace ringboost

@@ -1,0 +1,42 @@
+#include <gtest/gtest.h>
+
+#include "tree/gradient.h"
+
+namespace ringboost {
+
+TEST(GradientQuantizer, PowerOfTwoScaleKeepsFloatGradientsExact) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::vector<GradPair> g{{0.5f, 0.25f}, {-0.75f, 0.125f}, {0.1f, 0.09f}};
+  GradientQuantizer q(g, 1, 0, comm.get());
+  // 3 rows: every |q| <= 2^62 / 4 = 2^60, max |g| = 0.75 -> exponent 60 (0.75 * 2^60 < 2^60).
+  EXPECT_EQ(q.grad_exp(), 60);
+  EXPECT_EQ(q.hess_exp(), 62);  // 0.25 * 2^62 = 2^60 <= 2^60
+  for (const GradPair& p : g) {
+    GradientSum s = q.Quantize(p);
+    EXPECT_EQ(q.Grad(s.g), static_cast<double>(p.grad));  // float has 24 bits: exact
+    EXPECT_EQ(q.Hess(s.h), static_cast<double>(p.hess));
+  }
+}
+
+TEST(GradientQuantizer, GroupsAndSampling) {
+  auto comm = rabit::MakeLocalCommunicator();
+  // Two groups interleaved; group 1 is (-1, 2) and (4, 1).
+  std::vector<GradPair> g{{9.f, 9.f}, {-1.f, 2.f}, {9.f, 9.f}, {4.f, 1.f}};
+  GradientQuantizer q(g, 2, 1, comm.get());
+  std::vector<GradientSum> all = q.QuantizeAll(g, 2, 1, {}, 2);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(q.Grad(all[0].g), -1.0);
+  EXPECT_EQ(q.Hess(all[1].h), 1.0);
+  std::vector<GradientSum> sampled = q.QuantizeAll(g, 2, 1, {1, 0}, 2);
+  EXPECT_EQ(sampled[1], GradientSum{});
+  EXPECT_EQ(sampled[0], all[0]);
+}
+
+TEST(GradientQuantizer, AllZeroGradients) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::vector<GradPair> g(4);
+  GradientQuantizer q(g, 1, 0, comm.get());
+  EXPECT_EQ(q.Quantize(g[0]), GradientSum{});
+}
+
+}  // namespace ringboost

@@ -1,0 +1,170 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tree/grower.h"
+#include "tree_builders.h"
+
+namespace ringboost {
+namespace {
+
+struct Fixture {
+  DataSet data;
+  HistogramCuts cuts;
+  std::unique_ptr<BinnedMatrix> matrix;
+  std::unique_ptr<rabit::Communicator> comm = rabit::MakeLocalCommunicator();
+
+  explicit Fixture(DataSet d, int nthread = 2) : data(std::move(d)) {
+    cuts = ComputeCuts(data, data.num_col, 256, comm.get(), nthread);
+    matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, nthread));
+  }
+
+  // Squared error at margin 0: g = -y, h = 1.
+  RegTree Grow(const Params& p, int nthread = 2, std::vector<float>* preds = nullptr) {
+    std::vector<GradPair> g;
+    for (float y : data.label) g.push_back(GradPair{-y, 1.0f});
+    GradientQuantizer q(g, 1, 0, comm.get());
+    TreeGrower grower(matrix.get(), &cuts, p, SplitParams::From(p, 0.0f), comm.get(), nthread);
+    RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, {}, nthread), q, 0);
+    if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
+    return tree;
+  }
+};
+
+Params StumpParams() {
+  Params p;
+  p.eta = 1.0;
+  p.max_depth = 1;
+  return p;
+}
+
+}  // namespace
+
+// x = 1,2,3,4 and y = 0,0,10,10: root G=-20 H=4 gain 400/5 = 80; best split x<3 with left
+// (0, 2) -> 0 and right (-20, 2) -> 400/3, loss change 133.33 - 80 = 53.33; right weight 20/3.
+TEST(TreeGrower, StumpSplitsWhereHandComputed) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}}, {0, 0, 10, 10}));
+  RegTree tree = fx.Grow(StumpParams());
+  ASSERT_EQ(tree.NumNodes(), 3);
+  EXPECT_EQ(tree[0].feature, 0u);
+  EXPECT_EQ(tree[0].split_cond, 3.0f);
+  EXPECT_FALSE(tree[0].default_left);
+  EXPECT_NEAR(tree[0].gain, 400.0 / 3 - 80, 1e-4);
+  EXPECT_FLOAT_EQ(tree[0].sum_hess, 4.0f);
+  EXPECT_FLOAT_EQ(tree[1].leaf_value, 0.0f);
+  EXPECT_FLOAT_EQ(tree[2].leaf_value, 20.0f / 3);
+  EXPECT_FLOAT_EQ(tree[2].sum_hess, 2.0f);
+}
+
+// A fifth row with the feature missing and y = 0. Forward (missing right): right (-20, 3) -> 100,
+// root (-20, 5) -> 66.7, change 33.3. Backward (missing left): left (0, 3), right (-20, 2) ->
+// 133.3, change 66.7: the learned default direction is left.
+TEST(TreeGrower, LearnsDefaultDirectionForMissing) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}, {NAN}}, {0, 0, 10, 10, 0}));
+  RegTree tree = fx.Grow(StumpParams());
+  ASSERT_EQ(tree.NumNodes(), 3);
+  EXPECT_TRUE(tree[0].default_left);
+  EXPECT_EQ(tree[0].split_cond, 3.0f);
+  EXPECT_NEAR(tree[0].gain, 400.0 / 3 - 400.0 / 6, 1e-4);
+  EXPECT_FLOAT_EQ(tree[1].sum_hess, 3.0f);
+}
+
+// With y = 10 on the missing row, missing goes right: change 225 - 150 = 75 beats 8.3.
+TEST(TreeGrower, MissingRightWhenBetter) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}, {NAN}}, {0, 0, 10, 10, 10}));
+  RegTree tree = fx.Grow(StumpParams());
+  EXPECT_FALSE(tree[0].default_left);
+  EXPECT_NEAR(tree[0].gain, 75.0, 1e-4);
+}
+
+// gamma above the only split's loss change keeps the root a leaf (weight 20/5 = 4).
+TEST(TreeGrower, GammaPrunesWeakSplit) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}}, {0, 0, 10, 10}));
+  Params p = StumpParams();
+  p.gamma = 60;
+  RegTree tree = fx.Grow(p);
+  EXPECT_EQ(tree.NumNodes(), 1);
+  EXPECT_FLOAT_EQ(tree[0].leaf_value, 4.0f);
+}
+
+// min_child_weight 3 forbids every split of 4 unit-hessian rows.
+TEST(TreeGrower, MinChildWeightBlocksLightChildren) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}}, {0, 0, 10, 10}));
+  Params p = StumpParams();
+  p.min_child_weight = 3;
+  EXPECT_EQ(fx.Grow(p).NumNodes(), 1);
+}
+
+// Ties between features keep the lower feature id: features 0 and 1 are copies.
+TEST(TreeGrower, TieKeepsLowerFeature) {
+  Fixture fx(test::DenseRows({{1, 1}, {2, 2}, {3, 3}, {4, 4}}, {0, 0, 10, 10}));
+  EXPECT_EQ(fx.Grow(StumpParams())[0].feature, 0u);
+}
+
+// Depthwise numbering: children are appended level by level, and the prediction cache adds each
+// row's leaf value.
+TEST(TreeGrower, DepthTwoNodeIdsAndPredictionCache) {
+  Fixture fx(
+      test::DenseRows({{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}}, {0, 1, 10, 11, 20, 21, 30, 31}));
+  Params p = StumpParams();
+  p.max_depth = 2;
+  p.lambda = 0;
+  std::vector<float> preds(8, 0.0f);
+  RegTree tree = fx.Grow(p, 2, &preds);
+  ASSERT_EQ(tree.NumNodes(), 7);
+  EXPECT_EQ(tree[0].split_cond, 5.0f);
+  EXPECT_EQ(tree[1].split_cond, 3.0f);
+  EXPECT_EQ(tree[2].split_cond, 7.0f);
+  EXPECT_EQ(tree[1].left, 3);
+  EXPECT_EQ(tree[2].left, 5);
+  // lambda 0: leaves are the means of their rows.
+  EXPECT_FLOAT_EQ(tree[3].leaf_value, 0.5f);
+  EXPECT_FLOAT_EQ(tree[6].leaf_value, 30.5f);
+  EXPECT_FLOAT_EQ(preds[0], 0.5f);
+  EXPECT_FLOAT_EQ(preds[5], 20.5f);
+}
+
+TEST(TreeGrower, LossguideRespectsMaxLeaves) {
+  Fixture fx(
+      test::DenseRows({{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}}, {0, 1, 10, 11, 20, 21, 30, 31}));
+  Params p = StumpParams();
+  p.grow_policy = "lossguide";
+  p.max_depth = 0;
+  p.max_leaves = 3;
+  RegTree tree = fx.Grow(p);
+  EXPECT_EQ(tree.NumLeaves(), 3);
+}
+
+// The same tree for 1 and 2 threads on a larger random set, sparse and dense layouts.
+TEST(TreeGrower, SameTreeForAnyThreadCount) {
+  for (bool sparse : {false, true}) {
+    std::vector<std::vector<float>> rows;
+    std::vector<float> labels;
+    uint64_t s = 42;
+    for (int i = 0; i < 5000; ++i) {
+      std::vector<float> r;
+      for (int f = 0; f < 6; ++f) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        float v = static_cast<float>((s >> 33) % 1000) / 10.0f;
+        r.push_back(sparse && (s >> 20) % 3 == 0 ? NAN : v);
+      }
+      labels.push_back((std::isnan(r[0]) ? 5.f : r[0]) * 0.1f + (r[3] > 50 ? 3.f : 0.f));
+      rows.push_back(r);
+    }
+    Fixture fx1(test::DenseRows(rows, labels), 1);
+    Fixture fx2(test::DenseRows(rows, labels), 2);
+    Params p;
+    p.max_depth = 5;
+    RegTree a = fx1.Grow(p, 1), b = fx2.Grow(p, 2);
+    ASSERT_EQ(a.NumNodes(), b.NumNodes());
+    for (int i = 0; i < a.NumNodes(); ++i) {
+      EXPECT_EQ(a[i].feature, b[i].feature);
+      EXPECT_EQ(a[i].split_cond, b[i].split_cond);
+      EXPECT_EQ(a[i].leaf_value, b[i].leaf_value);
+      EXPECT_EQ(a[i].gain, b[i].gain);
+    }
+    EXPECT_GT(a.NumNodes(), 15);
+  }
+}
+
+}  // namespace ringboost
