@@ -34,6 +34,7 @@ struct LoadOptions {
   int nthread = 0;        // 0 = all cores
   // Called for every label; returns nullptr when acceptable, else what is wrong with it
   // (e.g. "label 2 outside [0,1] for binary:logistic"). The reader reports file:line:column.
+  // Called from several threads at once: it must be safe for that (a pure function is).
   std::function<const char*(float)> check_label;
 };
 

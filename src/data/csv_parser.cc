@@ -1,0 +1,138 @@
+// CSV/TSV lines: fields separated by one delimiter character; a field is trimmed of blanks
+// (spaces, '\r', and tabs unless the delimiter is a tab). The label and weight columns are taken
+// out; every other column gets the next feature id (0, 1, ...) whether present or not, so ids are
+// column positions as in dmlc-core. An empty field, `NA`, or anything that parses as NaN is
+// missing and not stored; every present value is stored, zeros included.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "data/parser.h"
+
+namespace ringboost {
+namespace {
+
+class CsvLineParser {
+ public:
+  CsvLineParser(const ParseContext& ctx, const char* end, ParsedBlock* out)
+      : ctx_(ctx), end_(end), out_(out), trim_tab_(ctx.delimiter != '\t') {}
+
+  // Parses the data line starting at `line`; returns the start of the next line.
+  const char* ParseRow(const char* line) {
+    const char* p = line;
+    int column = 0;
+    uint32_t id = 0;
+    bool have_label = false;
+    float weight = 1.0f;
+    while (true) {
+      const char* field_end = p;
+      while (field_end < end_ && *field_end != ctx_.delimiter && *field_end != '\n') ++field_end;
+      const char* b = p;
+      const char* e = field_end;
+      while (b < e && IsTrim(*b)) ++b;
+      while (e > b && IsTrim(e[-1])) --e;
+      if (column == ctx_.label_column) {
+        ParseLabel(b, e);
+        have_label = true;
+      } else if (column == ctx_.weight_column) {
+        weight = ParseWeight(b, e);
+      } else {
+        ParseValue(b, e, id++);
+      }
+      ++column;
+      if (field_end == end_ || *field_end == '\n') {
+        p = field_end;
+        break;
+      }
+      p = field_end + 1;
+    }
+    FinishRow(line, column, have_label, weight);
+    return p == end_ ? end_ : p + 1;
+  }
+
+ private:
+  bool IsTrim(char c) const { return c == ' ' || c == '\r' || (trim_tab_ && c == '\t'); }
+
+  [[noreturn]] void Fail(const char* p, const std::string& what) const {
+    FailAt(ctx_.file->path(), ctx_.file->begin(), p, what);
+  }
+
+  static bool IsMissing(const char* b, const char* e) {
+    return b == e || (e - b == 2 && b[0] == 'N' && b[1] == 'A');
+  }
+
+  void ParseLabel(const char* b, const char* e) {
+    float label = 0;
+    if (IsMissing(b, e)) Fail(b, "missing label (label_column=" + std::to_string(column()) + ")");
+    if (!ParseFloatToken(b, e, &label))
+      Fail(b, "bad label " + Quote(b, e) + " (expected a number)");
+    CheckLabel(ctx_, b, e, label);
+    out_->label.push_back(label);
+  }
+
+  int column() const { return ctx_.label_column; }
+
+  float ParseWeight(const char* b, const char* e) {
+    float weight = 0;
+    if (IsMissing(b, e)) {
+      Fail(b, "missing weight (weight_column=" + std::to_string(ctx_.weight_column) + ")");
+    }
+    if (!ParseFloatToken(b, e, &weight) || !(std::isfinite(weight) && weight >= 0)) {
+      Fail(b, "bad weight " + Quote(b, e) + " (expected a finite number >= 0)");
+    }
+    out_->has_weight = true;
+    return weight;
+  }
+
+  void ParseValue(const char* b, const char* e, uint32_t id) {
+    if (IsMissing(b, e)) return;
+    float value = 0;
+    if (!ParseFloatToken(b, e, &value)) {
+      Fail(b, "bad value " + Quote(b, e) + " (expected a number, or empty/nan/NA for missing)");
+    }
+    if (std::isnan(value)) return;
+    if (std::isinf(value)) Fail(b, "infinite value " + Quote(b, e));
+    if (id == 0) out_->has_zero_id = true;
+    out_->index.push_back(id);
+    out_->value.push_back(value);
+    if (id > out_->max_id) out_->max_id = id;
+  }
+
+  void FinishRow(const char* line, int columns, bool have_label, float weight) {
+    if (ctx_.label_column >= 0 && !have_label) {
+      Fail(line, "missing label: the row has " + std::to_string(columns) +
+                     " fields, label_column=" + std::to_string(ctx_.label_column));
+    }
+    if (ctx_.weight_column >= 0 && columns <= ctx_.weight_column) {
+      Fail(line, "missing weight: the row has " + std::to_string(columns) +
+                     " fields, weight_column=" + std::to_string(ctx_.weight_column));
+    }
+    if (ctx_.label_column < 0) out_->label.push_back(0.0f);  // no label column: labels 0
+    out_->weight.push_back(weight);
+    out_->qid.push_back(kNoQid);
+    out_->row_ptr.push_back(out_->index.size());
+  }
+
+  const ParseContext& ctx_;
+  const char* end_;
+  ParsedBlock* out_;
+  bool trim_tab_;
+};
+
+}  // namespace
+
+void ParseCsv(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out) {
+  out->index.Allocate(static_cast<std::size_t>(end - begin) / 2 + 1);
+  out->value.Allocate(static_cast<std::size_t>(end - begin) / 2 + 1);
+  CsvLineParser parser(ctx, end, out);
+  const char* p = begin;
+  while (p < end) {
+    if (!IsDataLine(p, end)) {
+      p = NextLine(p, end);
+      continue;
+    }
+    p = parser.ParseRow(p);
+  }
+}
+
+}  // namespace ringboost

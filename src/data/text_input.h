@@ -1,0 +1,68 @@
+// Raw text of input files and the line rules every reader shares. A file is mapped read-only
+// once; parsers walk `const char*` ranges of it and compute line numbers only when they report
+// an error, so the fast path never counts lines.
+//
+// Line rules (LibSVM and CSV alike): lines end with '\n'; ' ', '\t' and '\r' are blanks, so CRLF
+// files read like LF files. A line is a *data line* unless its first non-blank character is '#'
+// (a comment) or it has none (a blank line). Row counts of side files and part boundaries use the
+// same rule as the parsers, so they always agree.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ringboost {
+
+// A whole file mapped read-only (an empty file maps to an empty range). Not copyable.
+class MappedFile {
+ public:
+  // Throws Error "cannot open '<path>': <strerror>" when the file cannot be opened or mapped.
+  explicit MappedFile(std::string path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const char* begin() const { return data_; }
+  const char* end() const { return data_ + size_; }
+  std::size_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  const char* data_ = "";
+  std::size_t size_ = 0;
+  bool mapped_ = false;
+};
+
+inline bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// End of the line holding p: the position of its '\n', or `end`.
+const char* LineEnd(const char* p, const char* end);
+// Start of the line after the one holding p, or `end`.
+inline const char* NextLine(const char* p, const char* end) {
+  const char* e = LineEnd(p, end);
+  return e == end ? end : e + 1;
+}
+// The first line start at or after p, where [base, end) is a whole file.
+const char* AlignToLine(const char* base, const char* p, const char* end);
+// Whether the line starting at p is a data line (see the file comment).
+bool IsDataLine(const char* p, const char* end);
+// Number of data lines starting in [begin, end); begin must be a line start.
+uint64_t CountDataRows(const char* begin, const char* end);
+// Start of the `n`-th data line (0-based) at or after line start p; `end` if there are fewer.
+const char* SkipDataRows(const char* p, const char* end, uint64_t n);
+
+// Asks the kernel for transparent huge pages on [p, p + bytes) (a hint; large fresh buffers then
+// take a few hundred page faults instead of tens of thousands).
+void AdviseHugePages(void* p, std::size_t bytes);
+
+// "path:line:column" of byte p of the file starting at base (both 1-based).
+std::string Locate(const std::string& path, const char* base, const char* p);
+// Throws Error "path:line:column: what".
+[[noreturn]] void FailAt(const std::string& path, const char* base, const char* p,
+                         const std::string& what);
+// The token text [begin, end) for a message, shortened to at most 40 characters.
+std::string Quote(const char* begin, const char* end);
+
+}  // namespace ringboost

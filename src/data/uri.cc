@@ -1,0 +1,154 @@
+#include "data/uri.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "common/error.h"
+
+namespace ringboost {
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
+    if (pos == std::string::npos) return out;
+    start = pos + 1;
+  }
+}
+
+int ParseIntOption(const std::string& uri, const std::string& key, const std::string& value) {
+  int v = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || ptr != value.data() + value.size() || value.empty()) {
+    RB_FAIL("data URI '" << uri << "': " << key << "='" << value << "' is not an integer");
+  }
+  return v;
+}
+
+char ParseDelimiter(const std::string& uri, const std::string& value) {
+  if (value == "\\t" || value == "\t" || value == "tab" || value == "%09") return '\t';
+  if (value.size() == 1 && value[0] != '\n' && value[0] != '\r') return value[0];
+  RB_FAIL("data URI '" << uri << "': delimiter='" << value
+                       << "' must be one character (or \\t for a tab)");
+}
+
+void SetOption(const std::string& key, const std::string& value, UriSpec* spec) {
+  const std::string& uri = spec->uri;
+  if (key == "format") {
+    if (value == "libsvm") {
+      spec->format = DataFormat::kLibSVM;
+    } else if (value == "csv" || value == "tsv") {
+      spec->format = DataFormat::kCsv;
+      if (value == "tsv" && !spec->delimiter_given) spec->delimiter = '\t';
+      spec->delimiter_given |= value == "tsv";
+    } else {
+      RB_FAIL("data URI '" << uri << "': format='" << value << "' is not one of libsvm, csv");
+    }
+    spec->format_given = true;
+  } else if (key == "label_column") {
+    spec->label_column = ParseIntOption(uri, key, value);
+    spec->label_column_given = true;
+  } else if (key == "weight_column") {
+    spec->weight_column = ParseIntOption(uri, key, value);
+  } else if (key == "delimiter") {
+    spec->delimiter = ParseDelimiter(uri, value);
+    spec->delimiter_given = true;
+  } else if (key == "indexing_mode") {
+    spec->indexing_mode = ParseIntOption(uri, key, value);
+    spec->indexing_mode_given = true;
+  } else {
+    RB_FAIL("data URI '" << uri << "': unknown option '" << key
+                         << "'; known: format, label_column, weight_column, delimiter, "
+                            "indexing_mode");
+  }
+}
+
+// Appends `path`, or the data files of the directory `path` in name order.
+void AddPath(const std::string& path, std::vector<std::string>* files) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    RB_FAIL("cannot open '" << path << "': " << std::strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    files->push_back(path);
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.empty() || name[0] == '.' || IsSideFileName(name)) {
+      continue;
+    }
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::string dir = EndsWith(path, "/") ? path : path + "/";
+  for (const auto& name : names) files->push_back(dir + name);
+}
+
+}  // namespace
+
+bool IsSideFileName(const std::string& name) {
+  return EndsWith(name, ".weight") || EndsWith(name, ".query") || EndsWith(name, ".group");
+}
+
+UriSpec ParseUri(const std::string& uri) {
+  UriSpec spec;
+  spec.uri = uri;
+  std::size_t q = uri.find('?');
+  std::string paths = uri.substr(0, q);
+  if (q != std::string::npos) {
+    for (const std::string& kv : Split(uri.substr(q + 1), '&')) {
+      if (kv.empty()) continue;
+      std::size_t eq = kv.find('=');
+      if (eq == std::string::npos) {
+        RB_FAIL("data URI '" << uri << "': option '" << kv << "' must be key=value");
+      }
+      SetOption(kv.substr(0, eq), kv.substr(eq + 1), &spec);
+    }
+  }
+  if (spec.label_column >= 0 && spec.label_column == spec.weight_column) {
+    RB_FAIL("data URI '" << uri << "': label_column and weight_column are both "
+                         << spec.label_column << "; they must differ");
+  }
+  for (const std::string& path : Split(paths, ';')) {
+    if (!path.empty()) AddPath(path, &spec.files);
+  }
+  if (paths.find_first_not_of(';') == std::string::npos) {
+    RB_FAIL("data URI '" << uri << "' names no file");
+  }
+  return spec;
+}
+
+void ResolveFormat(const std::string& first_line, UriSpec* spec) {
+  bool has_tab = first_line.find('\t') != std::string::npos;
+  bool has_comma = first_line.find(',') != std::string::npos;
+  if (!spec->format_given && first_line.find(':') == std::string::npos && (has_tab || has_comma)) {
+    spec->format = DataFormat::kCsv;
+    if (!spec->label_column_given) spec->label_column = 0;
+  }
+  bool csv_options = spec->label_column_given || spec->weight_column >= 0 || spec->delimiter_given;
+  if (spec->format == DataFormat::kLibSVM && csv_options) {
+    RB_FAIL("data URI '" << spec->uri
+                         << "': label_column, weight_column and delimiter apply to CSV, but the "
+                            "data is LibSVM; add format=csv if it is CSV");
+  }
+  if (spec->format == DataFormat::kCsv && !spec->delimiter_given) {
+    spec->delimiter = has_tab && !has_comma ? '\t' : ',';
+  }
+}
+
+}  // namespace ringboost

@@ -1,0 +1,41 @@
+// The data URI: `path[;path...][?key=value&...]` as XGBoost / dmlc-core take it. A path may be a
+// directory, which stands for its regular files in name order (side files and hidden files
+// skipped). Options apply to every file of the URI.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ringboost {
+
+enum class DataFormat { kLibSVM, kCsv };
+
+struct UriSpec {
+  std::string uri;                 // as given, for messages
+  std::vector<std::string> files;  // the data files, in order
+  bool format_given = false;       // format=libsvm|csv was written
+  DataFormat format = DataFormat::kLibSVM;
+  bool delimiter_given = false;
+  char delimiter = ',';
+  bool label_column_given = false;
+  int label_column = -1;  // CSV: -1 = no label column (labels 0), as dmlc-core's CSV parser
+  int weight_column = -1;
+  bool indexing_mode_given = false;
+  int indexing_mode = 0;
+};
+
+// Splits the URI into files and options and lists directories. Throws Error for an unknown
+// option or a bad option value (naming the URI and the fix), and for a missing path
+// ("cannot open '<path>': No such file or directory").
+UriSpec ParseUri(const std::string& uri);
+
+// Settles the format of a URI given no `format=`: LibSVM, unless `first_line` (the first data
+// line of the first file) has no ':' and has tabs or commas: then CSV with the label in column 0
+// (LightGBM's TSV/CSV files). Picks the CSV delimiter when none was given: tab when the first
+// line has tabs and no commas, else ','. CSV options on LibSVM data are an error.
+void ResolveFormat(const std::string& first_line, UriSpec* spec);
+
+// Whether a file name is a side file (`.weight`, `.query`, `.group`), skipped in directories.
+bool IsSideFileName(const std::string& name);
+
+}  // namespace ringboost

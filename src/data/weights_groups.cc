@@ -1,0 +1,116 @@
+#include "data/weights_groups.h"
+
+#include <algorithm>
+#include <string>
+
+#include "common/error.h"
+#include "data/parser.h"
+#include "data/side_files.h"
+
+namespace ringboost {
+namespace {
+
+// Data rows of `file` before and after its part range.
+uint64_t RowsOutside(const InputFile& file, const ByteRange& range) {
+  return CountDataRows(file.map->begin(), range.begin) + CountDataRows(range.end, file.map->end());
+}
+
+void AttachSideWeights(const InputFile& file, const ByteRange& range, const FileRows& rows,
+                       DataSet* data) {
+  const std::string& path = file.map->path();
+  if (rows.has_weight) {
+    RB_FAIL(path << ": weights are given both in the data (label:weight or weight_column) and by '"
+                 << file.side.weight << "'; keep one");
+  }
+  std::vector<float> weights = ReadWeightFile(file.side.weight);
+  uint64_t before = CountDataRows(file.map->begin(), range.begin);
+  uint64_t total = before + rows.count + CountDataRows(range.end, file.map->end());
+  if (weights.size() != total) {
+    RB_FAIL("'" << file.side.weight << "' has " << weights.size() << " weights but '" << path
+                << "' has " << total << " data rows; give one weight per data row");
+  }
+  if (data->weight.empty()) data->weight.assign(data->NumRows(), 1.0f);
+  std::copy(weights.begin() + before, weights.begin() + before + rows.count,
+            data->weight.begin() + rows.begin);
+}
+
+// Appends the sizes of the .query/.group groups that start among the part's rows of `file`.
+void SideGroups(const InputFile& file, const ByteRange& range, const FileRows& rows,
+                std::vector<uint64_t>* sizes) {
+  uint64_t total = rows.count + RowsOutside(file, range);
+  uint64_t sum = 0;
+  for (uint64_t s : file.group_sizes) sum += s;
+  if (sum != total) {
+    RB_FAIL("'" << file.side.group << "' has groups of " << sum << " rows in all but '"
+                << file.map->path() << "' has " << total
+                << " data rows; the group sizes must add up to the row count");
+  }
+  uint64_t before = CountDataRows(file.map->begin(), range.begin);
+  uint64_t start = 0;
+  for (uint64_t s : file.group_sizes) {
+    if (start >= before && start < before + rows.count) {
+      RB_CHECK_MSG(start + s <= before + rows.count, "a query group straddles two parts");
+      sizes->push_back(s);
+    }
+    start += s;
+  }
+}
+
+// Appends the sizes of the runs of equal qids among the rows [begin, end).
+void QidGroups(const std::vector<uint64_t>& qid, uint64_t begin, uint64_t end,
+               std::vector<uint64_t>* sizes) {
+  uint64_t run = begin;
+  for (uint64_t r = begin + 1; r <= end; ++r) {
+    if (r == end || qid[r] != qid[run]) {
+      sizes->push_back(r - run);
+      run = r;
+    }
+  }
+}
+
+}  // namespace
+
+void AttachWeightsAndGroups(const std::vector<InputFile>& files,
+                            const std::vector<ByteRange>& ranges,
+                            const std::vector<FileRows>& file_rows,
+                            const std::vector<uint64_t>& qid, DataSet* data) {
+  std::vector<uint64_t> sizes;
+  const InputFile* with_groups = nullptr;
+  const InputFile* without_groups = nullptr;
+  for (std::size_t j = 0; j < files.size(); ++j) {
+    const InputFile& file = files[j];
+    const FileRows& rows = file_rows[j];
+    if (rows.count == 0) continue;
+    if (!file.side.weight.empty()) AttachSideWeights(file, ranges[j], rows, data);
+    uint64_t end = rows.begin + rows.count;
+    bool has_qid = std::any_of(qid.begin() + rows.begin, qid.begin() + end,
+                               [](uint64_t q) { return q != kNoQid; });
+    if (!file.side.group.empty()) {
+      if (has_qid) {
+        RB_FAIL(file.map->path() << ": query groups are given both by qid: tokens and by '"
+                                 << file.side.group << "'; keep one");
+      }
+      SideGroups(file, ranges[j], rows, &sizes);
+    } else if (has_qid) {
+      if (rows.first_no_qid != nullptr) {
+        FailAt(file.map->path(), file.map->begin(), rows.first_no_qid,
+               "this row has no qid: but other rows of the file have one; give every row a qid "
+               "or none");
+      }
+      QidGroups(qid, rows.begin, end, &sizes);
+    }
+    (file.side.group.empty() && !has_qid ? without_groups : with_groups) = &file;
+  }
+  if (with_groups != nullptr && without_groups != nullptr) {
+    RB_FAIL("'" << with_groups->map->path() << "' has query groups but '"
+                << without_groups->map->path()
+                << "' has none; give every file of the data set groups or none");
+  }
+  if (with_groups == nullptr) return;
+  RB_CHECK(data->NumRows() < (uint64_t{1} << 32));
+  data->group_ptr.assign(1, 0);
+  for (uint64_t s : sizes)
+    data->group_ptr.push_back(data->group_ptr.back() + static_cast<uint32_t>(s));
+}
+
+}  // namespace ringboost
