@@ -1,0 +1,101 @@
+// The ringboost executable: picks the task from the command line and runs it. All parsing of
+// parameters lives in common/config.cc (tested in-process); this file only maps the command
+// forms onto ParseConfig and turns every error into `error: <message>` and exit status 1.
+//
+//   ringboost train CONF [key=value ...]     task=train
+//   ringboost predict CONF [key=value ...]   task=pred
+//   ringboost dump CONF [key=value ...]      task=dump
+//   ringboost CONF [key=value ...]           XGBoost's form; task from the file (default train)
+//   ringboost help [--markdown]              the parameter table
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/error.h"
+#include "common/logging.h"
+#include "learner/tasks.h"
+
+#ifndef RINGBOOST_VERSION
+#define RINGBOOST_VERSION "0.1.0"
+#endif
+
+namespace ringboost {
+namespace {
+
+int RunTask(const std::string& conf, std::vector<std::string> overrides, const char* task) {
+  if (task != nullptr) overrides.push_back(std::string("task=") + task);  // the subcommand wins
+  Params params = ParseConfig(conf, overrides);
+  SetVerbosity(params.verbosity);
+  if (params.task == "pred") return RunPredict(params);
+  if (params.task == "dump") return RunDump(params);
+  return RunTrain(params);
+}
+
+// A subcommand taking CONF and key=value arguments into *args.
+CLI::App* AddTask(CLI::App* app, const char* name, const char* what,
+                  std::vector<std::string>* args) {
+  CLI::App* sub = app->add_subcommand(name, what);
+  sub->add_option("CONF", *args, "config file, then key=value overrides")->required();
+  return sub;
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"ringboost: histogram gradient-boosted trees on one core, one GPU or many machines"};
+  app.set_version_flag("--version", std::string("ringboost ") + RINGBOOST_VERSION);
+  app.footer(
+      "XGBoost's form also works: ringboost CONF [key=value ...]. "
+      "`ringboost help` lists every parameter.");
+  std::vector<std::string> plain_args, train_args, predict_args, dump_args;
+  app.add_option(
+      "CONF", plain_args,
+      "config file, then key=value overrides (XGBoost form: task from the config, default train)");
+  CLI::App* train = AddTask(&app, "train", "Train a model (task=train).", &train_args);
+  CLI::App* predict = AddTask(&app, "predict", "Predict test:data (task=pred).", &predict_args);
+  CLI::App* dump = AddTask(&app, "dump", "Dump model_in as text or JSON (task=dump).", &dump_args);
+  CLI::App* help = app.add_subcommand("help", "Print every parameter: aliases, type, default.");
+  bool markdown = false;
+  help->add_flag("--markdown", markdown, "Print docs/parameters.md instead");
+  app.require_subcommand(0, 1);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "error: " << e.what() << "\n" << app.help();
+    return 1;
+  }
+  auto run = [](const std::vector<std::string>& args, const char* task) {
+    return RunTask(args[0], std::vector<std::string>(args.begin() + 1, args.end()), task);
+  };
+  if (*help) {
+    std::cout << (markdown ? ParametersMarkdown() : ParametersHelp());
+    return 0;
+  }
+  if (*train) return run(train_args, "train");
+  if (*predict) return run(predict_args, "pred");
+  if (*dump) return run(dump_args, "dump");
+  if (plain_args.empty()) {
+    std::cerr << app.help();
+    return 1;
+  }
+  return run(plain_args, nullptr);
+}
+
+}  // namespace
+}  // namespace ringboost
+
+int main(int argc, char** argv) {
+  try {
+    return ringboost::Main(argc, argv);
+  } catch (const ringboost::Error& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+  } catch (...) {
+    std::cerr << "error: unknown exception" << std::endl;
+  }
+  return 1;
+}

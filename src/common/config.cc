@@ -1,0 +1,255 @@
+// The XGBoost CLI config syntax (dmlc-core's ConfigParser as the XGBoost CLI uses it) read
+// through the parameter table, and the help texts generated from that table.
+#include "common/config.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/logging.h"
+#include "common/params_table.h"
+
+namespace ringboost {
+
+namespace {
+
+// One `key = value` as written, with where it was written ("<file>:<line>" or "command line").
+struct Setting {
+  std::string where;
+  std::string key;
+  std::string value;
+};
+
+std::string Trim(const std::string& s) {
+  const char* space = " \t\r\n\f\v";
+  size_t begin = s.find_first_not_of(space);
+  if (begin == std::string::npos) return "";
+  size_t end = s.find_last_not_of(space);
+  return s.substr(begin, end - begin + 1);
+}
+
+// Drops a `#` comment; a `#` inside double quotes belongs to the value.
+std::string StripComment(const std::string& line) {
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"') quoted = !quoted;
+    if (line[i] == '#' && !quoted) return line.substr(0, i);
+  }
+  return line;
+}
+
+// Removes the double quotes around a value; anything but one whole quoted string is an error.
+std::string Unquote(const std::string& where, const std::string& key, const std::string& value) {
+  if (value.empty() || value[0] != '"') return value;
+  size_t close = value.find('"', 1);
+  if (close == std::string::npos) {
+    RB_FAIL(where << ": " << key << ": the value " << value << " has no closing '\"'");
+  }
+  if (close + 1 != value.size()) {
+    RB_FAIL(where << ": " << key
+                  << ": unexpected text after the quoted value: " << value.substr(close + 1));
+  }
+  return value.substr(1, close - 1);
+}
+
+Setting SplitKeyValue(const std::string& where, const std::string& text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos) {
+    RB_FAIL(where << ": expected 'key = value', got '" << text << "'");
+  }
+  Setting s;
+  s.where = where;
+  s.key = Trim(text.substr(0, eq));
+  if (s.key.empty()) RB_FAIL(where << ": missing parameter name before '=' in '" << text << "'");
+  s.value = Unquote(where, s.key, Trim(text.substr(eq + 1)));
+  return s;
+}
+
+std::vector<Setting> ReadConfigFile(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    RB_FAIL("cannot open config '" << path << "': " << std::strerror(errno));
+  }
+  std::string text;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, n);
+  bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) RB_FAIL("cannot read config '" << path << "'");
+
+  std::vector<Setting> settings;
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    std::string content = Trim(StripComment(line));
+    if (content.empty()) continue;
+    settings.push_back(SplitKeyValue(path + ":" + std::to_string(number), content));
+  }
+  return settings;
+}
+
+// `eval[NAME] = uri`: appends (NAME, uri). Returns false if `key` is not of that form.
+bool ApplyEval(const Setting& s, Params* params) {
+  const std::string prefix = "eval[";
+  if (s.key.compare(0, prefix.size(), prefix) != 0) return false;
+  if (s.key.back() != ']' || s.key.size() == prefix.size() + 1) {
+    RB_FAIL(s.where << ": '" << s.key << "' must be eval[NAME] with a non-empty NAME, as "
+                    << "eval[test] = \"test.txt?format=libsvm\"");
+  }
+  std::string name = s.key.substr(prefix.size(), s.key.size() - prefix.size() - 1);
+  params->evals.emplace_back(name, s.value);
+  params->given[s.key] = s.value;
+  return true;
+}
+
+void ApplySetting(const Setting& s, Params* params, std::vector<std::string>* warnings) {
+  if (ApplyEval(s, params)) return;
+  const ParamSpec* spec = FindParam(s.key);
+  if (spec == nullptr) {
+    std::string closest = ClosestKey(s.key);
+    if (closest.empty()) {
+      RB_FAIL(s.where << ": unknown parameter '" << s.key
+                      << "'; `ringboost help` lists the parameters");
+    }
+    RB_FAIL(s.where << ": unknown parameter '" << s.key << "'; did you mean '" << closest << "'?");
+  }
+  if (spec->ignored()) {
+    warnings->push_back(s.where + ": parameter '" + s.key + "' is ignored: " + spec->doc);
+    return;
+  }
+  std::vector<std::string> value_warnings;
+  std::string error = ApplyValue(*spec, s.value, params, &value_warnings);
+  if (!error.empty()) RB_FAIL(s.where << ": " << s.key << "=" << s.value << ": " << error);
+  for (const std::string& w : value_warnings) warnings->push_back(s.where + ": " + w);
+  params->given[spec->name] = s.value;
+}
+
+void ApplyDefaults(Params* params) {
+  std::vector<std::string> unused;
+  for (const ParamSpec& spec : ParamTable()) {
+    if (spec.ignored() || spec.repeatable()) continue;
+    std::string error = ApplyValue(spec, spec.default_text, params, &unused);
+    RB_CHECK_MSG(error.empty(), "default of " << spec.name << ": " << error);
+  }
+}
+
+// Rules that tie keys together, checked once everything is read.
+void CheckCombination(const Params& p) {
+  if (p.objective.compare(0, 6, "multi:") == 0 && p.num_class < 2) {
+    RB_FAIL("objective=" << p.objective << " needs num_class >= 2 (the number of classes); got "
+                         << "num_class=" << p.num_class);
+  }
+  if (p.max_depth == 0 && p.max_leaves == 0) {
+    RB_FAIL(
+        "max_depth=0 and max_leaves=0 leave the trees unlimited; set max_depth >= 1 or "
+        "max_leaves >= 1");
+  }
+}
+
+// "float in [0, inf)", "string: train, pred, dump", "boolean", ...
+std::string Summary(const ParamSpec& spec) {
+  std::string type = TypeName(spec);
+  std::string values = ValuesText(spec);
+  if (values.empty()) return type;
+  std::string text = type + (spec.allowed.empty() ? " in " : ": ") + values;
+  for (const ValueAlias& a : spec.value_aliases) text += "; " + a.from + " = " + a.to;
+  return text;
+}
+
+std::string Join(const std::vector<std::string>& items, const std::string& separator,
+                 const std::string& quote) {
+  std::string out;
+  for (const std::string& item : items) {
+    out += (out.empty() ? "" : separator) + quote + item + quote;
+  }
+  return out;
+}
+
+const char* kSyntax =
+    "Config file: one `key = value` per line (spaces optional); `#` starts a comment; values "
+    "may be double-quoted; `eval[NAME] = uri` adds an evaluation set. `key=value` arguments "
+    "after the config file override it, later wins; repeatable keys (eval_metric, eval[NAME]) "
+    "append. Booleans are 0, 1, true or false.";
+
+std::string MarkdownValues(const ParamSpec& spec) {
+  std::string values = ValuesText(spec);
+  if (values.empty()) return "";
+  if (spec.allowed.empty()) return "`" + values + "`";
+  std::string text = Join(spec.allowed, ", ", "`");
+  for (const ValueAlias& a : spec.value_aliases) {
+    text += ", `" + a.from + "` (as `" + a.to + "`)";
+  }
+  return text;
+}
+
+std::string MarkdownCell(std::string text) {
+  for (size_t i = text.find('|'); i != std::string::npos; i = text.find('|', i + 2)) {
+    text.replace(i, 1, "\\|");
+  }
+  return text;
+}
+
+}  // namespace
+
+Params ParseConfig(const std::string& conf_path, const std::vector<std::string>& overrides) {
+  Params params;
+  ApplyDefaults(&params);
+  std::vector<Setting> settings;
+  if (!conf_path.empty()) settings = ReadConfigFile(conf_path);
+  for (const std::string& text : overrides) {
+    settings.push_back(SplitKeyValue("command line", text));
+  }
+  std::vector<std::string> warnings;
+  for (const Setting& s : settings) ApplySetting(s, &params, &warnings);
+  CheckCombination(params);
+  // Shown at the verbosity the run asked for, which may be set after the warning's cause.
+  if (params.verbosity >= static_cast<int>(LogLevel::kWarning)) {
+    for (const std::string& w : warnings) LogMessage(LogLevel::kWarning, w);
+  }
+  return params;
+}
+
+std::string ParametersHelp() {
+  std::ostringstream os;
+  os << "ringboost parameters\n\n" << kSyntax << "\n";
+  std::string section;
+  for (const ParamSpec& spec : ParamTable()) {
+    if (section != spec.section) {
+      section = spec.section;
+      os << "\n" << section << "\n";
+    }
+    os << "  " << spec.name;
+    if (!spec.ignored() && !spec.repeatable()) os << " = " << spec.default_text;
+    if (!spec.aliases.empty()) os << "   (alias: " << Join(spec.aliases, ", ", "") << ")";
+    os << "\n      " << Summary(spec) << "\n      " << spec.doc << "\n";
+  }
+  return os.str();
+}
+
+std::string ParametersMarkdown() {
+  std::ostringstream os;
+  os << "# ringboost parameters\n\n"
+     << "<!-- Generated from src/common/params_table.cc by `ringboost help --markdown`; "
+        "do not edit by hand. -->\n\n"
+     << kSyntax << " Names, aliases and defaults are XGBoost 1.7's.\n";
+  std::string section;
+  for (const ParamSpec& spec : ParamTable()) {
+    if (section != spec.section) {
+      section = spec.section;
+      os << "\n## " << section << "\n\n"
+         << "| Parameter | Aliases | Type | Default | Values | Description |\n"
+         << "| --- | --- | --- | --- | --- | --- |\n";
+    }
+    std::string default_cell;
+    if (!spec.ignored() && !spec.default_text.empty()) default_cell = "`" + spec.default_text + "`";
+    os << "| `" << spec.name << "` | " << Join(spec.aliases, ", ", "`") << " | " << TypeName(spec)
+       << " | " << default_cell << " | " << MarkdownValues(spec) << " | " << MarkdownCell(spec.doc)
+       << " |\n";
+  }
+  return os.str();
+}
+
+}  // namespace ringboost

@@ -1,0 +1,424 @@
+// The parameter table and the typed parsing of one value. Names, aliases, defaults and bounds
+// are XGBoost 1.7's (src/tree/param.h, src/learner.cc, src/cli_main.cc), so an XGBoost CLI
+// config runs unchanged; what ringboost does not have is rejected or, for a few CLI keys that
+// mean nothing here, accepted with a warning.
+#include "common/params_table.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace ringboost {
+
+namespace {
+
+template <typename T>
+ParamSpec P(const char* section, const char* name, T Params::*field, std::string default_text) {
+  ParamSpec spec;
+  spec.section = section;
+  spec.name = name;
+  spec.field = field;
+  spec.default_text = std::move(default_text);
+  return spec;
+}
+
+ParamSpec Ignored(const char* name, std::string why) {
+  ParamSpec spec;
+  spec.section = "Accepted and ignored";
+  spec.name = name;
+  spec.doc = std::move(why);
+  return spec;
+}
+
+// booster: say plainly that the other XGBoost boosters do not exist here.
+bool CheckBooster(const std::string& value, std::string* error) {
+  if (value == "gblinear" || value == "dart") {
+    *error = "only gbtree is supported (ringboost has no gblinear or dart booster)";
+  }
+  return false;
+}
+
+// device: cpu, cuda, or cuda:N with N a non-negative integer.
+bool CheckDevice(const std::string& value, std::string* error) {
+  const std::string prefix = "cuda:";
+  if (value.compare(0, prefix.size(), prefix) != 0) return false;
+  std::string ordinal = value.substr(prefix.size());
+  bool digits =
+      !ordinal.empty() && ordinal.size() <= 6 &&
+      std::all_of(ordinal.begin(), ordinal.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) *error = "expected cpu, cuda or cuda:N with N a GPU ordinal (0, 1, ...)";
+  return digits;
+}
+
+std::vector<ParamSpec> BuildTable() {
+  std::vector<ParamSpec> t;
+  const char* s = "Task";
+  t.push_back(P(s, "task", &Params::task, "train")
+                  .OneOf({"train", "pred", "dump"})
+                  .Doc("What to run: train a model, predict test:data with model_in (pred), or "
+                       "dump model_in as text (dump)."));
+
+  s = "Booster";
+  t.push_back(P(s, "booster", &Params::booster, "gbtree")
+                  .OneOf({"gbtree"})
+                  .Check(CheckBooster)
+                  .Doc("The booster; ringboost grows gradient-boosted trees only."));
+  t.push_back(P(s, "eta", &Params::eta, "0.3")
+                  .Alias("learning_rate")
+                  .Min(0)
+                  .Doc("Step size shrinkage: each new tree's leaf weights are multiplied by it."));
+  t.push_back(P(s, "gamma", &Params::gamma, "0")
+                  .Alias("min_split_loss")
+                  .Min(0)
+                  .Doc("Minimum loss reduction required to split a node."));
+  t.push_back(P(s, "max_depth", &Params::max_depth, "6")
+                  .Min(0)
+                  .Doc("Maximum depth of a tree; 0 means no limit (then max_leaves must be set)."));
+  t.push_back(
+      P(s, "min_child_weight", &Params::min_child_weight, "1")
+          .Min(0)
+          .Doc("Minimum sum of instance weight (hessian) needed in each child of a split."));
+  t.push_back(P(s, "max_delta_step", &Params::max_delta_step, "0")
+                  .Min(0)
+                  .Doc("Largest absolute leaf weight; 0 means no limit (count:poisson uses 0.7 "
+                       "unless it is set)."));
+  t.push_back(P(s, "subsample", &Params::subsample, "1")
+                  .Min(0, /*open=*/true)
+                  .Max(1)
+                  .Doc("Fraction of the training rows sampled for each tree."));
+  t.push_back(P(s, "colsample_bytree", &Params::colsample_bytree, "1")
+                  .Min(0, true)
+                  .Max(1)
+                  .Doc("Fraction of the features sampled for each tree."));
+  t.push_back(P(s, "colsample_bylevel", &Params::colsample_bylevel, "1")
+                  .Min(0, true)
+                  .Max(1)
+                  .Doc("Fraction of the tree's features sampled for each depth level."));
+  t.push_back(P(s, "colsample_bynode", &Params::colsample_bynode, "1")
+                  .Min(0, true)
+                  .Max(1)
+                  .Doc("Fraction of the level's features sampled for each split."));
+  t.push_back(P(s, "lambda", &Params::lambda, "1")
+                  .Alias("reg_lambda")
+                  .Min(0)
+                  .Doc("L2 regularization on leaf weights."));
+  t.push_back(P(s, "alpha", &Params::alpha, "0")
+                  .Alias("reg_alpha")
+                  .Min(0)
+                  .Doc("L1 regularization on leaf weights."));
+  t.push_back(P(s, "tree_method", &Params::tree_method, "hist")
+                  .OneOf({"hist"})
+                  .Accept("auto", "hist", "tree_method=auto is taken as hist")
+                  .Accept("approx", "hist", "tree_method=approx is taken as hist")
+                  .Accept("exact", "hist", "tree_method=exact is taken as hist")
+                  .Doc("Split finding method; ringboost has the histogram method only."));
+  t.push_back(P(s, "grow_policy", &Params::grow_policy, "depthwise")
+                  .OneOf({"depthwise", "lossguide"})
+                  .Doc("depthwise splits level by level; lossguide splits the leaf of highest "
+                       "gain first."));
+  t.push_back(P(s, "max_leaves", &Params::max_leaves, "0")
+                  .Min(0)
+                  .Doc("Maximum number of leaves of a tree; 0 means no limit."));
+  t.push_back(P(s, "max_bin", &Params::max_bin, "256")
+                  .Min(2)
+                  .Max(65536)
+                  .Doc("Maximum number of histogram bins per feature."));
+  t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
+
+  s = "Objective and metrics";
+  t.push_back(
+      P(s, "objective", &Params::objective, "reg:squarederror")
+          .OneOf({"reg:squarederror", "reg:logistic", "binary:logistic", "binary:logitraw",
+                  "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise", "rank:ndcg"})
+          .Accept("reg:linear", "reg:squarederror",
+                  "objective=reg:linear is deprecated; using reg:squarederror")
+          .Doc("Learning objective; multi:* need num_class."));
+  t.push_back(P(s, "num_class", &Params::num_class, "0")
+                  .Min(0)
+                  .Doc("Number of classes, for multi:softmax and multi:softprob (at least 2)."));
+  t.push_back(P(s, "base_score", &Params::base_score, "0.5")
+                  .Doc("Initial prediction of every row, before any tree."));
+  t.push_back(P(s, "scale_pos_weight", &Params::scale_pos_weight, "1")
+                  .Min(0)
+                  .Doc("Weight of positive rows relative to negative ones (binary objectives)."));
+  t.push_back(P(s, "eval_metric", &Params::eval_metric, "")
+                  .Doc("Evaluation metric (rmse, logloss, error, error@t, auc, merror, mlogloss, "
+                       "ndcg@k, map@k, poisson-nloglik, ...); repeat the key to add more; none "
+                       "given means the objective's default."));
+  t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
+                  .Min(0)
+                  .Doc("Stop when the last metric on the last eval set has not improved for this "
+                       "many rounds; 0 means never."));
+
+  s = "Data";
+  t.push_back(P(s, "data", &Params::data, "")
+                  .Alias("train_path")
+                  .Doc("Training data URI, e.g. \"train.txt?format=libsvm\" or "
+                       "\"train.csv?format=csv&label_column=0\"."));
+  t.push_back(P(s, "eval[NAME]", &Params::evals, "")
+                  .Doc("Evaluation data URI shown as NAME in the log; repeat with other names "
+                       "(kept in file order)."));
+  t.push_back(P(s, "eval_train", &Params::eval_train, "0")
+                  .Doc("Also evaluate the metrics on the training data, as `train`."));
+  t.push_back(P(s, "test:data", &Params::test_data, "")
+                  .Alias("test_path")
+                  .Doc("Data URI that task=pred predicts."));
+  t.push_back(P(s, "indexing_mode", &Params::indexing_mode, "0")
+                  .Min(-1)
+                  .Max(1)
+                  .Doc("LibSVM feature ids: 0 = 0-based, 1 = 1-based, -1 = detect from the data."));
+
+  s = "Model files";
+  t.push_back(P(s, "model_in", &Params::model_in, "")
+                  .Doc("Model to continue training from, or to predict or dump with."));
+  t.push_back(P(s, "model_out", &Params::model_out, "")
+                  .Doc("Path of the final model; empty means model_dir/NNNN.model (NNNN = "
+                       "num_round)."));
+  t.push_back(P(s, "model_dir", &Params::model_dir, "")
+                  .Doc("Folder of the periodic and default models; empty means the current "
+                       "folder."));
+  t.push_back(P(s, "save_period", &Params::save_period, "0")
+                  .Min(0)
+                  .Doc("Save model_dir/NNNN.model every this many rounds; 0 means only the final "
+                       "model."));
+
+  s = "Prediction and dump";
+  t.push_back(P(s, "name_pred", &Params::name_pred, "pred.txt")
+                  .Doc("File that task=pred writes, one prediction per line."));
+  t.push_back(P(s, "pred_margin", &Params::pred_margin, "0")
+                  .Doc("Predict raw margins instead of transformed outputs."));
+  t.push_back(P(s, "ntree_limit", &Params::ntree_limit, "0")
+                  .Min(0)
+                  .Doc("Predict with the first this many trees only; 0 means all."));
+  t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt").Doc("File that task=dump writes."));
+  t.push_back(P(s, "dump_format", &Params::dump_format, "text")
+                  .OneOf({"text", "json"})
+                  .Doc("Format of the model dump."));
+  t.push_back(P(s, "dump_stats", &Params::dump_stats, "0").Doc("Add gain and cover to the dump."));
+  t.push_back(P(s, "fmap", &Params::fmap, "")
+                  .Alias("name_fmap")
+                  .Doc("Feature map file (`id name type` lines) naming features in the dump."));
+
+  s = "Run";
+  t.push_back(P(s, "num_round", &Params::num_round, "10").Min(1).Doc("Number of boosting rounds."));
+  t.push_back(
+      P(s, "nthread", &Params::nthread, "0").Min(0).Doc("Threads per worker; 0 means all cores."));
+  t.push_back(P(s, "device", &Params::device, "cpu")
+                  .OneOf({"cpu", "cuda", "cuda:N"})
+                  .Check(CheckDevice)
+                  .Doc("Where to train and predict: the CPU, or a GPU (cuda = the worker's local "
+                       "rank's GPU, cuda:N = GPU N)."));
+  t.push_back(P(s, "verbosity", &Params::verbosity, "1")
+                  .Min(0)
+                  .Max(3)
+                  .Doc("Messages on stderr: 0 silent, 1 warnings, 2 info, 3 debug."));
+  t.push_back(P(s, "communicator", &Params::communicator, "auto")
+                  .OneOf({"auto", "local", "mpi", "tcp"})
+                  .Doc("Collective backend; auto picks tcp under a tracker (DMLC_TRACKER_URI), "
+                       "mpi under mpirun, else local."));
+
+  // XGBoost CLI keys that mean nothing here; kept short: each must be a key XGBoost's own CLI
+  // accepts, so that its configs run unchanged.
+  t.push_back(Ignored("silent", "Deprecated in XGBoost; use verbosity."));
+  t.push_back(Ignored("use_buffer",
+                      "Binary data cache of old XGBoost; ringboost reads the text "
+                      "data each run."));
+  t.push_back(Ignored("dsplit",
+                      "Data split mode of XGBoost's CLI; ringboost always splits rows "
+                      "across workers."));
+  t.push_back(Ignored("validate_parameters", "ringboost always validates parameters."));
+  return t;
+}
+
+// Levenshtein distance, for "did you mean".
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string FormatBound(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+bool IsNumeric(const ParamSpec& spec) {
+  return std::holds_alternative<int Params::*>(spec.field) ||
+         std::holds_alternative<uint64_t Params::*>(spec.field) ||
+         std::holds_alternative<double Params::*>(spec.field);
+}
+
+bool HasBounds(const ParamSpec& spec) { return !std::isinf(spec.lo) || !std::isinf(spec.hi); }
+
+bool InBounds(const ParamSpec& spec, double v) {
+  bool above_lo = spec.lo_open ? v > spec.lo : v >= spec.lo;
+  return above_lo && v <= spec.hi;
+}
+
+// What a value of `spec` must look like, for error messages: "an integer in [0, inf)".
+std::string Expected(const ParamSpec& spec) {
+  std::string what =
+      std::holds_alternative<double Params::*>(spec.field) ? "a number" : "an integer";
+  if (HasBounds(spec)) what += " in " + ValuesText(spec);
+  return "expected " + what;
+}
+
+bool ParseInteger(const std::string& text, long long* out) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  *out = std::strtoll(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+bool ParseNumber(const std::string& text, double* out) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  *out = std::strtod(text.c_str(), &end);
+  return errno == 0 && *end == '\0' && std::isfinite(*out);
+}
+
+bool ParseBool(const std::string& text, bool* out) {
+  std::string v = text;
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v != "1" && v != "true" && v != "0" && v != "false") return false;
+  *out = v == "1" || v == "true";
+  return true;
+}
+
+// String values: value aliases, the hook, then the allowed list.
+std::string CheckString(const ParamSpec& spec, std::string* value,
+                        std::vector<std::string>* warnings) {
+  for (const ValueAlias& alias : spec.value_aliases) {
+    if (*value == alias.from) {
+      if (!alias.warning.empty()) warnings->push_back(alias.warning);
+      *value = alias.to;
+      return "";
+    }
+  }
+  if (spec.hook != nullptr) {
+    std::string error;
+    if (spec.hook(*value, &error)) return "";
+    if (!error.empty()) return error;
+  }
+  if (spec.allowed.empty() ||
+      std::find(spec.allowed.begin(), spec.allowed.end(), *value) != spec.allowed.end()) {
+    return "";
+  }
+  std::string list;
+  for (const std::string& v : spec.allowed) list += (list.empty() ? "" : ", ") + v;
+  for (const ValueAlias& alias : spec.value_aliases) list += ", " + alias.from;
+  return "allowed values are " + list;
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& ParamTable() {
+  static const std::vector<ParamSpec> table = BuildTable();
+  return table;
+}
+
+const ParamSpec& EvalSpec() {
+  static const ParamSpec* spec = [] {
+    for (const ParamSpec& s : ParamTable()) {
+      if (std::string(s.name) == "eval[NAME]") return &s;
+    }
+    return static_cast<const ParamSpec*>(nullptr);
+  }();
+  return *spec;
+}
+
+const ParamSpec* FindParam(const std::string& key) {
+  for (const ParamSpec& spec : ParamTable()) {
+    if (&spec == &EvalSpec()) continue;
+    if (key == spec.name) return &spec;
+    if (std::find(spec.aliases.begin(), spec.aliases.end(), key) != spec.aliases.end()) {
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+std::string ApplyValue(const ParamSpec& spec, const std::string& value, Params* params,
+                       std::vector<std::string>* warnings) {
+  const ParamField& f = spec.field;
+  if (IsNumeric(spec)) {
+    double number = 0;
+    long long integer = 0;
+    bool is_double = std::holds_alternative<double Params::*>(f);
+    bool ok = is_double ? ParseNumber(value, &number) : ParseInteger(value, &integer);
+    if (!is_double) number = static_cast<double>(integer);
+    if (!ok || !InBounds(spec, number)) return Expected(spec);
+    if (auto* m = std::get_if<double Params::*>(&f)) params->*(*m) = number;
+    if (auto* m = std::get_if<int Params::*>(&f)) {
+      if (integer < -2147483647LL || integer > 2147483647LL) return Expected(spec);
+      params->*(*m) = static_cast<int>(integer);
+    }
+    if (auto* m = std::get_if<uint64_t Params::*>(&f))
+      params->*(*m) = static_cast<uint64_t>(integer);
+    return "";
+  }
+  if (auto* m = std::get_if<bool Params::*>(&f)) {
+    return ParseBool(value, &(params->*(*m))) ? "" : "expected a boolean (0, 1, true, false)";
+  }
+  std::string text = value;
+  std::string error = CheckString(spec, &text, warnings);
+  if (!error.empty()) return error;
+  if (auto* m = std::get_if<std::string Params::*>(&f)) params->*(*m) = text;
+  if (auto* m = std::get_if<std::vector<std::string> Params::*>(&f)) {
+    (params->*(*m)).push_back(text);
+  }
+  return "";
+}
+
+std::string TypeName(const ParamSpec& spec) {
+  const ParamField& f = spec.field;
+  if (spec.ignored()) return "ignored";
+  if (std::holds_alternative<double Params::*>(f)) return "float";
+  if (IsNumeric(spec)) return "integer";
+  if (std::holds_alternative<bool Params::*>(f)) return "boolean";
+  return spec.repeatable() ? "string, repeatable" : "string";
+}
+
+std::string ValuesText(const ParamSpec& spec) {
+  if (IsNumeric(spec)) {
+    if (!HasBounds(spec)) return "";
+    return std::string(spec.lo_open ? "(" : "[") + FormatBound(spec.lo) + ", " +
+           FormatBound(spec.hi) + (std::isinf(spec.hi) ? ")" : "]");
+  }
+  std::string list;
+  for (const std::string& v : spec.allowed) list += (list.empty() ? "" : ", ") + v;
+  return list;
+}
+
+std::string ClosestKey(const std::string& key) {
+  std::string best;
+  size_t best_distance = std::string::npos;
+  auto consider = [&](const std::string& candidate) {
+    size_t d = EditDistance(key, candidate);
+    if (d < best_distance) best_distance = d, best = candidate;
+  };
+  for (const ParamSpec& spec : ParamTable()) {
+    consider(spec.name);
+    for (const std::string& alias : spec.aliases) consider(alias);
+  }
+  // A suggestion that shares little with the key would only confuse.
+  size_t limit = std::max<size_t>(2, std::min(key.size(), best.size()) / 2);
+  return best_distance <= limit ? best : "";
+}
+
+}  // namespace ringboost
