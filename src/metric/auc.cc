@@ -1,0 +1,255 @@
+// auc and aucpr as XGBoost 1.7's auc.cc computes them:
+//  * binary: weighted ROC AUC by trapezoids over blocks of tied predictions, normalised by
+//    (weighted negatives x weighted positives); PR AUC by XGBoost's interpolated PR curve;
+//  * multi-class (rows x num_class): one-vs-rest, weighted by class prevalence (ROC) or a plain
+//    mean (PR);
+//  * with query groups: the mean over groups of each group's AUC (ROC: pairs by label order,
+//    groups under 3 items are skipped; PR: binary PR AUC with the group's weight).
+// Binary and multi-class AUC are not sums of per-row terms, so with several workers every
+// worker gathers all rows (rank order = the whole data's order) and the value is exact.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "metric/metric_reduce.h"
+#include "metric/metrics.h"
+#include "objective/objective_detail.h"
+
+namespace ringboost {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Weight of row i: the row's weight, or `dft` when there are none (XGBoost's OptionalWeights).
+struct Weights {
+  const std::vector<float>* w = nullptr;
+  float dft = 1.0f;
+  float operator[](size_t i) const { return (w == nullptr || w->empty()) ? dft : (*w)[i]; }
+};
+
+// (fp, tp, area): area under the curve made of the cumulative weighted negatives (fp) and
+// positives (tp) as the threshold passes each block of tied predictions, not yet normalised.
+// area_fn(fp_prev, fp, tp_prev, tp) is the area of one block.
+template <typename AreaFn>
+std::tuple<double, double, double> BinaryAuc(const std::vector<float>& preds,
+                                             const std::vector<float>& labels, Weights weights,
+                                             AreaFn area_fn) {
+  std::vector<size_t> idx(preds.size());
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return preds[a] > preds[b]; });
+  float label = labels[idx[0]];
+  double fp = (1.0 - label) * weights[idx[0]], tp = label * weights[idx[0]];
+  double fp_prev = 0, tp_prev = 0, auc = 0;
+  for (size_t i = 1; i < idx.size(); ++i) {
+    if (preds[idx[i]] != preds[idx[i - 1]]) {
+      auc += area_fn(fp_prev, fp, tp_prev, tp);
+      fp_prev = fp;
+      tp_prev = tp;
+    }
+    label = labels[idx[i]];
+    const float w = weights[idx[i]];
+    fp += (1.0f - label) * w;
+    tp += label * w;
+  }
+  auc += area_fn(fp_prev, fp, tp_prev, tp);
+  if (fp <= 0.0 || tp <= 0.0) return {0.0, 0.0, 0.0};
+  return {fp, tp, auc};
+}
+
+double TrapezoidArea(double x0, double x1, double y0, double y1) {
+  return std::abs(x0 - x1) * (y0 + y1) * 0.5f;
+}
+
+std::tuple<double, double, double> BinaryRocAuc(const std::vector<float>& preds,
+                                                const std::vector<float>& labels, Weights w) {
+  return BinaryAuc(preds, labels, w, TrapezoidArea);
+}
+
+// Area of one PR block between recalls tp_prev/total_pos and tp/total_pos, interpolating
+// precision along the block (Davis & Goadrich), as XGBoost's detail::CalcDeltaPRAUC.
+double DeltaPrAuc(double fp_prev, double fp, double tp_prev, double tp, double total_pos) {
+  const double pr_prev = tp_prev / total_pos, pr = tp / total_pos;
+  double a = 1.0, b = 0.0;
+  if (tp != tp_prev) {
+    const double h = (fp - fp_prev) / (tp - tp_prev);
+    a = h + 1;
+    b = (fp_prev - h * tp_prev) / total_pos;
+  }
+  if (b != 0.0)
+    return (pr - pr_prev - b / a * (std::log(a * pr + b) - std::log(a * pr_prev + b))) / a;
+  return (pr - pr_prev) / a;
+}
+
+// (1, 1, area): already normalised; NaN area without both classes.
+std::tuple<double, double, double> BinaryPrAuc(const std::vector<float>& preds,
+                                               const std::vector<float>& labels, Weights w) {
+  double total_pos = 0, total_neg = 0;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    total_pos += w[i] * labels[i];
+    total_neg += w[i] * (1.0f - labels[i]);
+  }
+  if (total_pos <= 0 || total_neg <= 0) return {1.0, 1.0, kNaN};
+  auto area = [total_pos](double fp_prev, double fp, double tp_prev, double tp) {
+    return DeltaPrAuc(fp_prev, fp, tp_prev, tp, total_pos);
+  };
+  return {1.0, 1.0, std::get<2>(BinaryAuc(preds, labels, w, area))};
+}
+
+// One query group's ROC AUC: every pair of items (ordered by label, descending, stably) scores
+// 1 when the first is predicted higher, 0.5 on a tie, each with weight w^2 (XGBoost counts all
+// pairs, equal labels included).
+double GroupRankingRoc(const float* preds, const float* labels, size_t n, float w) {
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](size_t a, size_t b) { return labels[a] > labels[b]; });
+  w = w * w;
+  double auc = 0, sum_w = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      const float d = preds[idx[i]] - preds[idx[j]];
+      const float score = d > 0 ? 1.0f : (d == 0 ? 0.5f : 0.0f);
+      auc += score * w;
+      sum_w += w;
+    }
+  }
+  return sum_w != 0 ? auc / sum_w : auc;
+}
+
+class AucMetric : public Metric {
+ public:
+  AucMetric(bool roc, int nthread) : roc_(roc), nthread_(nthread) {}
+  std::string Name() const override { return roc_ ? "auc" : "aucpr"; }
+  bool Maximize() const override { return true; }
+
+  double Eval(const std::vector<float>& preds, int num_groups, const DataSet& data,
+              rabit::Communicator* comm) const override {
+    if (num_groups < 1 || preds.size() != data.NumRows() * num_groups) {
+      RB_FAIL("eval_metric=" << Name() << ": " << preds.size() << " predictions for "
+                             << data.NumRows() << " rows");
+    }
+    if (metric_detail::AnyWorker(comm, !data.group_ptr.empty())) {
+      if (num_groups != 1) RB_FAIL("eval_metric=" << Name() << ": ranking needs one output");
+      return RankingAuc(preds, data, comm);
+    }
+    std::vector<float> labels, weights, all_preds;
+    GatherRows(preds, num_groups, data, comm, &labels, &weights, &all_preds);
+    if (labels.empty()) return kNaN;
+    if (num_groups == 1) {
+      auto [fp, tp, auc] = roc_ ? BinaryRocAuc(all_preds, labels, Weights{&weights})
+                                : BinaryPrAuc(all_preds, labels, Weights{&weights});
+      return fp * tp <= 0 ? kNaN : auc / (fp * tp);
+    }
+    return MultiClassOvr(all_preds, labels, weights, num_groups);
+  }
+
+ private:
+  // Every worker's (label, weight, predictions) in rank order; the local rows in a world of one.
+  static void GatherRows(const std::vector<float>& preds, int k, const DataSet& data,
+                         rabit::Communicator* comm, std::vector<float>* labels,
+                         std::vector<float>* weights, std::vector<float>* all_preds) {
+    if (!metric_detail::IsDistributed(comm)) {
+      *labels = data.label;
+      *weights = data.weight;
+      *all_preds = preds;
+      return;
+    }
+    const size_t stride = 2 + k;
+    std::vector<float> packed(data.NumRows() * stride);
+    for (size_t i = 0; i < data.NumRows(); ++i) {
+      packed[i * stride] = data.label[i];
+      packed[i * stride + 1] = data.Weight(i);
+      std::copy_n(&preds[i * k], k, &packed[i * stride + 2]);
+    }
+    const std::vector<float> all = metric_detail::AllgatherFloats(comm, packed);
+    const size_t rows = all.size() / stride;
+    labels->resize(rows);
+    weights->resize(rows);
+    all_preds->resize(rows * k);
+    for (size_t i = 0; i < rows; ++i) {
+      (*labels)[i] = all[i * stride];
+      (*weights)[i] = all[i * stride + 1];
+      std::copy_n(&all[i * stride + 2], k, &(*all_preds)[i * k]);
+    }
+  }
+
+  // One-vs-rest over classes (XGBoost's MultiClassOVR with all rows present).
+  double MultiClassOvr(const std::vector<float>& preds, const std::vector<float>& labels,
+                       const std::vector<float>& weights, int k) const {
+    const size_t rows = labels.size();
+    double auc_sum = 0, tp_sum = 0;
+    for (int c = 0; c < k; ++c) {
+      std::vector<float> proba(rows), response(rows);
+      for (size_t i = 0; i < rows; ++i) {
+        proba[i] = preds[i * k + c];
+        response[i] = labels[i] == static_cast<float>(c) ? 1.0f : 0.0f;
+      }
+      auto [fp, tp, auc] = roc_ ? BinaryRocAuc(proba, response, Weights{&weights})
+                                : BinaryPrAuc(proba, response, Weights{&weights});
+      const double area = fp * tp;
+      if (area == 0) return kNaN;
+      auc_sum += auc / area * tp;
+      tp_sum += tp;
+    }
+    return tp_sum == 0 || std::isnan(auc_sum) ? kNaN : auc_sum / tp_sum;
+  }
+
+  // Mean over valid groups (exact across workers: groups never span workers).
+  double RankingAuc(const std::vector<float>& preds, const DataSet& data,
+                    rabit::Communicator* comm) const {
+    std::vector<uint32_t> gptr = data.group_ptr;
+    if (gptr.empty()) gptr = objective_detail::GroupPtrOf(data);  // a worker without groups
+    const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
+    if (!roc_) {
+      for (float y : data.label) {
+        if (y < 0.0f || y > 1.0f)
+          RB_FAIL(data.name << ": aucpr with query groups needs labels in [0, 1]");
+      }
+    }
+    std::vector<double> aucs(groups, kNaN);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nthread_)
+    for (int64_t g = 0; g < groups; ++g) {
+      aucs[g] = GroupAuc(preds, data, gptr, g);
+    }
+    std::array<double, 2> sums{0.0, 0.0};  // sum of valid group AUCs, number of valid groups
+    for (double a : aucs) {
+      if (std::isnan(a)) continue;
+      sums[0] += a;
+      sums[1] += 1;
+    }
+    metric_detail::AllreduceSum(comm, Span<double>(sums.data(), sums.size()));
+    return sums[1] <= 0 ? kNaN : sums[0] / sums[1];
+  }
+
+  // NaN for an invalid group (ROC: fewer than 3 items; PR: no positives or no negatives).
+  double GroupAuc(const std::vector<float>& preds, const DataSet& data,
+                  const std::vector<uint32_t>& gptr, int64_t g) const {
+    const size_t begin = gptr[g], n = gptr[g + 1] - gptr[g];
+    const float w = objective_detail::GroupWeight(data, gptr, g);
+    if (roc_) {
+      if (n < 3) return kNaN;
+      return GroupRankingRoc(&preds[begin], &data.label[begin], n, w);
+    }
+    std::vector<float> p(preds.begin() + begin, preds.begin() + begin + n);
+    std::vector<float> y(data.label.begin() + begin, data.label.begin() + begin + n);
+    return std::get<2>(BinaryPrAuc(p, y, Weights{nullptr, w}));
+  }
+
+  bool roc_;
+  int nthread_;
+};
+
+}  // namespace
+
+std::unique_ptr<Metric> MakeAucMetric(const std::string& prefix, int nthread) {
+  if (prefix == "auc") return std::make_unique<AucMetric>(true, nthread);
+  if (prefix == "aucpr") return std::make_unique<AucMetric>(false, nthread);
+  return nullptr;
+}
+
+}  // namespace ringboost

@@ -1,0 +1,24 @@
+// The metric families behind Metric::Create. `param` is what followed '@' in the name (or "-"
+// for "ndcg-"), empty when there was none.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/error.h"
+#include "metric/metric.h"
+
+namespace ringboost {
+
+// rmse, mae, logloss, error[@t], poisson-nloglik.
+std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const std::string& param,
+                                              int nthread);
+// mlogloss, merror.
+std::unique_ptr<Metric> MakeMulticlassMetric(const std::string& prefix, int nthread);
+// ndcg[@k][-], map[@k][-].
+std::unique_ptr<Metric> MakeRankMetric(const std::string& prefix, const std::string& param,
+                                       int nthread);
+// auc, aucpr.
+std::unique_ptr<Metric> MakeAucMetric(const std::string& prefix, int nthread);
+
+}  // namespace ringboost

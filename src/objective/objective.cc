@@ -1,0 +1,19 @@
+// Objective::Create: the one place that maps an objective name to its implementation.
+#include <memory>
+
+#include "objective/objectives.h"
+
+namespace ringboost {
+
+std::unique_ptr<Objective> Objective::Create(const Params& params) {
+  const std::string& name = params.objective;
+  if (auto obj = MakeRegressionObjective(name, params)) return obj;
+  if (auto obj = MakeMulticlassObjective(name, params)) return obj;
+  if (auto obj = MakeRankObjective(name, params)) return obj;
+  RB_FAIL("objective=" << name
+                       << ": unknown objective; allowed: reg:squarederror (alias reg:linear), "
+                          "reg:logistic, binary:logistic, binary:logitraw, multi:softmax, "
+                          "multi:softprob, count:poisson, rank:pairwise, rank:ndcg");
+}
+
+}  // namespace ringboost

@@ -1,0 +1,49 @@
+// Internals shared by the objectives (and the metrics that read query groups): XGBoost 1.7's
+// float arithmetic for the sigmoid, the query-group layout, and per-group weights.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "common/error.h"
+#include "data/data.h"
+
+namespace ringboost::objective_detail {
+
+// XGBoost 1.7's common::Sigmoid, in float: the exponent is clamped at 88.7 so that expf never
+// overflows, and 1e-16 guards the division (it is below float resolution next to 1).
+inline float Sigmoid(float x) {
+  constexpr float kEps = 1e-16f;
+  const float e = std::exp(std::min(-x, 88.7f));
+  return 1.0f / (e + 1.0f + kEps);
+}
+
+// The query groups of `data` as offsets (size groups + 1). Data without groups is one group, as
+// XGBoost does. Throws Error when the groups do not cover the rows exactly.
+inline std::vector<uint32_t> GroupPtrOf(const DataSet& data) {
+  const uint64_t rows = data.NumRows();
+  if (data.group_ptr.empty()) return {0u, static_cast<uint32_t>(rows)};
+  if (data.group_ptr.front() != 0 || data.group_ptr.back() != rows) {
+    RB_FAIL(data.name << ": query groups cover " << data.group_ptr.back()
+                      << " rows but the data has " << rows
+                      << "; the .group/.query file must list every row once");
+  }
+  return data.group_ptr;
+}
+
+// Weight of query group `k` (XGBoost weighs ranking data per group). Accepts one weight per
+// group (XGBoost's layout) or one per row, in which case the group's first row gives it; the two
+// readings agree when every group has one row.
+inline float GroupWeight(const DataSet& data, const std::vector<uint32_t>& gptr, size_t k) {
+  const size_t groups = gptr.size() - 1;
+  if (data.weight.empty()) return 1.0f;
+  if (data.weight.size() == groups) return data.weight[k];
+  if (data.weight.size() == data.NumRows()) return data.weight[gptr[k]];
+  RB_FAIL(data.name << ": " << data.weight.size() << " weights for " << data.NumRows()
+                    << " rows in " << groups
+                    << " query groups; give one weight per row or per group");
+}
+
+}  // namespace ringboost::objective_detail

@@ -1,0 +1,304 @@
+// Metrics on tiny inputs with values derived by hand, and the two-worker reduction.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/error.h"
+#include "metric/metric.h"
+#include "rabit/communicator.h"
+
+namespace ringboost {
+namespace {
+
+DataSet Rows(std::vector<float> labels, std::vector<float> weights = {},
+             std::vector<uint32_t> groups = {}) {
+  DataSet d;
+  d.row_ptr.assign(labels.size() + 1, 0);
+  d.label = std::move(labels);
+  d.weight = std::move(weights);
+  d.group_ptr = std::move(groups);
+  d.name = "test.libsvm";
+  return d;
+}
+
+double Eval(const std::string& name, const std::vector<float>& preds, const DataSet& d,
+            int num_groups = 1) {
+  auto comm = rabit::MakeLocalCommunicator();
+  return Metric::Create(name, Params())->Eval(preds, num_groups, d, comm.get());
+}
+
+TEST(Metric, Rmse) {
+  // Squared errors 0, 1, 4.
+  EXPECT_DOUBLE_EQ(Eval("rmse", {1, 3, 5}, Rows({1, 2, 3})), std::sqrt(5.0 / 3));
+  // Weighted (0 * 1 + 1 * 2 + 4 * 1) / 4.
+  EXPECT_DOUBLE_EQ(Eval("rmse", {1, 3, 5}, Rows({1, 2, 3}, {1, 2, 1})), std::sqrt(1.5));
+}
+
+TEST(Metric, Mae) {
+  EXPECT_DOUBLE_EQ(Eval("mae", {2, 0}, Rows({1, 2})), 1.5);
+  EXPECT_DOUBLE_EQ(Eval("mae", {2, 0}, Rows({1, 2}, {3, 1})), 1.25);  // (3 + 2) / 4
+}
+
+TEST(Metric, LoglossClipsProbabilities) {
+  EXPECT_NEAR(Eval("logloss", {0.5f, 0.5f}, Rows({1, 0})), std::log(2.0), 1e-6);
+  // p = 1 for a positive costs -log(1 - 1e-16) = 0; p = 0 costs -log(1e-16) = 36.84136.
+  EXPECT_NEAR(Eval("logloss", {1.0f}, Rows({1})), 0.0, 1e-9);
+  EXPECT_NEAR(Eval("logloss", {0.0f}, Rows({1})), 36.84136, 1e-4);
+}
+
+TEST(Metric, ErrorAndThreshold) {
+  const std::vector<float> preds{0.2f, 0.6f, 0.8f, 0.4f};
+  const DataSet d = Rows({0, 0, 1, 1});
+  EXPECT_DOUBLE_EQ(Eval("error", preds, d), 0.5);       // rows 1 and 3 wrong at 0.5
+  EXPECT_DOUBLE_EQ(Eval("error@0.7", preds, d), 0.25);  // only row 3 wrong at 0.7
+  EXPECT_EQ(Metric::Create("error@0.7", Params())->Name(), "error@0.7");
+  EXPECT_EQ(Metric::Create("error@0.5", Params())->Name(), "error");
+  EXPECT_THROW(Metric::Create("error@abc", Params()), Error);
+}
+
+TEST(Metric, PoissonNloglik) {
+  // lgamma(1) + 1 - 0 = 1 and lgamma(3) + 2 - 2 ln 2 = 2 - ln 2.
+  EXPECT_NEAR(Eval("poisson-nloglik", {1, 2}, Rows({0, 2})), (1 + 2 - std::log(2.0)) / 2, 1e-6);
+}
+
+TEST(Metric, MultiClass) {
+  const std::vector<float> probs{0.2f, 0.5f, 0.3f, 0.7f, 0.2f, 0.1f};
+  const DataSet d = Rows({1, 2});
+  EXPECT_NEAR(Eval("mlogloss", probs, d, 3), (std::log(2.0) + std::log(10.0)) / 2, 1e-6);
+  EXPECT_DOUBLE_EQ(Eval("merror", probs, d, 3), 0.5);  // row 1 predicts class 0, not 2
+  EXPECT_NEAR(Eval("mlogloss", probs, Rows({1, 2}, {3, 1}), 3),
+              (3 * std::log(2.0) + std::log(10.0)) / 4, 1e-6);
+  EXPECT_THROW(Eval("mlogloss", probs, Rows({1, 3}), 3), Error);
+  EXPECT_THROW(Eval("rmse", probs, d, 3), Error);  // elementwise metrics need one output
+}
+
+TEST(Metric, BinaryAuc) {
+  // Positives 0.8 and 0.35, negatives 0.4 and 0.1: 3 of 4 pairs ordered.
+  const DataSet d = Rows({0, 0, 1, 1});
+  EXPECT_DOUBLE_EQ(Eval("auc", {0.1f, 0.4f, 0.35f, 0.8f}, d), 0.75);
+  // Tie: positive 0.5 against negatives 0.5, 0.5 counts half each: (2 + 0.5 + 0.5) / 4.
+  EXPECT_DOUBLE_EQ(Eval("auc", {0.5f, 0.5f, 0.5f, 0.9f}, Rows({1, 0, 0, 1})), 0.75);
+  // Weights 1, 2, 1, 1: ordered pair weight 1*1 + 1*2 + 1*1 = 4 of 2 * 3 = 6.
+  EXPECT_NEAR(Eval("auc", {0.1f, 0.4f, 0.35f, 0.8f}, Rows({0, 0, 1, 1}, {1, 2, 1, 1})), 4.0 / 6,
+              1e-12);
+  EXPECT_TRUE(std::isnan(Eval("auc", {0.1f, 0.2f}, Rows({1, 1}))));
+}
+
+TEST(Metric, AucPr) {
+  EXPECT_DOUBLE_EQ(Eval("aucpr", {0.9f, 0.1f}, Rows({1, 0})), 1.0);
+  // Recall 0 -> 0.5 at precision 1, then 0.5 -> 1 interpolated with fp = 1:
+  // 0.5 + integral_{0.5}^{1} 2r / (2r + 1) dr = 0.5 + 0.5 - 0.5 ln 1.5.
+  EXPECT_NEAR(Eval("aucpr", {0.9f, 0.8f, 0.7f}, Rows({1, 0, 1})), 1.0 - 0.5 * std::log(1.5), 1e-12);
+}
+
+TEST(Metric, MultiClassAuc) {
+  // Class 0: scores {0.8, 0.1, 0.1} for labels {0, 1, 2}; each class is perfectly separated.
+  const std::vector<float> probs{0.8f, 0.1f, 0.1f, 0.1f, 0.8f, 0.1f, 0.1f, 0.1f, 0.8f};
+  EXPECT_DOUBLE_EQ(Eval("auc", probs, Rows({0, 1, 2}), 3), 1.0);
+}
+
+TEST(Metric, RankingAucAveragesGroups) {
+  // Group 1 fully ordered: 1. Group 2 (labels 1,0,0; preds 0.1,0.2,0.2): pairs 0, 0 and the
+  // tie between the two zeros 0.5 -> 0.5 / 3. Group 3 has 2 items and is skipped.
+  const DataSet d = Rows({2, 1, 0, 1, 0, 0, 1, 0}, {}, {0, 3, 6, 8});
+  EXPECT_NEAR(Eval("auc", {0.3f, 0.2f, 0.1f, 0.1f, 0.2f, 0.2f, 0.5f, 0.1f}, d), (1.0 + 0.5 / 3) / 2,
+              1e-12);
+}
+
+TEST(Metric, Ndcg) {
+  // Preds order labels as 0, 1, 2: DCG = 1/log2(3) + 3/log2(4); IDCG = 3 + 1/log2(3).
+  const std::vector<float> preds{0.1f, 0.9f, 0.5f};
+  const DataSet d = Rows({2, 0, 1});
+  const double inv_log3 = 1.0 / std::log2(3.0);
+  EXPECT_NEAR(Eval("ndcg", preds, d), (inv_log3 + 1.5) / (3 + inv_log3), 1e-12);
+  EXPECT_NEAR(Eval("ndcg@2", preds, d), inv_log3 / (3 + inv_log3), 1e-12);
+  // A second group without relevant items scores 1, or 0 with '-'.
+  const DataSet two = Rows({2, 0, 1, 0, 0}, {}, {0, 3, 5});
+  const std::vector<float> p2{0.1f, 0.9f, 0.5f, 0.3f, 0.4f};
+  const double g1 = (inv_log3 + 1.5) / (3 + inv_log3);
+  EXPECT_NEAR(Eval("ndcg", p2, two), (g1 + 1) / 2, 1e-12);
+  EXPECT_NEAR(Eval("ndcg-", p2, two), g1 / 2, 1e-12);
+  EXPECT_NEAR(Eval("ndcg@5-", p2, two), g1 / 2, 1e-12);
+}
+
+TEST(Metric, Map) {
+  // Hits at ranks 1 and 3: (1/1 + 2/3) / 2; map@2 keeps rank 1 only but divides by both hits.
+  const DataSet d = Rows({1, 0, 1});
+  EXPECT_NEAR(Eval("map", {0.9f, 0.8f, 0.7f}, d), (1 + 2.0 / 3) / 2, 1e-12);
+  EXPECT_NEAR(Eval("map@2", {0.9f, 0.8f, 0.7f}, d), 0.5, 1e-12);
+  EXPECT_DOUBLE_EQ(Eval("map", {0.9f, 0.8f}, Rows({0, 0})), 1.0);
+  EXPECT_DOUBLE_EQ(Eval("map-", {0.9f, 0.8f}, Rows({0, 0})), 0.0);
+}
+
+TEST(Metric, Names) {
+  for (const char* name : {"rmse", "mae", "logloss", "error", "error@0.7", "auc", "aucpr",
+                           "mlogloss", "merror", "poisson-nloglik", "ndcg", "ndcg@5", "ndcg@5-",
+                           "ndcg-", "map", "map@3", "map-", "map@3-"}) {
+    EXPECT_EQ(Metric::Create(name, Params())->Name(), name);
+  }
+  EXPECT_TRUE(Metric::Create("auc", Params())->Maximize());
+  EXPECT_TRUE(Metric::Create("ndcg@5", Params())->Maximize());
+  EXPECT_FALSE(Metric::Create("logloss", Params())->Maximize());
+  try {
+    Metric::Create("rmsle", Params());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ndcg@k"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Metric::Create("rmse@3", Params()), Error);
+  EXPECT_THROW(Metric::Create("ndcg@x", Params()), Error);
+}
+
+// ---- two workers as two threads sharing one exchange --------------------------------------
+
+// Both ranks deposit bytes, meet, read both deposits, meet again.
+class Exchange {
+ public:
+  std::vector<std::vector<char>> Swap(int rank, const char* data, size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      slot_[rank].assign(data, data + bytes);
+    }
+    Meet();
+    std::vector<std::vector<char>> both;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      both = {slot_[0], slot_[1]};
+    }
+    Meet();
+    return both;
+  }
+
+ private:
+  void Meet() {
+    std::unique_lock<std::mutex> lock(mu_);
+    const int gen = generation_;
+    if (++arrived_ == 2) {
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return generation_ != gen; });
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int arrived_ = 0, generation_ = 0;
+  std::vector<char> slot_[2];
+};
+
+class TwoRankCommunicator : public rabit::Communicator {
+ public:
+  TwoRankCommunicator(int rank, Exchange* ex) : rank_(rank), ex_(ex) {}
+  int Rank() const override { return rank_; }
+  int WorldSize() const override { return 2; }
+  std::string Backend() const override { return "test"; }
+  Status AllreduceRaw(void* buf, size_t count, rabit::DataType type, rabit::Op op) override {
+    auto both = ex_->Swap(rank_, static_cast<char*>(buf), count * rabit::SizeOf(type));
+    std::memcpy(buf, both[0].data(), both[0].size());
+    rabit::Reduce(buf, both[1].data(), count, type, op);
+    return Status::OK();
+  }
+  Status BroadcastRaw(void* buf, size_t bytes, int root) override {
+    auto both = ex_->Swap(rank_, static_cast<char*>(buf), bytes);
+    std::memcpy(buf, both[root].data(), bytes);
+    return Status::OK();
+  }
+  Status AllgatherRaw(const void* in, size_t bytes, void* out) override {
+    auto both = ex_->Swap(rank_, static_cast<const char*>(in), bytes);
+    std::memcpy(out, both[0].data(), bytes);
+    std::memcpy(static_cast<char*>(out) + bytes, both[1].data(), bytes);
+    return Status::OK();
+  }
+  Status AllgathervRaw(const void* in, size_t bytes, std::vector<char>* out) override {
+    auto both = ex_->Swap(rank_, static_cast<const char*>(in), bytes);
+    *out = both[0];
+    out->insert(out->end(), both[1].begin(), both[1].end());
+    return Status::OK();
+  }
+  Status TrackerPrint(const std::string&) override { return Status::OK(); }
+  Status LoadCheckPoint(std::string*, int* version) override {
+    *version = 0;
+    return Status::OK();
+  }
+  Status CheckPoint(const std::string&) override { return Status::OK(); }
+  int VersionNumber() const override { return 0; }
+  Status Shutdown() override { return Status::OK(); }
+
+ private:
+  int rank_;
+  Exchange* ex_;
+};
+
+// Rows [begin, end) of `d` (group boundaries at begin and end) and their predictions.
+DataSet Slice(const DataSet& d, size_t begin, size_t end) {
+  std::vector<float> labels(d.label.begin() + begin, d.label.begin() + end);
+  std::vector<float> weights;
+  if (!d.weight.empty()) weights.assign(d.weight.begin() + begin, d.weight.begin() + end);
+  std::vector<uint32_t> groups;
+  for (uint32_t g : d.group_ptr) {
+    if (g >= begin && g <= end) groups.push_back(g - static_cast<uint32_t>(begin));
+  }
+  return Rows(labels, weights, groups);
+}
+
+// The metric over both halves, each half on its own rank, as rank 0 and rank 1 see it.
+std::vector<double> EvalOnTwoRanks(const std::string& name, const std::vector<float>& preds,
+                                   const DataSet& d, size_t split, int k) {
+  Exchange ex;
+  std::vector<double> out(2);
+  auto worker = [&](int rank) {
+    TwoRankCommunicator comm(rank, &ex);
+    const size_t begin = rank == 0 ? 0 : split, end = rank == 0 ? split : d.NumRows();
+    std::vector<float> p(preds.begin() + begin * k, preds.begin() + end * k);
+    out[rank] = Metric::Create(name, Params())->Eval(p, k, Slice(d, begin, end), &comm);
+  };
+  std::thread t1(worker, 1);
+  worker(0);
+  t1.join();
+  return out;
+}
+
+TEST(Metric, TwoWorkersEqualOneProcess) {
+  // 40 rows in groups of 4, 5, 6, 5 | 7, 8, 5 (split at row 20), from a fixed LCG.
+  uint64_t s = 99;
+  auto next = [&s] { return (s = s * 6364136223846793005ULL + 1442695040888963407ULL) >> 40; };
+  std::vector<float> labels, weights, preds, probs;
+  for (int i = 0; i < 40; ++i) {
+    labels.push_back(static_cast<float>(next() % 2));
+    weights.push_back(0.5f + static_cast<float>(next() % 4));
+    preds.push_back(static_cast<float>(next() % 100) / 100.0f);  // ties included
+    float a = 1.0f + next() % 5, b = 1.0f + next() % 5;
+    probs.push_back(a / (a + b));
+    probs.push_back(b / (a + b));
+  }
+  const DataSet flat = Rows(labels, weights);
+  const DataSet grouped = Rows(labels, {}, {0, 4, 9, 15, 20, 27, 35, 40});
+  for (const char* name : {"rmse", "logloss", "error@0.7", "mae", "auc", "aucpr"}) {
+    const double whole = Eval(name, preds, flat);
+    for (double v : EvalOnTwoRanks(name, preds, flat, 20, 1)) EXPECT_NEAR(v, whole, 1e-12) << name;
+  }
+  for (const char* name : {"auc", "aucpr"}) {  // exact: every rank gathers all rows
+    const double whole = Eval(name, preds, flat);
+    for (double v : EvalOnTwoRanks(name, preds, flat, 13, 1)) EXPECT_EQ(v, whole) << name;
+  }
+  for (const char* name : {"mlogloss", "merror", "auc"}) {
+    const double whole = Eval(name, probs, flat, 2);
+    for (double v : EvalOnTwoRanks(name, probs, flat, 20, 2)) EXPECT_NEAR(v, whole, 1e-12) << name;
+  }
+  for (const char* name : {"ndcg", "ndcg@3-", "map", "map@2", "auc", "aucpr"}) {
+    const double whole = Eval(name, preds, grouped);
+    for (double v : EvalOnTwoRanks(name, preds, grouped, 20, 1)) {
+      EXPECT_NEAR(v, whole, 1e-12) << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ringboost

@@ -1,0 +1,312 @@
+// Objectives on a few rows, with the expected gradients derived by hand.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "objective/objective.h"
+
+namespace ringboost {
+namespace {
+
+DataSet Rows(std::vector<float> labels, std::vector<float> weights = {},
+             std::vector<uint32_t> groups = {}) {
+  DataSet d;
+  d.row_ptr.assign(labels.size() + 1, 0);
+  d.label = std::move(labels);
+  d.weight = std::move(weights);
+  d.group_ptr = std::move(groups);
+  d.name = "test.libsvm";
+  return d;
+}
+
+std::unique_ptr<Objective> Make(const std::string& name, Params p = Params()) {
+  p.objective = name;
+  return Objective::Create(p);
+}
+
+std::vector<GradPair> Grad(const Objective& obj, const DataSet& d, std::vector<float> preds,
+                           int iter = 0) {
+  std::vector<GradPair> out;
+  obj.GetGradient(d, preds, iter, &out);
+  return out;
+}
+
+TEST(Objective, LogisticAtMarginZero) {
+  // p = sigmoid(0) = 0.5: g = p - y, h = p (1 - p) = 0.25.
+  auto obj = Make("binary:logistic");
+  auto g = Grad(*obj, Rows({0.0f, 1.0f, 0.25f}), {0.0f, 0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, 0.5f);
+  EXPECT_FLOAT_EQ(g[1].grad, -0.5f);
+  EXPECT_FLOAT_EQ(g[2].grad, 0.25f);
+  for (const auto& gp : g) EXPECT_FLOAT_EQ(gp.hess, 0.25f);
+}
+
+TEST(Objective, LogisticWeightsAndScalePosWeight) {
+  auto weighted = Make("binary:logistic");
+  auto g = Grad(*weighted, Rows({0.0f, 1.0f}, {2.0f, 3.0f}), {0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, 1.0f);   // 0.5 * 2
+  EXPECT_FLOAT_EQ(g[0].hess, 0.5f);   // 0.25 * 2
+  EXPECT_FLOAT_EQ(g[1].grad, -1.5f);  // -0.5 * 3
+  EXPECT_FLOAT_EQ(g[1].hess, 0.75f);
+
+  Params p;
+  p.scale_pos_weight = 4.0;
+  auto scaled = Make("binary:logistic", p);
+  g = Grad(*scaled, Rows({0.0f, 1.0f}), {0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, 0.5f);  // negatives unchanged
+  EXPECT_FLOAT_EQ(g[1].grad, -2.0f);
+  EXPECT_FLOAT_EQ(g[1].hess, 1.0f);
+}
+
+TEST(Objective, LogisticMarginOne) {
+  // sigmoid(1) = 0.7310586; h = 0.7310586 * 0.2689414 = 0.1966119.
+  auto g = Grad(*Make("reg:logistic"), Rows({1.0f}), {1.0f});
+  EXPECT_NEAR(g[0].grad, -0.2689414f, 1e-6);
+  EXPECT_NEAR(g[0].hess, 0.1966119f, 1e-6);
+}
+
+TEST(Objective, SquaredError) {
+  auto obj = Make("reg:squarederror");
+  auto g = Grad(*obj, Rows({3.0f, 0.5f}, {1.0f, 2.0f}), {1.0f, 2.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, -2.0f);
+  EXPECT_FLOAT_EQ(g[0].hess, 1.0f);
+  EXPECT_FLOAT_EQ(g[1].grad, 3.0f);  // (2 - 0.5) * 2
+  EXPECT_FLOAT_EQ(g[1].hess, 2.0f);
+  EXPECT_EQ(Make("reg:linear")->Name(), "reg:squarederror");
+  // XGBoost applies scale_pos_weight to label == 1 for every loss of this family.
+  Params p;
+  p.scale_pos_weight = 3.0;
+  g = Grad(*Make("reg:squarederror", p), Rows({1.0f}), {0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, -3.0f);
+  EXPECT_FLOAT_EQ(g[0].hess, 3.0f);
+}
+
+TEST(Objective, LogitRawKeepsMargins) {
+  auto obj = Make("binary:logitraw");
+  auto g = Grad(*obj, Rows({1.0f}), {0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, -0.5f);
+  EXPECT_FLOAT_EQ(g[0].hess, 0.25f);
+  std::vector<float> preds{-2.0f, 3.0f};
+  obj->PredTransform(&preds);
+  EXPECT_EQ(preds, (std::vector<float>{-2.0f, 3.0f}));
+  EXPECT_FLOAT_EQ(obj->ProbToMargin(0.5f), 0.5f);  // XGBoost 1.7: identity for logitraw
+}
+
+TEST(Objective, PredTransformAndBaseMargin) {
+  auto obj = Make("binary:logistic");
+  std::vector<float> preds{0.0f};
+  obj->PredTransform(&preds);
+  EXPECT_FLOAT_EQ(preds[0], 0.5f);
+  EXPECT_FLOAT_EQ(obj->ProbToMargin(0.5f), 0.0f);
+  EXPECT_NEAR(obj->ProbToMargin(0.75f), std::log(3.0f), 1e-6);  // logit(0.75) = ln 3
+  EXPECT_THROW(obj->ProbToMargin(1.0f), Error);
+  EXPECT_THROW(obj->ProbToMargin(0.0f), Error);
+  EXPECT_FLOAT_EQ(Make("reg:squarederror")->ProbToMargin(0.5f), 0.5f);
+  auto poisson = Make("count:poisson");
+  EXPECT_FLOAT_EQ(poisson->ProbToMargin(1.0f), 0.0f);
+  EXPECT_FLOAT_EQ(poisson->ProbToMargin(0.5f), std::log(0.5f));
+  EXPECT_THROW(poisson->ProbToMargin(0.0f), Error);
+  preds = {0.0f, std::log(2.0f)};
+  poisson->PredTransform(&preds);
+  EXPECT_FLOAT_EQ(preds[0], 1.0f);
+  EXPECT_FLOAT_EQ(preds[1], 2.0f);
+}
+
+TEST(Objective, PoissonDefaultMaxDeltaStep) {
+  // grad exp(0) - 2 = -1; hess exp(0 + 0.7) (0.7 is the Poisson default).
+  auto g = Grad(*Make("count:poisson"), Rows({2.0f, 0.0f}, {1.0f, 3.0f}), {0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, -1.0f);
+  EXPECT_FLOAT_EQ(g[0].hess, std::exp(0.7f));
+  EXPECT_NEAR(g[0].hess, 2.0137527f, 1e-6);
+  EXPECT_FLOAT_EQ(g[1].grad, 3.0f);  // (1 - 0) * 3
+  EXPECT_FLOAT_EQ(g[1].hess, 3.0f * std::exp(0.7f));
+  // A user's max_delta_step replaces the default, even 0.
+  Params p;
+  p.max_delta_step = 0.0;
+  p.given["max_delta_step"] = "0";
+  g = Grad(*Make("count:poisson", p), Rows({2.0f}), {0.0f});
+  EXPECT_FLOAT_EQ(g[0].hess, 1.0f);
+}
+
+TEST(Objective, SoftmaxGradient) {
+  Params p;
+  p.num_class = 3;
+  auto obj = Make("multi:softprob", p);
+  EXPECT_EQ(obj->NumGroups(), 3);
+  // Equal margins: p = 1/3; g = p - [k == y]; h = 2 p (1 - p) = 4/9.
+  auto g = Grad(*obj, Rows({1.0f}), {0.0f, 0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, 1.0f / 3);
+  EXPECT_FLOAT_EQ(g[1].grad, -2.0f / 3);
+  EXPECT_FLOAT_EQ(g[2].grad, 1.0f / 3);
+  for (const auto& gp : g) EXPECT_FLOAT_EQ(gp.hess, 4.0f / 9);
+  // Margins {0, ln 3, -inf-ish}: p = {0.25, 0.75, ~0}; weight 2 scales grad and hess.
+  g = Grad(*obj, Rows({0.0f}, {2.0f}), {0.0f, std::log(3.0f), -100.0f});
+  EXPECT_NEAR(g[0].grad, -1.5f, 1e-6);  // (0.25 - 1) * 2
+  EXPECT_NEAR(g[1].grad, 1.5f, 1e-6);
+  EXPECT_NEAR(g[0].hess, 0.75f, 1e-6);  // 2 * 0.25 * 0.75 * 2
+  EXPECT_NEAR(g[2].grad, 0.0f, 1e-6);
+  EXPECT_FLOAT_EQ(g[2].hess, 1e-16f);  // floored
+}
+
+TEST(Objective, SoftmaxTransforms) {
+  Params p;
+  p.num_class = 3;
+  // multi:softmax predicts ONE class id per row: the vector shrinks from rows*3 to rows.
+  auto softmax = Make("multi:softmax", p);
+  std::vector<float> preds{0.1f, 0.5f, 0.2f, 0.9f, 0.9f, 0.1f};
+  softmax->PredTransform(&preds);
+  EXPECT_EQ(preds, (std::vector<float>{1.0f, 0.0f}));  // first maximum wins a tie
+  // ...but metrics see probabilities for both.
+  preds = {0.0f, 0.0f, 0.0f};
+  softmax->EvalTransform(&preds);
+  for (float v : preds) EXPECT_FLOAT_EQ(v, 1.0f / 3);
+  preds = {0.0f, std::log(3.0f), -1000.0f};
+  Make("multi:softprob", p)->PredTransform(&preds);
+  EXPECT_NEAR(preds[0], 0.25f, 1e-6);
+  EXPECT_NEAR(preds[1], 0.75f, 1e-6);
+  EXPECT_EQ(preds[2], 0.0f);
+  EXPECT_EQ(softmax->DefaultMetric(), "mlogloss");
+}
+
+TEST(Objective, SoftmaxNeedsNumClass) { EXPECT_THROW(Make("multi:softmax"), Error); }
+
+TEST(Objective, LabelRules) {
+  Params p;
+  p.num_class = 3;
+  EXPECT_STREQ(Make("binary:logistic")->CheckLabel(1.5f),
+               "label must be in [0, 1] for binary:logistic");
+  EXPECT_NE(Make("reg:logistic")->CheckLabel(-0.1f), nullptr);
+  EXPECT_EQ(Make("binary:logistic")->CheckLabel(0.3f), nullptr);
+  EXPECT_EQ(Make("reg:squarederror")->CheckLabel(-7.0f), nullptr);
+  auto multi = Make("multi:softmax", p);
+  EXPECT_EQ(multi->CheckLabel(2.0f), nullptr);
+  EXPECT_NE(multi->CheckLabel(3.0f), nullptr);
+  EXPECT_NE(multi->CheckLabel(1.5f), nullptr);
+  EXPECT_NE(multi->CheckLabel(-1.0f), nullptr);
+  EXPECT_NE(Make("count:poisson")->CheckLabel(-1.0f), nullptr);
+  EXPECT_EQ(Make("count:poisson")->CheckLabel(4.0f), nullptr);
+  EXPECT_NE(Make("rank:ndcg")->CheckLabel(-1.0f), nullptr);
+  // GetGradient refuses bad labels too.
+  std::vector<GradPair> out;
+  EXPECT_THROW(Make("binary:logistic")->GetGradient(Rows({2.0f}), {0.0f}, 0, &out), Error);
+  EXPECT_THROW(multi->GetGradient(Rows({3.0f}), {0.0f, 0.0f, 0.0f}, 0, &out), Error);
+}
+
+TEST(Objective, DefaultMetricsAsXGBoost17) {
+  Params p;
+  p.num_class = 2;
+  EXPECT_EQ(Make("reg:squarederror")->DefaultMetric(), "rmse");
+  EXPECT_EQ(Make("reg:logistic")->DefaultMetric(), "rmse");
+  EXPECT_EQ(Make("binary:logistic")->DefaultMetric(), "logloss");
+  EXPECT_EQ(Make("binary:logitraw")->DefaultMetric(), "logloss");
+  EXPECT_EQ(Make("multi:softmax", p)->DefaultMetric(), "mlogloss");
+  EXPECT_EQ(Make("multi:softprob", p)->DefaultMetric(), "mlogloss");
+  EXPECT_EQ(Make("count:poisson")->DefaultMetric(), "poisson-nloglik");
+  EXPECT_EQ(Make("rank:pairwise")->DefaultMetric(), "map");
+  EXPECT_EQ(Make("rank:ndcg")->DefaultMetric(), "map");
+}
+
+TEST(Objective, UnknownNameListsAllowed) {
+  try {
+    Make("binary:logistc");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("binary:logistic"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank:ndcg"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Objective, PairwiseTwoItems) {
+  // Labels {1, 0}: both items draw the other one, so the pair (pos 0, neg 1) counts twice.
+  // Each: p = sigmoid(0) = 0.5, g = -0.5, h = 0.25 -> pos grad 2 * -0.5, hess 2 * 2 * 0.25.
+  auto g = Grad(*Make("rank:pairwise"), Rows({1.0f, 0.0f}), {0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, -1.0f);
+  EXPECT_FLOAT_EQ(g[0].hess, 1.0f);
+  EXPECT_FLOAT_EQ(g[1].grad, 1.0f);
+  EXPECT_FLOAT_EQ(g[1].hess, 1.0f);
+}
+
+TEST(Objective, PairwiseGroupWeights) {
+  // Two groups weighted 1 and 3: normalisation 2 / 4 scales them to 0.5 and 1.5.
+  auto g = Grad(*Make("rank:pairwise"), Rows({1.0f, 0.0f, 0.0f, 1.0f}, {1.0f, 3.0f}, {0, 2, 4}),
+                {0.0f, 0.0f, 0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, -0.5f);
+  EXPECT_FLOAT_EQ(g[0].hess, 0.5f);
+  EXPECT_FLOAT_EQ(g[1].grad, 0.5f);
+  EXPECT_FLOAT_EQ(g[2].grad, 1.5f);
+  EXPECT_FLOAT_EQ(g[3].grad, -1.5f);
+  EXPECT_FLOAT_EQ(g[3].hess, 1.5f);
+  // One label throughout a group: no pairs.
+  g = Grad(*Make("rank:pairwise"), Rows({2.0f, 2.0f, 2.0f}), {0.3f, 0.1f, 0.2f});
+  for (const auto& gp : g) EXPECT_EQ(gp.grad, 0.0f);
+}
+
+TEST(Objective, NdcgDeltaWeight) {
+  // Labels {1, 0}, preds {1, 0}: IDCG = 1; swapping ranks 0 and 1 changes DCG by
+  // 1 - 1/log2(3) = 0.3690702. p = sigmoid(1) = 0.7310586, g = -0.2689414, h = 0.1966119.
+  auto g = Grad(*Make("rank:ndcg"), Rows({1.0f, 0.0f}), {1.0f, 0.0f});
+  EXPECT_NEAR(g[0].grad, 2 * -0.2689414 * 0.3690702, 1e-6);
+  EXPECT_NEAR(g[0].hess, 2 * 2 * 0.3690702 * 0.1966119, 1e-6);
+  EXPECT_NEAR(g[1].grad, 2 * 0.2689414 * 0.3690702, 1e-6);
+}
+
+TEST(Objective, RankGradientsSumToZero) {
+  // Every pair adds g to one item and -g to the other.
+  auto g = Grad(*Make("rank:ndcg"), Rows({2, 1, 0, 1, 3}), {0.5f, -0.1f, 0.3f, 0.9f, 0.0f});
+  double sum = 0.0;
+  for (const auto& gp : g) sum += gp.grad;
+  EXPECT_NEAR(sum, 0.0, 1e-6);
+  EXPECT_LT(g[4].grad, 0.0f);  // the most relevant item is pushed up
+}
+
+// Ranking data with groups of 1..40 items, labels 0..4, from a fixed LCG.
+DataSet RandomRankData(std::vector<float>* preds) {
+  uint64_t s = 12345;
+  auto next = [&s] { return (s = s * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  std::vector<float> labels;
+  std::vector<uint32_t> gptr{0};
+  for (int g = 0; g < 300; ++g) {
+    const int n = 1 + static_cast<int>(next() % 40);
+    for (int i = 0; i < n; ++i) {
+      labels.push_back(static_cast<float>(next() % 5));
+      preds->push_back(static_cast<float>(next() % 1000) / 100.0f - 5.0f);
+    }
+    gptr.push_back(static_cast<uint32_t>(labels.size()));
+  }
+  return Rows(labels, {}, gptr);
+}
+
+TEST(Objective, RankGradientsIndependentOfThreads) {
+  std::vector<float> preds;
+  DataSet d = RandomRankData(&preds);
+  for (const char* name : {"rank:pairwise", "rank:ndcg"}) {
+    std::vector<std::vector<GradPair>> results;
+    for (int threads : {1, 2, 4}) {
+      omp_set_num_threads(threads);
+      Params p;
+      p.nthread = threads;
+      p.seed = 7;
+      results.push_back(Grad(*Make(name, p), d, preds, 3));
+    }
+    for (size_t r = 1; r < results.size(); ++r) {
+      ASSERT_EQ(results[r].size(), results[0].size());
+      EXPECT_EQ(
+          std::memcmp(results[r].data(), results[0].data(), results[0].size() * sizeof(GradPair)),
+          0)
+          << name;
+    }
+    // Another round draws other pairs.
+    Params p;
+    p.seed = 7;
+    auto other = Grad(*Make(name, p), d, preds, 4);
+    EXPECT_NE(std::memcmp(other.data(), results[0].data(), other.size() * sizeof(GradPair)), 0);
+  }
+}
+
+}  // namespace
+}  // namespace ringboost
