@@ -1,0 +1,161 @@
+// DumpText and DumpJson: byte for byte the dumps of XGBoost 1.7.4's `task=dump`
+// (src/tree/tree_model.cc TextGenerator / JsonGenerator, src/cli_main.cc), so that scripts
+// that parse XGBoost dumps read ours. Its quirks are kept on purpose: indicator splits print
+// no tabs and swap yes/no by the default direction; the JSON dump has spaces before commas.
+// Numbers are floats printed as `std::setprecision(9)` prints them (%.9g).
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "model/model.h"
+
+namespace ringboost {
+namespace {
+
+// How a split's feature is printed, from the feature map (XGBoost's FeatureMap::Type).
+enum class FeatureKind { kPlain, kIndicator, kQuantitative, kInteger };
+
+struct DumpContext {
+  const FeatureMap* fmap;  // may be null
+  bool with_stats;
+
+  bool InMap(uint32_t feature) const { return fmap != nullptr && feature < fmap->names.size(); }
+  FeatureKind Kind(uint32_t feature) const {
+    if (!InMap(feature)) return FeatureKind::kPlain;
+    const std::string& type = fmap->types[feature];
+    if (type == "i") return FeatureKind::kIndicator;
+    if (type == "int") return FeatureKind::kInteger;
+    return FeatureKind::kQuantitative;  // q, float
+  }
+  std::string Name(uint32_t feature) const {
+    return InMap(feature) ? fmap->names[feature] : std::to_string(feature);
+  }
+};
+
+std::string Num(float value) {
+  char buf[48];
+  auto res = std::to_chars(buf, buf + sizeof(buf), static_cast<double>(value),
+                           std::chars_format::general, 9);
+  return std::string(buf, res.ptr);
+}
+
+std::string Str(int value) { return std::to_string(value); }
+
+// XGBoost's integer threshold: the condition rounded up to an integer (computed in float).
+std::string IntegerThreshold(float cond) {
+  const float floored = std::floor(cond);
+  const float limit = 2147483520.0f;  // largest float below 2^31: keeps the cast defined
+  const float clamped = std::fmax(-limit, std::fmin(limit, floored));
+  const int threshold = static_cast<int>(clamped) + (floored == cond ? 0 : 1);
+  return std::to_string(threshold);
+}
+
+int DefaultChild(const TreeNode& node) { return node.default_left ? node.left : node.right; }
+// An indicator's "yes" is the branch of value 1, the non-default one.
+int IndicatorYes(const TreeNode& node) { return node.default_left ? node.right : node.left; }
+
+std::string Condition(const DumpContext& ctx, const TreeNode& node) {
+  return ctx.Kind(node.feature) == FeatureKind::kInteger ? IntegerThreshold(node.split_cond)
+                                                         : Num(node.split_cond);
+}
+
+// ---- text ---------------------------------------------------------------------------------
+
+void TextSplit(const DumpContext& ctx, const TreeNode& node, int nid, int depth, std::string* out) {
+  const FeatureKind kind = ctx.Kind(node.feature);
+  if (kind == FeatureKind::kIndicator) {  // no tabs, as XGBoost
+    *out += Str(nid) + ":[" + ctx.Name(node.feature) + "] yes=" + Str(IndicatorYes(node)) +
+            ",no=" + Str(DefaultChild(node));
+    return;
+  }
+  out->append(depth, '\t');
+  *out += Str(nid) + ":[" + (kind == FeatureKind::kPlain ? "f" : "") + ctx.Name(node.feature) +
+          "<" + Condition(ctx, node) + "] yes=" + Str(node.left) + ",no=" + Str(node.right) +
+          ",missing=" + Str(DefaultChild(node));
+}
+
+void TextNode(const DumpContext& ctx, const RegTree& tree, int nid, int depth, std::string* out) {
+  const TreeNode& node = tree[nid];
+  if (node.IsLeaf()) {
+    out->append(depth, '\t');
+    *out += Str(nid) + ":leaf=" + Num(node.leaf_value);
+    if (ctx.with_stats) *out += ",cover=" + Num(node.sum_hess);
+    return;
+  }
+  TextSplit(ctx, node, nid, depth, out);
+  if (ctx.with_stats) *out += ",gain=" + Num(node.gain) + ",cover=" + Num(node.sum_hess);
+  *out += '\n';
+  TextNode(ctx, tree, node.left, depth + 1, out);
+  *out += '\n';
+  TextNode(ctx, tree, node.right, depth + 1, out);
+}
+
+// ---- JSON ---------------------------------------------------------------------------------
+
+std::string Indent(int depth) { return std::string(2 * (depth + 1), ' '); }
+
+// XGBoost 1.7 writes names unescaped; escaping changes only names that would break the JSON.
+std::string Quoted(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string JsonSplitProperties(const DumpContext& ctx, const TreeNode& node, int nid, int depth) {
+  std::string out = " \"nodeid\": " + Str(nid) + ", \"depth\": " + Str(depth) +
+                    ", \"split\": " + Quoted(ctx.Name(node.feature)) + ", ";
+  if (ctx.Kind(node.feature) == FeatureKind::kIndicator) {
+    return out + "\"yes\": " + Str(IndicatorYes(node)) + ", \"no\": " + Str(DefaultChild(node));
+  }
+  return out + "\"split_condition\": " + Condition(ctx, node) + ", \"yes\": " + Str(node.left) +
+         ", \"no\": " + Str(node.right) + ", \"missing\": " + Str(DefaultChild(node));
+}
+
+void JsonNode(const DumpContext& ctx, const RegTree& tree, int nid, int depth, std::string* out) {
+  const TreeNode& node = tree[nid];
+  if (depth != 0) *out += '\n';
+  *out += Indent(depth);
+  if (node.IsLeaf()) {
+    *out += "{ \"nodeid\": " + Str(nid) + ", \"leaf\": " + Num(node.leaf_value) + " ";
+    if (ctx.with_stats) *out += ", \"cover\": " + Num(node.sum_hess) + " ";
+    *out += "}";
+    return;
+  }
+  *out += "{" + JsonSplitProperties(ctx, node, nid, depth) + " ";
+  if (ctx.with_stats) {
+    *out += ", \"gain\": " + Num(node.gain) + ", \"cover\": " + Num(node.sum_hess);
+  }
+  *out += ", \"children\": [";
+  JsonNode(ctx, tree, node.left, depth + 1, out);
+  *out += ", ";
+  JsonNode(ctx, tree, node.right, depth + 1, out);
+  *out += "\n" + Indent(depth) + "]}";
+}
+
+}  // namespace
+
+std::string DumpText(const Model& model, const FeatureMap* fmap, bool with_stats) {
+  const DumpContext ctx{fmap, with_stats};
+  std::string out;
+  for (size_t i = 0; i < model.trees.size(); ++i) {
+    out += "booster[" + std::to_string(i) + "]:\n";
+    TextNode(ctx, model.trees[i], 0, 0, &out);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string DumpJson(const Model& model, const FeatureMap* fmap, bool with_stats) {
+  const DumpContext ctx{fmap, with_stats};
+  std::string out = "[\n";
+  for (size_t i = 0; i < model.trees.size(); ++i) {
+    if (i != 0) out += ",\n";
+    JsonNode(ctx, model.trees[i], 0, 0, &out);
+  }
+  return out + "\n]\n";
+}
+
+}  // namespace ringboost
