@@ -39,7 +39,8 @@ Learner::~Learner() = default;
 SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, DataSet>> evals,
                           const Model* init) {
   SetupTimes times;
-  uint32_t num_col = comm_->AllreduceValue<uint32_t>(train.num_col, rabit::Op::kMax);
+  uint32_t num_col = static_cast<uint32_t>(
+      comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
   if (init != nullptr) {
     model_ = *init;
     RB_CHECK_MSG(model_.objective == objective_->Name(),

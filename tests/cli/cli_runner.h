@@ -1,0 +1,17 @@
+// Runs the built `ringboost` executable in a folder and captures what it printed.
+#pragma once
+
+#include <string>
+
+namespace ringboost::test {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `ringboost <args>` with `dir` as the working directory (args are passed to the shell).
+RunResult RunRingboost(const std::string& dir, const std::string& args);
+
+}  // namespace ringboost::test
