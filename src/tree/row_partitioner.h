@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 namespace ringboost {
@@ -33,13 +32,37 @@ class RowPartitioner {
   };
   // Applies every split of one level at once; goes_left(task index, row) decides. Parallel over
   // row blocks of all the tasks.
-  void Partition(const std::vector<SplitTask>& tasks,
-                 const std::function<bool(std::size_t, uint32_t)>& goes_left, int nthread);
+  template <typename GoesLeft>
+  void Partition(const std::vector<SplitTask>& tasks, const GoesLeft& goes_left, int nthread) {
+    MakeBlocks(tasks);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread)
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      Block& blk = blocks_[i];
+      uint64_t n_left = 0;
+      for (uint64_t j = blk.begin; j < blk.end; ++j) {
+        bool left = goes_left(blk.task, rows_[j]);
+        side_[j] = left;
+        n_left += left;
+      }
+      blk.n_left = n_left;
+    }
+    Scatter(tasks, nthread);
+  }
 
  private:
+  struct Block {
+    std::size_t task;
+    uint64_t begin, end;
+    uint64_t n_left = 0, left_offset = 0, right_offset = 0;
+  };
+  void MakeBlocks(const std::vector<SplitTask>& tasks);
+  // Moves rows to their side (stable) and records the children's ranges.
+  void Scatter(const std::vector<SplitTask>& tasks, int nthread);
   void EnsureNode(int nid);
   std::vector<uint32_t> rows_;
   std::vector<uint32_t> scratch_;
+  std::vector<uint8_t> side_;  // per position: 1 = goes left
+  std::vector<Block> blocks_;
   std::vector<Range> ranges_;
 };
 

@@ -1,0 +1,279 @@
+#!/usr/bin/python3
+"""Accuracy of ringboost against XGBoost (tree_method=hist) on the shared real data sets.
+
+Run from anywhere with Debian's python (python3-xgboost 1.7.4, numpy):
+
+  /usr/bin/python3 bench/accuracy.py                  # all data sets, ../shared/data
+  /usr/bin/python3 bench/accuracy.py --only agaricus  # one of them
+  /usr/bin/python3 bench/accuracy.py --xgboost-only   # the XGBoost column alone
+
+Both libraries train with the same parameters (PARAMS and NUM_ROUND below) on the same files and
+the last round's test metric is compared. ringboost runs through its CLI with a generated config
+and its evaluation log on stdout (`[i]\\tNAME-METRIC:value`) is parsed. Goals: agaricus test
+error <= XGBoost's; every other metric within TOLERANCE of XGBoost's, either way (the same
+algorithm with the same parameters should land on the same value; a large gain is as suspicious
+as a loss, e.g. ranking without the query groups). Prints a table and exits 1 when a goal is
+missed, 2 when ringboost did not run.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# ---- the comparison, fixed here so that every run is the same -------------------------------
+PARAMS = {
+    "tree_method": "hist",
+    "eta": 0.1,
+    "max_depth": 6,
+    "min_child_weight": 1,
+    "lambda": 1,
+    "gamma": 0,
+    "max_bin": 256,
+    "seed": 0,
+    "base_score": 0.5,
+    "nthread": 2,
+}
+NUM_ROUND = 100
+TOLERANCE = 0.005
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Case:
+    """One data set: files under the shared data folder, objective, metric and goal."""
+
+    def __init__(self, name, train, test, fmt, objective, metric, higher_better, goal,
+                 extra=None):
+        self.name, self.train, self.test, self.fmt = name, train, test, fmt
+        self.objective, self.metric = objective, metric
+        self.higher_better = higher_better
+        self.goal = goal  # "no-worse": not worse at all; "tolerance": within TOLERANCE
+        self.extra = extra or {}
+
+
+CASES = [
+    Case("agaricus", "agaricus/agaricus.txt.train", "agaricus/agaricus.txt.test", "libsvm",
+         "binary:logistic", "error", higher_better=False, goal="no-worse"),
+    Case("lightgbm-binary", "lightgbm/binary.train", "lightgbm/binary.test", "tsv",
+         "binary:logistic", "auc", higher_better=True, goal="tolerance"),
+    Case("lightgbm-multiclass", "lightgbm/multiclass.train", "lightgbm/multiclass.test", "tsv",
+         "multi:softprob", "mlogloss", higher_better=False, goal="tolerance",
+         extra={"num_class": 5}),
+    Case("lightgbm-rank", "lightgbm/rank.train", "lightgbm/rank.test", "libsvm",
+         "rank:pairwise", "ndcg@5", higher_better=True, goal="tolerance"),
+]
+
+SIDE_FILES = (".weight", ".query")
+
+
+# ---- data preparation ---------------------------------------------------------------------
+def tsv_to_libsvm(src, dst):
+    """LightGBM's TSV (label first, every feature written) as LibSVM with 0-based ids and every
+    value kept (zeros too), so both libraries read the same dense matrix through the same
+    LibSVM reader. Side files (.weight) are copied beside it."""
+    with open(src) as inp, open(dst, "w") as out:
+        for line in inp:
+            fields = line.rstrip("\n").split("\t")
+            if not fields or fields == [""]:
+                continue
+            feats = " ".join("%d:%s" % (i, v) for i, v in enumerate(fields[1:]) if v != "")
+            out.write("%s %s\n" % (fields[0], feats))
+    for side in SIDE_FILES:
+        if os.path.exists(src + side):
+            shutil.copyfile(src + side, dst + side)
+
+
+def prepare(case, data_dir, work_dir):
+    """Paths (train, test) of LibSVM files for this case, converting TSV into work_dir."""
+    paths = []
+    for rel in (case.train, case.test):
+        src = os.path.join(data_dir, rel)
+        if not os.path.exists(src):
+            raise FileNotFoundError(src)
+        if case.fmt == "libsvm":
+            paths.append(src)
+        else:
+            dst = os.path.join(work_dir, os.path.basename(rel))
+            tsv_to_libsvm(src, dst)
+            paths.append(dst)
+    return paths
+
+
+def read_numbers(path, kind):
+    with open(path) as f:
+        return [kind(line) for line in f if line.strip()]
+
+
+# ---- XGBoost --------------------------------------------------------------------------------
+def xgb_matrix(xgb, path):
+    dmat = xgb.DMatrix(path + "?format=libsvm", silent=True)
+    if os.path.exists(path + ".weight"):
+        dmat.set_weight(read_numbers(path + ".weight", float))
+    if os.path.exists(path + ".query"):
+        dmat.set_group(read_numbers(path + ".query", int))
+    return dmat
+
+
+def run_xgboost(case, train, test, num_round):
+    import xgboost as xgb  # imported late: --help works without it
+
+    dtrain, dtest = xgb_matrix(xgb, train), xgb_matrix(xgb, test)
+    params = dict(PARAMS, objective=case.objective, eval_metric=case.metric, **case.extra)
+    result = {}
+    start = time.time()
+    xgb.train(params, dtrain, num_round, evals=[(dtest, "test")], evals_result=result,
+              verbose_eval=False)
+    return result["test"][case.metric][-1], time.time() - start
+
+
+# ---- ringboost ------------------------------------------------------------------------------
+LOG_LINE = re.compile(r"\[(\d+)\]((?:\t\S+)+)\s*$")
+
+
+def parse_eval_log(text):
+    """{(eval name, metric): [value per round]} from lines `[i]\\tNAME-METRIC:value...`."""
+    values = {}
+    for line in text.splitlines():
+        match = LOG_LINE.search(line)
+        if not match:
+            continue
+        for token in match.group(2).split("\t")[1:]:
+            name_metric, sep, value = token.rpartition(":")
+            name, dash, metric = name_metric.partition("-")
+            if not sep or not dash:
+                continue
+            try:
+                values.setdefault((name, metric), []).append(float(value))
+            except ValueError:
+                pass
+    return values
+
+
+def write_config(case, train, test, work_dir, num_round):
+    conf = os.path.join(work_dir, case.name + ".conf")
+    lines = ["# generated by bench/accuracy.py"]
+    params = dict(PARAMS, objective=case.objective, num_round=num_round, **case.extra)
+    lines += ["%s = %s" % (key, value) for key, value in params.items()]
+    lines += [
+        "eval_metric = %s" % case.metric,
+        'data = "%s?format=libsvm"' % train,
+        'eval[test] = "%s?format=libsvm"' % test,
+        'model_out = "%s"' % os.path.join(work_dir, case.name + ".model"),
+    ]
+    with open(conf, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return conf
+
+
+def run_ringboost(exe, case, train, test, work_dir, num_round):
+    """(value, seconds) or raises RuntimeError with the tail of the output."""
+    conf = write_config(case, train, test, work_dir, num_round)
+    start = time.time()
+    proc = subprocess.run([exe, "train", conf], cwd=ROOT, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=1800)
+    seconds = time.time() - start
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+        raise RuntimeError("exit %d: %s" % (proc.returncode, " | ".join(tail)))
+    log = parse_eval_log(proc.stdout)
+    series = log.get(("test", case.metric))
+    if not series:
+        raise RuntimeError("no 'test-%s' in the eval log on stdout" % case.metric)
+    if len(series) != num_round:
+        raise RuntimeError("eval log has %d rounds, expected %d" % (len(series), num_round))
+    return series[-1], seconds
+
+
+# ---- comparison -----------------------------------------------------------------------------
+def verdict(case, xgb_value, rb_value):
+    if case.goal == "tolerance":  # both ways: a large gain means a different algorithm too
+        return "PASS" if abs(rb_value - xgb_value) <= TOLERANCE else "FAIL"
+    worse_by = (xgb_value - rb_value) if case.higher_better else (rb_value - xgb_value)
+    return "PASS" if worse_by <= 1e-12 else "FAIL"
+
+
+def goal_text(case):
+    direction = "higher" if case.higher_better else "lower"
+    if case.goal == "no-worse":
+        return ">= xgboost" if case.higher_better else "<= xgboost"
+    return "abs(diff) <= %.3g, %s better" % (TOLERANCE, direction)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=os.path.join(ROOT, "..", "shared", "data"))
+    parser.add_argument("--ringboost", default=os.path.join(ROOT, "build", "ringboost"))
+    parser.add_argument("--rounds", type=int, default=NUM_ROUND)
+    parser.add_argument("--only", action="append", choices=[c.name for c in CASES],
+                        help="run only this data set (repeatable)")
+    parser.add_argument("--xgboost-only", action="store_true", help="skip ringboost")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    args = parser.parse_args()
+
+    if not os.path.isdir(args.data_dir):
+        print("error: no data folder %s (use --data-dir)" % args.data_dir, file=sys.stderr)
+        return 2
+    if not args.xgboost_only and not os.access(args.ringboost, os.X_OK):
+        print("error: %s is not an executable; build it (bash scripts/setup) or pass "
+              "--ringboost PATH, or use --xgboost-only" % args.ringboost, file=sys.stderr)
+        return 2
+    print("params: %s num_round=%d" % (" ".join("%s=%s" % kv for kv in PARAMS.items()),
+                                       args.rounds))
+    work_dir = tempfile.mkdtemp(prefix="rb-accuracy-")
+    rows, status = [], 0
+    try:
+        for case in CASES:
+            if args.only and case.name not in args.only:
+                continue
+            rows.append(run_case(case, args, work_dir))
+    finally:
+        if args.keep:
+            print("work folder: %s" % work_dir)
+        else:
+            shutil.rmtree(work_dir, ignore_errors=True)
+    print()
+    print("| data | metric | goal | xgboost | ringboost | diff | result | xgb s | rb s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        print("| %s |" % " | ".join(row["cells"]))
+        if row["result"] == "FAIL":
+            status = max(status, 1)
+        elif row["result"] == "ERROR":
+            status = 2
+    for row in rows:
+        if row.get("error"):
+            print("%s: ringboost failed: %s" % (row["cells"][0], row["error"]))
+    return status
+
+
+def run_case(case, args, work_dir):
+    train, test = prepare(case, args.data_dir, work_dir)
+    xgb_value, xgb_s = run_xgboost(case, train, test, args.rounds)
+    cells = [case.name, case.metric, goal_text(case), "%.6f" % xgb_value]
+    row = {"result": "-"}
+    if args.xgboost_only:
+        cells += ["-", "-", "-", "%.2f" % xgb_s, "-"]
+    else:
+        try:
+            rb_value, rb_s = run_ringboost(args.ringboost, case, train, test, work_dir,
+                                           args.rounds)
+            row["result"] = verdict(case, xgb_value, rb_value)
+            cells += ["%.6f" % rb_value, "%+.6f" % (rb_value - xgb_value), row["result"],
+                      "%.2f" % xgb_s, "%.2f" % rb_s]
+        except (RuntimeError, subprocess.TimeoutExpired) as err:
+            row["result"], row["error"] = "ERROR", str(err)
+            cells += ["-", "-", "ERROR", "%.2f" % xgb_s, "-"]
+    print("%-20s %-9s xgboost %.6f  ringboost %s" % (case.name, case.metric, xgb_value,
+                                                      cells[4]), flush=True)
+    row["cells"] = cells
+    return row
+
+
+if __name__ == "__main__":
+    sys.exit(main())
