@@ -94,7 +94,7 @@ struct ColumnStats {
 };
 
 // Sorts every column (largest first, dynamic over threads) and counts its distinct values and
-// total weight. Traits: kShift (where the key sits in Elem) and Weight(elem).
+// total weight. Traits: kShift (where the key sits in Elem), Key(elem) and Weight(elem).
 template <typename Elem, typename Traits>
 ColumnStats SortColumns(Columns<Elem>* cols, uint32_t num_features, int nthread,
                         const Traits& traits) {
@@ -132,8 +132,8 @@ std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, ui
   std::vector<float> cuts;
   if (distinct <= static_cast<uint64_t>(max_bin)) {
     for (uint64_t k = 1; k < n; ++k) {
-      if (traits.Key(col[k]) != traits.Key(col[k - 1]))
-        cuts.push_back(KeyToFloat(traits.Key(col[k])));
+      const uint32_t key = traits.Key(col[k]);
+      if (key != traits.Key(col[k - 1])) cuts.push_back(KeyToFloat(key));
     }
   } else {
     // t_j = floor(j * W / max_bin); c_j = the smallest distinct value other than the minimum

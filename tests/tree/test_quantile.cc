@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "common/error.h"
+#include "data/data.h"
+#include "helpers.h"
 #include "rabit/communicator.h"
 #include "tree/quantile.h"
 
@@ -266,6 +268,23 @@ TEST(Quantile, LargeColumnUsesSameRule) {
   const HistogramCuts c = Cuts(Column(values), 1, 4, 2);
   EXPECT_EQ(FeatureCuts(c, 0), (std::vector<float>{1250.0f, 2500.0f, 3750.0f, Last(4999.0f)}));
   EXPECT_EQ(c.min_values[0], -1e-5f);
+}
+
+TEST(Quantile, AgaricusCutsAreXGBoosts) {
+  RB_REQUIRE_SHARED_DATA();
+  const DataSet d = LoadData(test::SharedDataDir() + "/agaricus/agaricus.txt.train", {});
+  const HistogramCuts c = Cuts(d, d.num_col, 256, 2);
+  ASSERT_EQ(c.NumFeatures(), 127u);
+  // Every present value is 1: one bin cut at 2.00001001 (`f29<2.00001001` in XGBoost's dump).
+  // Ten features never occur in the training file (0, 33, 35, ...): the empty-column cut.
+  std::vector<bool> present(c.NumFeatures(), false);
+  for (uint32_t f : d.index) present[f] = true;
+  EXPECT_EQ(std::count(present.begin(), present.end(), false), 10);
+  for (uint32_t f = 0; f < c.NumFeatures(); ++f) {
+    const float cut = present[f] ? 2.00001001f : 1e-5f + (1e-5f + 1e-5f);
+    EXPECT_EQ(FeatureCuts(c, f), (std::vector<float>{cut})) << "feature " << f;
+    EXPECT_EQ(c.min_values[f], present[f] ? -1e-5f : 1e-5f) << "feature " << f;
+  }
 }
 
 }  // namespace
