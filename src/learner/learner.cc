@@ -39,8 +39,8 @@ Learner::~Learner() = default;
 SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, DataSet>> evals,
                           const Model* init) {
   SetupTimes times;
-  uint32_t num_col = static_cast<uint32_t>(
-      comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
+  uint32_t num_col =
+      static_cast<uint32_t>(comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
   if (init != nullptr) {
     model_ = *init;
     RB_CHECK_MSG(model_.objective == objective_->Name(),
@@ -70,6 +70,9 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   };
   train_.name = "train";
   train_.margins = init_margins(train);
+  // The binned matrix replaces the training values from here on; keep labels, weights, groups.
+  std::vector<uint32_t>().swap(train.index);
+  std::vector<float>().swap(train.value);
   train_.data = std::move(train);
   evals_.clear();
   for (auto& e : evals) {

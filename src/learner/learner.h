@@ -33,7 +33,8 @@ class Learner {
   const Model& model() const { return model_; }
   Model& model() { return model_; }
 
-  // Starts from `init` (model_in) or a fresh model; computes cuts and bins the training data.
+  // Starts from `init` (model_in) or a fresh model; computes cuts and bins the training data,
+  // then drops its values (the binned matrix stands for them; labels, weights, groups stay).
   SetupTimes Setup(DataSet train, std::vector<std::pair<std::string, DataSet>> evals,
                    const Model* init);
   // Grows the trees of one boosting round (one per output group) and updates every cache.

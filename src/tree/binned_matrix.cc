@@ -17,38 +17,51 @@ int NumThreads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads
 using detail::BlockSearch;
 using detail::PaddedBinarySearch;
 
-// True when every row stores exactly the features 0 .. num_features-1.
-bool IsDense(const DataSet& data, uint32_t num_features, int nthread) {
+// The dense columns: the features of row 0 (below num_features) when every row stores exactly
+// the same features, so that no value is missing in them and every other feature is empty.
+// Empty when the data is not dense in that sense.
+std::vector<uint32_t> DenseColumns(const DataSet& data, uint32_t num_features, int nthread) {
   const int64_t rows = static_cast<int64_t>(data.NumRows());
+  if (rows == 0) return {};
+  const uint64_t width = data.row_ptr[1];
+  const uint32_t* first = data.index.data();
   bool dense = true;
 #pragma omp parallel for num_threads(nthread) reduction(&& : dense)
-  for (int64_t i = 0; i < rows; ++i) {
+  for (int64_t i = 1; i < rows; ++i) {
     const uint64_t begin = data.row_ptr[i];
-    if (data.row_ptr[i + 1] - begin != num_features) {
+    if (data.row_ptr[i + 1] - begin != width) {
       dense = false;
       continue;
     }
-    for (uint32_t j = 0; j < num_features; ++j) dense = dense && data.index[begin + j] == j;
+    dense = dense && std::equal(first, first + width, data.index.data() + begin);
   }
-  return dense;
+  if (!dense) return {};
+  std::vector<uint32_t> columns;
+  for (uint64_t j = 0; j < width; ++j) {
+    if (first[j] < num_features) columns.push_back(first[j]);
+  }
+  if (columns.size() != width) return {};  // entries beyond the cuts: take the sparse path
+  return columns;
 }
 
 // Rows in blocks, features outer within a block: the searches of one feature over a block take
 // the same steps, so they overlap in the pipeline instead of waiting on one another.
 template <typename Bin>
-void FillDense(const DataSet& data, const PaddedBinarySearch& searcher, uint32_t nf, int nthread,
-               std::vector<Bin>* out) {
+void FillDense(const DataSet& data, const PaddedBinarySearch& searcher,
+               const std::vector<uint32_t>& columns, int nthread, std::vector<Bin>* out) {
+  const uint32_t nf = static_cast<uint32_t>(columns.size());
   constexpr int64_t kBlockRows = 256;
   const int64_t rows = static_cast<int64_t>(data.NumRows());
   out->resize(static_cast<std::size_t>(rows) * nf);
   Bin* bins = out->data();
-  const float* values = data.value.data();  // dense: entry (i, f) is at i * nf + f
+  const float* values = data.value.data();  // dense: entry (i, c) is at i * nf + c
 #pragma omp parallel for num_threads(nthread) schedule(static)
   for (int64_t block = 0; block < (rows + kBlockRows - 1) / kBlockRows; ++block) {
     const std::size_t begin = block * kBlockRows;
     const std::size_t end = std::min<std::size_t>(begin + kBlockRows, rows);
-    for (uint32_t f = 0; f < nf; ++f) {
-      for (std::size_t at = begin * nf + f; at < end * nf; at += nf) {
+    for (uint32_t c = 0; c < nf; ++c) {
+      const uint32_t f = columns[c];
+      for (std::size_t at = begin * nf + c; at < end * nf; at += nf) {
         bins[at] = static_cast<Bin>(searcher.LocalBin(f, values[at]));
       }
     }
@@ -134,17 +147,23 @@ BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts,
   BinnedMatrix m;
   m.num_rows_ = data.NumRows();
   m.num_features_ = nf;
-  if (IsDense(data, nf, threads)) {
+  std::vector<uint32_t> columns = DenseColumns(data, nf, threads);
+  if (!columns.empty()) {
     m.layout_ = Layout::kDense;
+    m.dense_columns_ = columns;
+    m.column_of_.assign(nf, -1);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      m.column_of_[columns[c]] = static_cast<int32_t>(c);
+    }
     uint32_t max_bins = 0;
-    for (uint32_t f = 0; f < nf; ++f) max_bins = std::max(max_bins, cuts.FeatureBins(f));
+    for (uint32_t f : columns) max_bins = std::max(max_bins, cuts.FeatureBins(f));
     RB_CHECK_MSG(max_bins <= 65536, "a feature has " << max_bins << " bins; at most 65536 fit");
     if (max_bins <= 256) {
       m.bin_bytes_ = 1;
-      FillDense(data, PaddedBinarySearch(cuts), nf, threads, &m.dense8_);
+      FillDense(data, PaddedBinarySearch(cuts), columns, threads, &m.dense8_);
     } else {
       m.bin_bytes_ = 2;
-      FillDense(data, PaddedBinarySearch(cuts), nf, threads, &m.dense16_);
+      FillDense(data, PaddedBinarySearch(cuts), columns, threads, &m.dense16_);
     }
   } else {
     m.layout_ = Layout::kSparse;
@@ -166,7 +185,9 @@ int64_t BinnedMatrix::GetBin(uint64_t row, uint32_t feature, const HistogramCuts
   RB_CHECK_MSG(row < num_rows_, "row " << row << " of " << num_rows_);
   if (feature >= num_features_) return -1;
   if (layout_ == Layout::kDense) {
-    const std::size_t at = static_cast<std::size_t>(row) * num_features_ + feature;
+    if (column_of_[feature] < 0) return -1;
+    const std::size_t at =
+        static_cast<std::size_t>(row) * dense_columns_.size() + column_of_[feature];
     const uint32_t local = bin_bytes_ == 1 ? dense8_[at] : dense16_[at];
     return static_cast<int64_t>(cuts.ptr[feature]) + local;
   }

@@ -1,9 +1,12 @@
 // The binned matrix (DESIGN.md step 3): every stored value replaced by its bin.
 //
 // Two layouts, chosen by the data:
-//  * kDense when every row has a value for every feature (no missing values): row-major
-//    num_rows x num_features local bin ids, uint8 when every feature has at most 256 bins, else
-//    uint16. Missing values cannot occur, so no reserved bin is needed and 256 bins fit a byte.
+//  * kDense when every row stores the same features (the dense columns; every other feature has
+//    no value at all, e.g. feature 0 of a 1-based LibSVM file read 0-based): row-major
+//    num_rows x columns local bin ids, uint8 when every column has at most 256 bins, else uint16.
+//    Missing values cannot occur, so no reserved bin is needed and 256 bins fit a byte.
+//    (Dense data with some missing values takes the sparse layout; a reserved missing bin would
+//    cost uint16 at max_bin 256, and the data sets we measure are either fully dense or sparse.)
 //  * kSparse otherwise: CSR of global bin ids (cuts.ptr[f] + local bin), uint32; absent entries
 //    are missing.
 #pragma once
@@ -28,7 +31,11 @@ class BinnedMatrix {
   int BinBytes() const { return bin_bytes_; }  // dense: 1 or 2; sparse: 4
   std::size_t MemoryBytes() const;
 
-  // Dense: row-major local bins. Exactly one of the two is non-empty.
+  // Dense: the feature of each column, and the column of each feature (-1: no values).
+  const std::vector<uint32_t>& dense_columns() const { return dense_columns_; }
+  int32_t ColumnOf(uint32_t feature) const { return column_of_[feature]; }
+  // Dense: row-major local bins (row stride = dense_columns().size()). Exactly one of the two is
+  // non-empty.
   const std::vector<uint8_t>& dense8() const { return dense8_; }
   const std::vector<uint16_t>& dense16() const { return dense16_; }
   // Sparse: CSR of global bins.
@@ -43,6 +50,8 @@ class BinnedMatrix {
   uint64_t num_rows_ = 0;
   uint32_t num_features_ = 0;
   int bin_bytes_ = 4;
+  std::vector<uint32_t> dense_columns_;
+  std::vector<int32_t> column_of_;
   std::vector<uint8_t> dense8_;
   std::vector<uint16_t> dense16_;
   std::vector<uint64_t> row_ptr_{0};

@@ -10,25 +10,40 @@ namespace ringboost {
 namespace {
 constexpr float kRtEps = 1e-6f;  // XGBoost's smallest loss change worth a split
 
-// Whether `row` goes left at a split of `feature` at local bin `split_bin`.
+// Where a split sends a row, with everything it reads resolved to plain pointers once per split
+// (this runs for every row of every split node).
 struct SplitRule {
-  const BinnedMatrix* m;
-  const HistogramCuts* cuts;
-  uint32_t feature;
-  int32_t split_bin;
-  bool default_left;
+  const uint8_t* bins8 = nullptr;     // dense, 1-byte bins: this feature's column at row 0
+  const uint16_t* bins16 = nullptr;   // dense, 2-byte bins
+  uint64_t stride = 0;                // dense row stride
+  const uint64_t* row_ptr = nullptr;  // sparse
+  const uint32_t* sparse = nullptr;
+  uint32_t lo = 0, hi = 0;  // sparse: the feature's global bins [lo, hi)
+  int32_t split_bin = 0;
+  bool default_left = false;
 
-  bool GoesLeft(uint32_t row) const {
-    if (m->layout() == BinnedMatrix::Layout::kDense) {
-      uint64_t at = static_cast<uint64_t>(row) * m->NumFeatures() + feature;
-      int32_t bin = m->BinBytes() == 1 ? m->dense8()[at] : m->dense16()[at];
-      return bin <= split_bin;
+  SplitRule(const BinnedMatrix& m, const HistogramCuts& cuts, const SplitCandidate& s)
+      : split_bin(s.split_bin), default_left(s.default_left) {
+    if (m.layout() == BinnedMatrix::Layout::kDense) {
+      const int32_t column = m.ColumnOf(s.feature);
+      RB_CHECK_MSG(column >= 0, "split on feature " << s.feature << " that has no values");
+      stride = m.dense_columns().size();
+      if (m.BinBytes() == 1) bins8 = m.dense8().data() + column;
+      if (m.BinBytes() == 2) bins16 = m.dense16().data() + column;
+    } else {
+      row_ptr = m.row_ptr().data();
+      sparse = m.sparse_bins().data();
+      lo = cuts.ptr[s.feature];
+      hi = cuts.ptr[s.feature + 1];
     }
-    const uint32_t* first = m->sparse_bins().data() + m->row_ptr()[row];
-    const uint32_t* last = m->sparse_bins().data() + m->row_ptr()[row + 1];
-    const uint32_t lo = cuts->ptr[feature];
+  }
+  bool Dense8(uint32_t row) const { return bins8[row * stride] <= split_bin; }
+  bool Dense16(uint32_t row) const { return bins16[row * stride] <= split_bin; }
+  bool Sparse(uint32_t row) const {
+    const uint32_t* first = sparse + row_ptr[row];
+    const uint32_t* last = sparse + row_ptr[row + 1];
     const uint32_t* it = std::lower_bound(first, last, lo);
-    if (it == last || *it >= cuts->ptr[feature + 1]) return default_left;
+    if (it == last || *it >= hi) return default_left;
     return static_cast<int32_t>(*it - lo) <= split_bin;
   }
 };
@@ -131,12 +146,20 @@ void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
   std::vector<RowPartitioner::SplitTask> tasks;
   std::vector<SplitRule> rules;
   for (const Expansion& e : expansions) {
-    const SplitCandidate& s = nodes_[e.nid].split;
     tasks.push_back({e.nid, e.left, e.right});
-    rules.push_back(SplitRule{matrix_, cuts_, s.feature, s.split_bin, s.default_left});
+    rules.emplace_back(*matrix_, *cuts_, nodes_[e.nid].split);
   }
-  partitioner_->Partition(
-      tasks, [&rules](std::size_t t, uint32_t row) { return rules[t].GoesLeft(row); }, nthread_);
+  const SplitRule* r = rules.data();
+  if (matrix_->layout() == BinnedMatrix::Layout::kSparse) {
+    partitioner_->Partition(
+        tasks, [r](std::size_t t, uint32_t row) { return r[t].Sparse(row); }, nthread_);
+  } else if (matrix_->BinBytes() == 1) {
+    partitioner_->Partition(
+        tasks, [r](std::size_t t, uint32_t row) { return r[t].Dense8(row); }, nthread_);
+  } else {
+    partitioner_->Partition(
+        tasks, [r](std::size_t t, uint32_t row) { return r[t].Dense16(row); }, nthread_);
+  }
 }
 
 // Builds the histograms of both children of every expansion (smaller one directly, sibling by
@@ -168,11 +191,15 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   for (int nid : build_nids) out.push_back(&nodes_[nid].hist);
   hist_builder_.Build(gpair, *partitioner_, build_nids, out);
   AllreduceHistograms(out);
+  std::vector<const Histogram*> parents, smaller;
+  std::vector<Histogram*> siblings;
   for (const Expansion& b : built) {
-    HistogramBuilder::Subtract(nodes_[b.nid].hist, nodes_[b.left].hist, &nodes_[b.right].hist,
-                               nthread_);
-    nodes_[b.nid].hist = Histogram();
+    parents.push_back(&nodes_[b.nid].hist);
+    smaller.push_back(&nodes_[b.left].hist);
+    siblings.push_back(&nodes_[b.right].hist);
   }
+  HistogramBuilder::Subtract(parents, smaller, siblings, nthread_);
+  for (const Expansion& b : built) nodes_[b.nid].hist = Histogram();
   return children;
 }
 

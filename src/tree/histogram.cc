@@ -11,10 +11,17 @@ namespace {
 
 constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task
 
+constexpr uint64_t kPrefetchRows = 16;  // rows ahead whose bins and gradient are prefetched
+
 template <typename BinT>
 void BuildDense(const BinT* bins, uint32_t num_features, const uint32_t* offsets,
                 const GradientSum* gpair, const uint32_t* rows, uint64_t n, GradientSum* hist) {
   for (uint64_t i = 0; i < n; ++i) {
+    if (i + kPrefetchRows < n) {
+      const uint32_t ahead = rows[i + kPrefetchRows];
+      __builtin_prefetch(gpair + ahead);
+      __builtin_prefetch(bins + static_cast<uint64_t>(ahead) * num_features);
+    }
     const uint32_t row = rows[i];
     const GradientSum g = gpair[row];
     if (g.h == 0 && g.g == 0) continue;  // unsampled row
@@ -30,6 +37,11 @@ void BuildDense(const BinT* bins, uint32_t num_features, const uint32_t* offsets
 void BuildSparse(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
                  const uint32_t* rows, uint64_t n, GradientSum* hist) {
   for (uint64_t i = 0; i < n; ++i) {
+    if (i + kPrefetchRows < n) {
+      const uint32_t ahead = rows[i + kPrefetchRows];
+      __builtin_prefetch(gpair + ahead);
+      __builtin_prefetch(bins + row_ptr[ahead]);
+    }
     const uint32_t row = rows[i];
     const GradientSum g = gpair[row];
     if (g.h == 0 && g.g == 0) continue;
@@ -46,17 +58,17 @@ void BuildSparse(const uint64_t* row_ptr, const uint32_t* bins, const GradientSu
 HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts,
                                    int nthread)
     : matrix_(matrix), cuts_(cuts), nthread_(nthread), tls_(nthread) {
-  feature_offsets_.assign(cuts->ptr.begin(), cuts->ptr.end() - 1);
+  for (uint32_t f : matrix->dense_columns()) feature_offsets_.push_back(cuts->ptr[f]);
 }
 
 void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
                                   uint64_t n, GradientSum* hist) const {
   if (matrix_->layout() == BinnedMatrix::Layout::kDense) {
     if (matrix_->BinBytes() == 1) {
-      BuildDense(matrix_->dense8().data(), matrix_->NumFeatures(), feature_offsets_.data(),
+      BuildDense(matrix_->dense8().data(), feature_offsets_.size(), feature_offsets_.data(),
                  gpair.data(), rows, n, hist);
     } else {
-      BuildDense(matrix_->dense16().data(), matrix_->NumFeatures(), feature_offsets_.data(),
+      BuildDense(matrix_->dense16().data(), feature_offsets_.size(), feature_offsets_.data(),
                  gpair.data(), rows, n, hist);
     }
   } else {
@@ -115,12 +127,22 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   }
 }
 
-void HistogramBuilder::Subtract(const Histogram& parent, const Histogram& child, Histogram* dst,
-                                int nthread) {
-  RB_CHECK(parent.size() == child.size());
-  dst->resize(parent.size());
+void HistogramBuilder::Subtract(const std::vector<const Histogram*>& parent,
+                                const std::vector<const Histogram*>& child,
+                                const std::vector<Histogram*>& dst, int nthread) {
+  RB_CHECK(parent.size() == child.size() && parent.size() == dst.size());
+  for (std::size_t k = 0; k < dst.size(); ++k) {
+    RB_CHECK(parent[k]->size() == child[k]->size());
+    dst[k]->resize(parent[k]->size());
+  }
+  const std::size_t n_bins = parent.empty() ? 0 : parent[0]->size();
 #pragma omp parallel for schedule(static) num_threads(nthread)
-  for (std::size_t b = 0; b < parent.size(); ++b) (*dst)[b] = parent[b] - child[b];
+  for (std::size_t k = 0; k < dst.size(); ++k) {
+    const GradientSum* p = parent[k]->data();
+    const GradientSum* c = child[k]->data();
+    GradientSum* d = dst[k]->data();
+    for (std::size_t b = 0; b < n_bins; ++b) d[b] = p[b] - c[b];
+  }
 }
 
 }  // namespace ringboost

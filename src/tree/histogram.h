@@ -25,9 +25,10 @@ class HistogramBuilder {
   void Build(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner,
              const std::vector<int>& nids, const std::vector<Histogram*>& out);
 
-  // dst = parent - child, element-wise.
-  static void Subtract(const Histogram& parent, const Histogram& child, Histogram* dst,
-                       int nthread);
+  // For every k: *dst[k] = *parent[k] - *child[k], element-wise (one parallel loop for all).
+  static void Subtract(const std::vector<const Histogram*>& parent,
+                       const std::vector<const Histogram*>& child,
+                       const std::vector<Histogram*>& dst, int nthread);
 
  private:
   void BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
@@ -36,7 +37,7 @@ class HistogramBuilder {
   const BinnedMatrix* matrix_;
   const HistogramCuts* cuts_;
   int nthread_;
-  std::vector<uint32_t> feature_offsets_;    // cuts.ptr[f] for the dense layout
+  std::vector<uint32_t> feature_offsets_;    // dense layout: cuts.ptr of each column's feature
   std::vector<std::vector<Histogram>> tls_;  // per thread, per node of the level
 };
 
