@@ -5,10 +5,13 @@
 //   ringboost train CONF [key=value ...]     task=train
 //   ringboost predict CONF [key=value ...]   task=pred
 //   ringboost dump CONF [key=value ...]      task=dump
+//   ringboost dump MODEL [--with-stats] [--format text|json] [--fmap F] [-o OUT]
+//                                            a model file directly (stdout unless -o)
 //   ringboost CONF [key=value ...]           XGBoost's form; task from the file (default train)
 //   ringboost help [--markdown]              the parameter table
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -34,6 +37,32 @@ int RunTask(const std::string& conf, std::vector<std::string> overrides, const c
   return RunTrain(params);
 }
 
+// True when `path` holds a JSON model rather than a config file.
+bool IsModelFile(const std::string& path) {
+  std::ifstream in(path);
+  char c = 0;
+  while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
+  }
+  return in && c == '{';
+}
+
+struct DumpFlags {
+  bool with_stats = false;
+  std::string format = "text";
+  std::string fmap;
+  std::string out = "-";
+};
+
+// `ringboost dump MODEL ...`: the flags become the dump keys, no config file.
+int RunDumpOfModel(const std::vector<std::string>& args, const DumpFlags& flags) {
+  std::vector<std::string> overrides{"task=dump", "model_in=" + args[0],
+                                     "dump_format=" + flags.format, "name_dump=" + flags.out,
+                                     std::string("dump_stats=") + (flags.with_stats ? "1" : "0")};
+  if (!flags.fmap.empty()) overrides.push_back("fmap=" + flags.fmap);
+  overrides.insert(overrides.end(), args.begin() + 1, args.end());
+  return RunDump(ParseConfig("", overrides));
+}
+
 // A subcommand taking CONF and key=value arguments into *args.
 CLI::App* AddTask(CLI::App* app, const char* name, const char* what,
                   std::vector<std::string>* args) {
@@ -54,7 +83,15 @@ int Main(int argc, char** argv) {
       "config file, then key=value overrides (XGBoost form: task from the config, default train)");
   CLI::App* train = AddTask(&app, "train", "Train a model (task=train).", &train_args);
   CLI::App* predict = AddTask(&app, "predict", "Predict test:data (task=pred).", &predict_args);
-  CLI::App* dump = AddTask(&app, "dump", "Dump model_in as text or JSON (task=dump).", &dump_args);
+  CLI::App* dump = AddTask(&app, "dump",
+                           "Dump model_in as text or JSON (task=dump), or a MODEL file given "
+                           "directly in place of CONF.",
+                           &dump_args);
+  DumpFlags dump_flags;
+  dump->add_flag("--with-stats", dump_flags.with_stats, "MODEL form: gain and cover too");
+  dump->add_option("--format", dump_flags.format, "MODEL form: text or json");
+  dump->add_option("--fmap", dump_flags.fmap, "MODEL form: feature map for names");
+  dump->add_option("-o,--output", dump_flags.out, "MODEL form: output file (default stdout)");
   CLI::App* help = app.add_subcommand("help", "Print every parameter: aliases, type, default.");
   bool markdown = false;
   help->add_flag("--markdown", markdown, "Print docs/parameters.md instead");
@@ -76,7 +113,10 @@ int Main(int argc, char** argv) {
   }
   if (*train) return run(train_args, "train");
   if (*predict) return run(predict_args, "pred");
-  if (*dump) return run(dump_args, "dump");
+  if (*dump) {
+    if (IsModelFile(dump_args[0])) return RunDumpOfModel(dump_args, dump_flags);
+    return run(dump_args, "dump");
+  }
   if (plain_args.empty()) {
     std::cerr << app.help();
     return 1;

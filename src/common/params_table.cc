@@ -192,7 +192,7 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "ntree_limit", &Params::ntree_limit, "0")
                   .Min(0)
                   .Doc("Predict with the first this many trees only; 0 means all."));
-  t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt").Doc("File that task=dump writes."));
+  t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt").Doc("File that task=dump writes (- for stdout)."));
   t.push_back(P(s, "dump_format", &Params::dump_format, "text")
                   .OneOf({"text", "json"})
                   .Doc("Format of the model dump."));

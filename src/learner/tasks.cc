@@ -204,7 +204,11 @@ int RunDump(const Params& params) {
   const FeatureMap* fm = params.fmap.empty() ? nullptr : &fmap;
   std::string text = params.dump_format == "json" ? DumpJson(model, fm, params.dump_stats)
                                                   : DumpText(model, fm, params.dump_stats);
-  WriteFileAtomic(params.name_dump, text);
+  if (params.name_dump == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    WriteFileAtomic(params.name_dump, text);
+  }
   return 0;
 }
 

@@ -125,6 +125,38 @@ ColumnStats SortColumns(Columns<Elem>* cols, uint32_t num_features, int nthread,
   return stats;
 }
 
+// One entry of a weighted quantile summary: the weight ranked below the value (rmin), up to and
+// including it (rmax), the value's own weight (wmin), in float as XGBoost's WQSummary.
+struct SummaryEntry {
+  float rmin, rmax, wmin;
+  float value;
+};
+using Summary = std::vector<SummaryEntry>;
+
+// XGBoost's WQSummary::SetPrune: keeps the first and last entries and, for k = 1 .. maxsize-2,
+// the entry nearest to rank k * range / (maxsize - 1), computed in float with XGBoost's steps.
+Summary Prune(const Summary& src, std::size_t maxsize) {
+  if (src.size() <= maxsize) return src;
+  const float begin = src[0].rmax;
+  const float range = src.back().rmin - src[0].rmax;
+  const std::size_t n = maxsize - 1;
+  Summary out{src[0]};
+  std::size_t i = 1, last = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    const float dx2 = 2 * ((static_cast<float>(k) * range) / static_cast<float>(n) + begin);
+    while (i < src.size() - 1 && dx2 >= src[i + 1].rmax + src[i + 1].rmin) ++i;
+    if (i == src.size() - 1) break;
+    const std::size_t pick =
+        dx2 < (src[i].rmin + src[i].wmin) + (src[i + 1].rmax - src[i + 1].wmin) ? i : i + 1;
+    if (pick != last) {
+      out.push_back(src[pick]);
+      last = pick;
+    }
+  }
+  if (last != src.size() - 1) out.push_back(src.back());
+  return out;
+}
+
 // Cuts of one sorted column of n > 0 elements (quantile.h's rule).
 template <typename Elem, typename Traits>
 std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, uint64_t total,
@@ -136,25 +168,27 @@ std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, ui
       if (key != traits.Key(col[k - 1])) cuts.push_back(KeyToFloat(key));
     }
   } else {
-    // t_j = floor(j * W / max_bin); c_j = the smallest distinct value other than the minimum
-    // with W(x < c_j) >= t_j. Walking the values upwards with the weight below them finds every
-    // c_j in order; no c_j exists for a t_j above the weight below the maximum.
-    const auto target = [&](int j) {
-      return static_cast<uint64_t>(static_cast<unsigned __int128>(j) * total / max_bin);
-    };
-    int j = 1;
-    uint64_t t_j = target(j);
-    uint64_t below = 0;
-    for (uint64_t k = 0; k < n && j < max_bin; ++k) {
+    // The exact summary of the column (one entry per distinct value), pruned as XGBoost prunes
+    // its sketch: first to min(n, 8 * max_bin) entries, then to max_bin + 1.
+    Summary summary;
+    float wsum = 0.0f;
+    for (uint64_t k = 0; k < n;) {
       const uint32_t key = traits.Key(col[k]);
-      if (k > 0 && key != traits.Key(col[k - 1]) && below >= t_j) {
-        const float value = KeyToFloat(key);
-        for (; j < max_bin && below >= t_j; t_j = target(++j)) {
-          if (cuts.empty() || value > cuts.back()) cuts.push_back(value);
-        }
-      }
-      below += traits.Weight(col[k]);
+      uint64_t w = 0;
+      for (; k < n && traits.Key(col[k]) == key; ++k) w += traits.Weight(col[k]);
+      const float wf = static_cast<float>(static_cast<double>(w) / kWeightScale);
+      summary.push_back(SummaryEntry{wsum, wsum + wf, wf, KeyToFloat(key)});
+      wsum += wf;
     }
+    const std::size_t intermediate = std::min<uint64_t>(n, uint64_t{8} * max_bin);
+    const std::size_t max_num_bins = std::min<std::size_t>(intermediate, max_bin);
+    summary = Prune(Prune(summary, intermediate), max_num_bins + 1);
+    const std::size_t required = std::min(summary.size(), max_num_bins);
+    for (std::size_t i = 1; i < required; ++i) {
+      if (cuts.empty() || summary[i].value > cuts.back()) cuts.push_back(summary[i].value);
+    }
+    cuts.push_back(LastCut(summary.back().value));
+    return cuts;
   }
   cuts.push_back(LastCut(KeyToFloat(traits.Key(col[n - 1]))));
   return cuts;

@@ -4,13 +4,19 @@
 // falls in the first bin whose cut is > v, and a split at bin b sends `v < values[b]` left.
 //
 // The cut rule is a pure function of the multiset of (value, weight) pairs of a feature, so it
-// does not depend on how rows are spread over threads or workers. Weights enter as fixed-point
-// integers (kWeightScale), so sums are exact. With distinct present values u_0 < ... < u_{k-1}:
+// does not depend on how rows are spread over threads or workers. With distinct present values
+// u_0 < ... < u_{k-1}:
 //  * k <= max_bin: cuts are u_1, ..., u_{k-1}, then u_{k-1} + |u_{k-1}| + 1e-5 (XGBoost's rule,
 //    one bin per distinct value);
-//  * otherwise, for j = 1 .. max_bin-1 with target t_j = floor(j * W / max_bin) (W the total
-//    integer weight), the cut c_j is the smallest u_i, i >= 1, with W(x < u_i) >= t_j; equal
-//    cuts are merged, and the same final cut is appended.
+//  * otherwise: the exact weighted summary of the column (per distinct value: weight below it,
+//    up to it, its own weight) is pruned as XGBoost prunes its quantile sketch (WQSummary's
+//    SetPrune, in float), first to min(n, 8 * max_bin) entries, then to max_bin + 1; the cuts are
+//    the kept values from the second on (at most max_bin - 1 of them) and the same final cut.
+//    On data small enough for XGBoost's sketch to be exact (a few thousand values per feature at
+//    max_bin 256: its whole input fits the sketch's first buffer) this
+//    gives XGBoost's cuts, hence its models; on larger data ours stay exact where XGBoost's
+//    sketch approximates.
+// Instance weights are summed exactly (fixed point, kWeightScale) before entering the summary.
 // min_values[f] = u_0 - (|u_0| + 1e-5) (used as the threshold of a split with no value left).
 // A feature with no present value has one bin and no usable split.
 #pragma once
