@@ -1,6 +1,7 @@
 // The command forms of the CLI: help, dump of a model file, prediction layouts.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include "cli_runner.h"
@@ -74,6 +75,63 @@ TEST_F(Commands, SoftmaxPredictsClassIds) {
       test::RunRingboost(dir_.path(), "predict m.conf model_in=s.json name_pred=c.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(test::ReadFile(dir_.File("c.txt")), "0\n0\n1\n1\n2\n2\n0\n2\n");
+}
+
+}  // namespace
+}  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+// Binary data and the same rows with their labels flipped: on the flipped set every round
+// makes logloss worse, so early stopping keeps round 0.
+class Rounds : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string good, flipped;
+    for (int i = 0; i < 200; ++i) {
+      int label = (i * 7919) % 13 < 6 ? 1 : 0;
+      std::string feats =
+          " 0:" + std::to_string(label * 2 + (i % 5) * 0.1) + " 1:" + std::to_string(i % 17);
+      good += std::to_string(label) + feats + "\n";
+      flipped += std::to_string(1 - label) + feats + "\n";
+    }
+    test::WriteFile(dir_.File("good.txt"), good);
+    test::WriteFile(dir_.File("flipped.txt"), flipped);
+    test::WriteFile(dir_.File("r.conf"),
+                    "objective = binary:logistic\nnum_round = 10\ndata = \"good.txt\"\n"
+                    "eval[flipped] = \"flipped.txt\"\n");
+  }
+  test::TempDir dir_;
+};
+
+TEST_F(Rounds, EarlyStoppingStopsAndRecordsBestIteration) {
+  test::RunResult r =
+      test::RunRingboost(dir_.path(), "train r.conf early_stopping_rounds=2 model_out=m.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Rounds 0, 1, 2 are printed, then the stop message naming round 0.
+  EXPECT_NE(r.out.find("[2]\tflipped-logloss:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[3]\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Stopping. Best iteration:\n[0]\tflipped-logloss:"), std::string::npos)
+      << r.out;
+  EXPECT_NE(test::ReadFile(dir_.File("m.json")).find("\"best_iteration\":0"), std::string::npos);
+}
+
+TEST_F(Rounds, SavePeriodWritesSnapshotsInModelDir) {
+  std::filesystem::create_directory(dir_.File("snap"));
+  test::RunResult r =
+      test::RunRingboost(dir_.path(), "train r.conf num_round=4 save_period=2 model_dir=snap");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(test::FileExists(dir_.File("snap/0002.model")));
+  EXPECT_TRUE(test::FileExists(dir_.File("snap/0004.model")));
+  EXPECT_FALSE(test::FileExists(dir_.File("snap/0001.model")));
+  // No temporary file is left behind.
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_.File("snap"))) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 2);
 }
 
 }  // namespace
