@@ -67,7 +67,7 @@ class CsvLineParser {
     if (!ParseFloatToken(b, e, &label))
       Fail(b, "bad label " + Quote(b, e) + " (expected a number)");
     CheckLabel(ctx_, b, e, label);
-    out_->label.push_back(label);
+    out_->label[out_->num_rows] = label;
   }
 
   int column() const { return ctx_.label_column; }
@@ -80,7 +80,6 @@ class CsvLineParser {
     if (!ParseFloatToken(b, e, &weight) || !(std::isfinite(weight) && weight >= 0)) {
       Fail(b, "bad weight " + Quote(b, e) + " (expected a finite number >= 0)");
     }
-    out_->has_weight = true;
     return weight;
   }
 
@@ -93,8 +92,8 @@ class CsvLineParser {
     if (std::isnan(value)) return;
     if (std::isinf(value)) Fail(b, "infinite value " + Quote(b, e));
     if (id == 0) out_->has_zero_id = true;
-    out_->index.push_back(id);
-    out_->value.push_back(value);
+    out_->index[out_->num_entries] = id;
+    out_->value[out_->num_entries++] = value;
     if (id > out_->max_id) out_->max_id = id;
   }
 
@@ -107,10 +106,9 @@ class CsvLineParser {
       Fail(line, "missing weight: the row has " + std::to_string(columns) +
                      " fields, weight_column=" + std::to_string(ctx_.weight_column));
     }
-    if (ctx_.label_column < 0) out_->label.push_back(0.0f);  // no label column: labels 0
-    out_->weight.push_back(weight);
-    out_->qid.push_back(kNoQid);
-    out_->row_ptr.push_back(out_->index.size());
+    if (ctx_.label_column < 0) out_->label[out_->num_rows] = 0.0f;  // no label column: labels 0
+    out_->PutWeight(weight, ctx_.weight_column >= 0);
+    out_->EndRow();
   }
 
   const ParseContext& ctx_;
@@ -121,9 +119,12 @@ class CsvLineParser {
 
 }  // namespace
 
+ChunkBounds CsvBounds(const char* begin, const char* end, char delimiter) {
+  ByteCounts counts = CountNewlinesAnd(begin, end, delimiter);
+  return {counts.newlines + 1, counts.seps + counts.newlines + 1};
+}
+
 void ParseCsv(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out) {
-  out->index.Allocate(static_cast<std::size_t>(end - begin) / 2 + 1);
-  out->value.Allocate(static_cast<std::size_t>(end - begin) / 2 + 1);
   CsvLineParser parser(ctx, end, out);
   const char* p = begin;
   while (p < end) {

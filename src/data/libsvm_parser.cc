@@ -50,18 +50,18 @@ class LineParser {
     uint64_t qid = kNoQid;
     if (end_ - p >= 4 && std::memcmp(p, "qid:", 4) == 0) p = SkipBlanks(ParseQid(p, &qid), end_);
     if (qid == kNoQid && out_->first_no_qid == nullptr) out_->first_no_qid = line;
-    out_->qid.push_back(qid);
+    out_->PutQid(qid);
     p = ParseFeatures(line, p);
-    out_->row_ptr.push_back(out_->index.size());
+    out_->EndRow();
     return NextLine(p, end_);
   }
 
  private:
   // The hot loop: the id:value tokens from p to the end of the line, appended to the block.
   const char* ParseFeatures(const char* line, const char* p) {
-    uint32_t* const row_index = out_->index.data() + out_->index.size();
+    uint32_t* const row_index = out_->index + out_->num_entries;
     uint32_t* index = row_index;
-    float* value = out_->value.data() + out_->value.size();
+    float* value = out_->value + out_->num_entries;
     uint32_t max_id = out_->max_id;
     int64_t prev = -1;
     bool sorted = true;
@@ -85,9 +85,8 @@ class LineParser {
       p = SkipBlanks(v_end, end_);
     }
     out_->max_id = max_id;
-    out_->index.set_size(static_cast<std::size_t>(index - out_->index.data()));
-    out_->value.set_size(out_->index.size());
-    if (!sorted) SortRow(line, static_cast<std::size_t>(row_index - out_->index.data()));
+    out_->num_entries = static_cast<std::size_t>(index - out_->index);
+    if (!sorted) SortRow(line, static_cast<std::size_t>(row_index - out_->index));
     return p;
   }
 
@@ -128,10 +127,9 @@ class LineParser {
       if (!(std::isfinite(weight) && weight >= 0)) {
         Fail(tok, "weight in " + Quote(tok, tok_end) + " must be finite and >= 0");
       }
-      out_->has_weight = true;
     }
-    out_->label.push_back(label);
-    out_->weight.push_back(weight);
+    out_->label[out_->num_rows] = label;
+    out_->PutWeight(weight, colon != nullptr);
     return tok_end;
   }
 
@@ -167,7 +165,7 @@ class LineParser {
   // Sorts the entries of an unsorted row by id; a repeated id is an error at its second token.
   void SortRow(const char* line, std::size_t row_begin) {
     std::vector<std::pair<uint32_t, float>> entries;
-    for (std::size_t i = row_begin; i < out_->index.size(); ++i) {
+    for (std::size_t i = row_begin; i < out_->num_entries; ++i) {
       entries.emplace_back(out_->index[i], out_->value[i]);
     }
     std::stable_sort(entries.begin(), entries.end(),
@@ -216,10 +214,12 @@ void CheckLabel(const ParseContext& ctx, const char* tok, const char* tok_end, f
   }
 }
 
+ChunkBounds LibSVMBounds(const char* begin, const char* end) {
+  ByteCounts counts = CountNewlinesAnd(begin, end, ':');
+  return {counts.newlines + 1, counts.seps};
+}
+
 void ParseLibSVM(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out) {
-  // A stored entry takes at least 4 bytes ("i:v" and a separator, or the end).
-  out->index.Allocate(static_cast<std::size_t>(end - begin) / 4 + 1);
-  out->value.Allocate(static_cast<std::size_t>(end - begin) / 4 + 1);
   LineParser parser(ctx, end, out);
   const char* p = begin;
   while (p < end) {

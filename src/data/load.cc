@@ -1,12 +1,20 @@
-// LoadData: map the files of the URI, take this reader's part, cut it into per-thread chunks at
-// line starts, parse the chunks in parallel into blocks, then concatenate the blocks and attach
-// weights and query groups file by file. Errors from the threads are carried out with
-// exception_ptr and the earliest one in input order is rethrown, so the message does not depend
-// on the thread count.
+// LoadData: map the files of the URI, take this reader's part and cut it into line-aligned
+// chunks of at most a few MB. A first, cheap pass counts each chunk's newlines and separators
+// (upper bounds of its rows and entries); prefix sums of the bounds give every chunk its place in
+// the final arrays, which are allocated once, and the second pass parses the chunks in parallel
+// straight into them. Only where a chunk held fewer rows or entries than its bounds (comments,
+// NaNs, label:weight, qid:, CSV label columns) are the later chunks moved down afterwards. Each
+// pass releases a chunk's pages after it, so only a few chunks of text are resident at a time
+// and the peak memory is about that of the CSR itself. Weights and query groups are then attached
+// file by file. Errors from the threads are carried out with exception_ptr and the earliest one
+// in input order is rethrown, so the message does not depend on the thread count.
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,11 +30,16 @@ namespace {
 
 // Smallest chunk worth a thread of its own.
 constexpr std::size_t kMinChunkBytes = std::size_t{1} << 16;
+// Largest chunk: the text a thread has mapped at a time (a few chunks' worth stays resident).
+constexpr std::size_t kMaxChunkBytes = std::size_t{4} << 20;
 
 struct Chunk {
   std::size_t file;
   const char* begin;
   const char* end;
+  ChunkBounds bounds;      // from the counting pass
+  uint64_t row_off = 0;    // where its rows are written: the sum of the row bounds before it
+  uint64_t entry_off = 0;  // where its entries are written
 };
 
 // The first data line of the input, without trailing blanks; "" when there is none.
@@ -53,12 +66,14 @@ std::vector<InputFile> OpenFiles(const UriSpec& spec) {
   return files;
 }
 
-// Cuts every file range into line-aligned chunks of about `total / nthread` bytes.
+// Cuts every file range into line-aligned chunks of about `total / nthread` bytes, at most
+// kMaxChunkBytes.
 std::vector<Chunk> MakeChunks(const std::vector<InputFile>& files,
                               const std::vector<ByteRange>& ranges, int nthread) {
   std::size_t total = 0;
   for (const auto& r : ranges) total += static_cast<std::size_t>(r.end - r.begin);
-  std::size_t target = std::max(kMinChunkBytes, (total + nthread - 1) / nthread);
+  std::size_t target =
+      std::max(kMinChunkBytes, std::min(kMaxChunkBytes, (total + nthread - 1) / nthread));
   std::vector<Chunk> chunks;
   for (std::size_t j = 0; j < ranges.size(); ++j) {
     const char* base = files[j].map->begin();
@@ -67,37 +82,111 @@ std::vector<Chunk> MakeChunks(const std::vector<InputFile>& files,
       const char* cut = ranges[j].end - p > static_cast<std::ptrdiff_t>(target)
                             ? AlignToLine(base, p + target, ranges[j].end)
                             : ranges[j].end;
-      chunks.push_back({j, p, cut});
+      chunks.push_back({j, p, cut, {}});
       p = cut;
     }
   }
   return chunks;
 }
 
+// The counting pass: each chunk's bounds, then their prefix sums; returns the totals.
+ChunkBounds BoundChunks(const UriSpec& spec, const std::vector<InputFile>& files, int nthread,
+                        std::vector<Chunk>* chunks) {
+  const int n = static_cast<int>(chunks->size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(nthread, n)))
+  for (int i = 0; i < n; ++i) {
+    Chunk& c = (*chunks)[i];
+    const MappedFile& file = *files[c.file].map;
+    c.bounds = spec.format == DataFormat::kLibSVM ? LibSVMBounds(c.begin, c.end)
+                                                  : CsvBounds(c.begin, c.end, spec.delimiter);
+    file.Release(c.begin, c.end);
+  }
+  ChunkBounds total;
+  for (Chunk& c : *chunks) {
+    c.row_off = total.rows;
+    c.entry_off = total.entries;
+    total.rows += c.bounds.rows;
+    total.entries += c.bounds.entries;
+  }
+  return total;
+}
+
+// Buffers for the weights and qids of the rows: new[] leaves them untouched, so they take no
+// memory unless some row has one.
+struct RowBuffers {
+  std::unique_ptr<float[]> weight;
+  std::unique_ptr<uint64_t[]> qid;
+};
+
+// Grows a vector to n elements within the capacity that reserve(n) gave it: this allocates
+// nothing, so it throws nothing inside a parallel region.
+template <typename T>
+void FillReserved(std::size_t n, std::vector<T>* v) {
+  AdviseHugePages(v->data(), n * sizeof(T));
+  v->resize(n);
+}
+
+// Room for `bounds` rows and entries in *data (row_ptr, label, index, value) and in *rows.
+void Allocate(const ChunkBounds& bounds, int nthread, DataSet* data, RowBuffers* rows) {
+  data->row_ptr.assign(bounds.rows + 1, 0);
+  data->label.resize(bounds.rows);
+  data->index.reserve(bounds.entries);
+  data->value.reserve(bounds.entries);
+  // The zero fill is the first touch of the big arrays (page faults and all): two threads share it.
+#pragma omp parallel sections num_threads(nthread > 1 ? 2 : 1)
+  {
+#pragma omp section
+    FillReserved(bounds.entries, &data->index);
+#pragma omp section
+    FillReserved(bounds.entries, &data->value);
+  }
+  rows->weight.reset(new float[bounds.rows]);
+  rows->qid.reset(new uint64_t[bounds.rows]);
+}
+
+ParsedBlock BlockAt(const Chunk& c, DataSet* data, RowBuffers* rows) {
+  ParsedBlock b;
+  b.row_end = data->row_ptr.data() + 1 + c.row_off;
+  b.label = data->label.data() + c.row_off;
+  b.weight = rows->weight.get() + c.row_off;
+  b.qid = rows->qid.get() + c.row_off;
+  b.index = data->index.data() + c.entry_off;
+  b.value = data->value.data() + c.entry_off;
+  b.entry_base = c.entry_off;
+  return b;
+}
+
+// The parsing pass. Chunks after one that failed are skipped: only earlier ones can hold an
+// earlier error.
 std::vector<ParsedBlock> ParseChunks(const UriSpec& spec, const std::vector<InputFile>& files,
-                                     const std::vector<Chunk>& chunks, int indexing_mode,
-                                     const LoadOptions& options, int nthread) {
+                                     const std::vector<Chunk>& chunks, const ParseContext& proto,
+                                     int nthread, DataSet* data, RowBuffers* rows) {
   std::vector<ParsedBlock> blocks(chunks.size());
   std::vector<std::exception_ptr> errors(chunks.size());
   const int n = static_cast<int>(chunks.size());
+  std::atomic<int> first_error{n};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(nthread, n)))
   for (int i = 0; i < n; ++i) {
+    if (i > first_error.load(std::memory_order_relaxed)) continue;
+    const Chunk& c = chunks[i];
+    const MappedFile& file = *files[c.file].map;
     try {
-      ParseContext ctx;
-      ctx.file = files[chunks[i].file].map.get();
-      ctx.indexing_mode = indexing_mode;
-      ctx.check_label = &options.check_label;
-      ctx.delimiter = spec.delimiter;
-      ctx.label_column = spec.label_column;
-      ctx.weight_column = spec.weight_column;
+      ParseContext ctx = proto;
+      ctx.file = &file;
+      blocks[i] = BlockAt(c, data, rows);
       if (spec.format == DataFormat::kLibSVM) {
-        ParseLibSVM(ctx, chunks[i].begin, chunks[i].end, &blocks[i]);
+        ParseLibSVM(ctx, c.begin, c.end, &blocks[i]);
       } else {
-        ParseCsv(ctx, chunks[i].begin, chunks[i].end, &blocks[i]);
+        ParseCsv(ctx, c.begin, c.end, &blocks[i]);
       }
+      RB_CHECK(blocks[i].num_rows <= c.bounds.rows && blocks[i].num_entries <= c.bounds.entries);
     } catch (...) {
       errors[i] = std::current_exception();
+      int seen = first_error.load();
+      while (i < seen && !first_error.compare_exchange_weak(seen, i)) {
+      }
     }
+    file.Release(c.begin, c.end);
   }
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);
@@ -105,43 +194,69 @@ std::vector<ParsedBlock> ParseChunks(const UriSpec& spec, const std::vector<Inpu
   return blocks;
 }
 
-// Concatenates the blocks into *out (ids shifted down by `shift`); qids go to *qid.
-void Concatenate(const std::vector<ParsedBlock>& blocks, uint32_t shift, int nthread, DataSet* out,
-                 std::vector<uint64_t>* qid) {
-  std::vector<uint64_t> row_off(blocks.size() + 1, 0), nnz_off(blocks.size() + 1, 0);
-  bool has_weight = false;
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    row_off[b + 1] = row_off[b] + blocks[b].NumRows();
-    nnz_off[b + 1] = nnz_off[b] + blocks[b].index.size();
-    has_weight |= blocks[b].has_weight;
-  }
-  out->row_ptr.assign(row_off.back() + 1, 0);
-  out->index.reserve(nnz_off.back());
-  out->value.reserve(nnz_off.back());
-  AdviseHugePages(out->index.data(), nnz_off.back() * sizeof(uint32_t));
-  AdviseHugePages(out->value.data(), nnz_off.back() * sizeof(float));
-  out->index.resize(nnz_off.back());
-  out->value.resize(nnz_off.back());
-  out->label.resize(row_off.back());
-  if (has_weight) out->weight.resize(row_off.back());
-  qid->resize(row_off.back());
-  const int n = static_cast<int>(blocks.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(nthread, n)))
-  for (int b = 0; b < n; ++b) {
-    const ParsedBlock& block = blocks[b];
-    for (std::size_t r = 0; r < block.NumRows(); ++r) {
-      out->row_ptr[row_off[b] + r + 1] = nnz_off[b] + block.row_ptr[r + 1];
+// Moves the rows and entries of every chunk down to follow those of the chunk before, where the
+// bounds left gaps, and trims *data to what was parsed. Serial: a chunk's new place may overlap
+// the old place of the chunk before it.
+void Compact(const std::vector<Chunk>& chunks, const std::vector<ParsedBlock>& blocks,
+             DataSet* data) {
+  uint64_t rows = 0, entries = 0;
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const ParsedBlock& b = blocks[c];
+    uint64_t gap = chunks[c].entry_off - entries;
+    if (chunks[c].row_off != rows || gap != 0) {
+      for (std::size_t r = 0; r < b.num_rows; ++r) {
+        data->row_ptr[rows + 1 + r] = b.row_end[r] - gap;
+      }
+      std::memmove(data->label.data() + rows, b.label, b.num_rows * sizeof(float));
     }
-    const uint32_t* index = block.index.data();
-    uint32_t* out_index = out->index.data() + nnz_off[b];
-    for (std::size_t k = 0; k < block.index.size(); ++k) out_index[k] = index[k] - shift;
-    std::copy(block.value.data(), block.value.data() + block.value.size(),
-              out->value.begin() + nnz_off[b]);
-    std::copy(block.label.begin(), block.label.end(), out->label.begin() + row_off[b]);
-    if (has_weight)
-      std::copy(block.weight.begin(), block.weight.end(), out->weight.begin() + row_off[b]);
-    std::copy(block.qid.begin(), block.qid.end(), qid->begin() + row_off[b]);
+    if (gap != 0) {
+      std::memmove(data->index.data() + entries, b.index, b.num_entries * sizeof(uint32_t));
+      std::memmove(data->value.data() + entries, b.value, b.num_entries * sizeof(float));
+    }
+    rows += b.num_rows;
+    entries += b.num_entries;
   }
+  data->row_ptr.resize(rows + 1);
+  data->label.resize(rows);
+  data->index.resize(entries);
+  data->value.resize(entries);
+}
+
+// The weights (only when some row gave one) and qids (empty when no row gave one) of all rows.
+void GatherWeightsAndQids(const std::vector<ParsedBlock>& blocks, DataSet* data,
+                          std::vector<uint64_t>* qid) {
+  bool has_weight = false, has_qid = false;
+  for (const auto& b : blocks) has_weight |= b.has_weight, has_qid |= b.has_qid;
+  if (has_weight) data->weight.resize(data->NumRows());
+  if (has_qid) qid->resize(data->NumRows());
+  uint64_t row = 0;
+  for (const auto& b : blocks) {
+    if (has_weight) {
+      float* w = data->weight.data() + row;
+      if (b.has_weight) {
+        std::copy(b.weight, b.weight + b.num_rows, w);
+      } else {
+        std::fill(w, w + b.num_rows, 1.0f);
+      }
+    }
+    if (has_qid) {
+      uint64_t* q = qid->data() + row;
+      if (b.has_qid) {
+        std::copy(b.qid, b.qid + b.num_rows, q);
+      } else {
+        std::fill(q, q + b.num_rows, kNoQid);
+      }
+    }
+    row += b.num_rows;
+  }
+}
+
+// Turns 1-based ids into 0-based ones.
+void ShiftIds(int nthread, std::vector<uint32_t>* index) {
+  const int64_t n = static_cast<int64_t>(index->size());
+  uint32_t* p = index->data();
+#pragma omp parallel for schedule(static) num_threads(std::max(1, nthread))
+  for (int64_t k = 0; k < n; ++k) p[k] -= 1;
 }
 
 // Where each file's rows landed in the concatenated data set.
@@ -152,10 +267,10 @@ std::vector<FileRows> RowsPerFile(const std::vector<Chunk>& chunks,
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     FileRows& fr = file_rows[chunks[c].file];
     if (fr.count == 0) fr.begin = row;
-    fr.count += blocks[c].NumRows();
+    fr.count += blocks[c].num_rows;
     fr.has_weight |= blocks[c].has_weight;
     if (fr.first_no_qid == nullptr) fr.first_no_qid = blocks[c].first_no_qid;
-    row += blocks[c].NumRows();
+    row += blocks[c].num_rows;
   }
   return file_rows;
 }
@@ -179,25 +294,37 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
 
   std::vector<ByteRange> ranges = PartRanges(files, options.part, options.num_parts);
   std::vector<Chunk> chunks = MakeChunks(files, ranges, nthread);
+  ChunkBounds bounds = BoundChunks(spec, files, nthread, &chunks);
+  DataSet data;
+  data.name = uri;
+  RowBuffers row_buffers;
+  Allocate(bounds, nthread, &data, &row_buffers);
+  ParseContext proto;
+  proto.indexing_mode = indexing_mode;
+  proto.check_label = &options.check_label;
+  proto.delimiter = spec.delimiter;
+  proto.label_column = spec.label_column;
+  proto.weight_column = spec.weight_column;
   std::vector<ParsedBlock> blocks =
-      ParseChunks(spec, files, chunks, indexing_mode, options, nthread);
+      ParseChunks(spec, files, chunks, proto, nthread, &data, &row_buffers);
+  Compact(chunks, blocks, &data);
+  std::vector<uint64_t> qid;
+  GatherWeightsAndQids(blocks, &data, &qid);
 
   bool libsvm = spec.format == DataFormat::kLibSVM;
   bool any_zero = false, any_entry = false;
   uint32_t max_id = 0;
   for (const auto& b : blocks) {
     any_zero |= b.has_zero_id;
-    if (!b.index.empty()) max_id = std::max(max_id, b.max_id), any_entry = true;
+    if (b.num_entries > 0) max_id = std::max(max_id, b.max_id), any_entry = true;
   }
   uint32_t shift = libsvm && (indexing_mode > 0 || (indexing_mode < 0 && !any_zero)) ? 1 : 0;
-  DataSet data;
-  data.name = uri;
-  std::vector<uint64_t> qid;
-  Concatenate(blocks, shift, nthread, &data, &qid);
+  if (shift != 0) ShiftIds(nthread, &data.index);
   data.num_col = any_entry ? max_id + 1 - shift : 0;
 
   std::vector<FileRows> file_rows = RowsPerFile(chunks, blocks, files.size());
   blocks.clear();
+  row_buffers = {};
   AttachWeightsAndGroups(files, ranges, file_rows, qid, &data);
   return data;
 }

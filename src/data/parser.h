@@ -1,9 +1,11 @@
-// The chunk parsers: each turns a line-aligned byte range of one mapped file into a ParsedBlock
-// (a CSR piece plus per-row labels, weights and qids). Chunks are parsed in parallel and the
-// blocks concatenated in order (load.cc). A parser stops at the first malformed token and throws
-// Error "file:line:column: what is wrong" (column of the token start).
+// The chunk parsers: each turns a line-aligned byte range of one mapped file into a ParsedBlock,
+// written straight into the data set's arrays at the chunk's offsets (load.cc sizes them by
+// ChunkBounds, a cheap counting pass, so no chunk needs a copy of its own). Chunks are parsed in
+// parallel. A parser stops at the first malformed token and throws Error
+// "file:line:column: what is wrong" (column of the token start).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -17,45 +19,54 @@ namespace ringboost {
 constexpr uint64_t kNoQid = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t kMaxFeatureId = (uint64_t{1} << 31) - 1;  // ids must be < 2^31
 
-// Storage for a block's entries, allocated once for the most entries its chunk can hold (a
-// LibSVM entry takes at least 4 bytes of text, a CSV value 2) and never zero-filled: the hot loop
-// writes through a plain pointer, with no capacity check and no reallocation.
-template <typename T>
-class EntryBuffer {
- public:
-  void Allocate(std::size_t capacity) {
-    data_.reset(new T[capacity]);
-    AdviseHugePages(data_.get(), capacity * sizeof(T));
-    capacity_ = capacity;
-    size_ = 0;
-  }
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
-  std::size_t size() const { return size_; }
-  std::size_t capacity() const { return capacity_; }
-  bool empty() const { return size_ == 0; }
-  void set_size(std::size_t n) { size_ = n; }
-  void push_back(T v) { data_[size_++] = v; }
-  T& operator[](std::size_t i) { return data_[i]; }
-
- private:
-  std::unique_ptr<T[]> data_;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
+// Upper bounds of the rows and the stored entries of the lines starting in a chunk: rows <= its
+// newlines + 1; a stored LibSVM entry holds a ':' of its own; a CSV line holds at most its
+// delimiters + 1 values.
+struct ChunkBounds {
+  uint64_t rows = 0;
+  uint64_t entries = 0;
 };
+ChunkBounds LibSVMBounds(const char* begin, const char* end);
+ChunkBounds CsvBounds(const char* begin, const char* end, char delimiter);
 
+// One chunk's rows. The caller points the spans at room for the chunk's ChunkBounds; the hot loops
+// write through them with no capacity checks.
 struct ParsedBlock {
-  std::vector<uint64_t> row_ptr{0};  // local offsets
-  EntryBuffer<uint32_t> index;       // feature ids as written (before 1-based shifting)
-  EntryBuffer<float> value;
-  std::vector<float> label;
-  std::vector<float> weight;           // one per row; 1 where the row gave none
-  std::vector<uint64_t> qid;           // one per row; kNoQid where the row gave none
+  // Where the rows go.
+  uint64_t* row_end = nullptr;  // row_end[r] = entry_base + entries of rows 0..r (a row_ptr tail)
+  float* label = nullptr;
+  float* weight = nullptr;    // written from the first row with a weight on; earlier rows get 1
+  uint64_t* qid = nullptr;    // written from the first row with a qid on; earlier rows kNoQid
+  uint32_t* index = nullptr;  // feature ids as written (before 1-based shifting)
+  float* value = nullptr;
+  uint64_t entry_base = 0;  // position of index[0] in the whole data set
+
+  // What was parsed.
+  std::size_t num_rows = 0;
+  std::size_t num_entries = 0;
   bool has_weight = false;             // some row gave `label:weight` (or a weight column)
+  bool has_qid = false;                // some row gave qid:
   bool has_zero_id = false;            // some feature id was written as 0
-  uint32_t max_id = 0;                 // largest id written (valid when index is not empty)
+  uint32_t max_id = 0;                 // largest id written (valid when num_entries > 0)
   const char* first_no_qid = nullptr;  // line start of the first row without qid: (LibSVM)
-  uint64_t NumRows() const { return label.size(); }
+
+  // The weight of the current row; `given` = the row wrote one.
+  void PutWeight(float w, bool given) {
+    if (given && !has_weight) {
+      std::fill(weight, weight + num_rows, 1.0f);
+      has_weight = true;
+    }
+    if (has_weight) weight[num_rows] = w;
+  }
+  // The qid of the current row (kNoQid for none).
+  void PutQid(uint64_t q) {
+    if (q != kNoQid && !has_qid) {
+      std::fill(qid, qid + num_rows, kNoQid);
+      has_qid = true;
+    }
+    if (has_qid) qid[num_rows] = q;
+  }
+  void EndRow() { row_end[num_rows++] = entry_base + num_entries; }
 };
 
 struct ParseContext {
@@ -68,9 +79,10 @@ struct ParseContext {
   int weight_column = -1;
 };
 
-// Parses the LibSVM lines starting in [begin, end) (begin a line start) into *out.
+// Parses the LibSVM lines starting in [begin, end) (begin a line start) into *out, whose spans
+// have room for LibSVMBounds(begin, end).
 void ParseLibSVM(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out);
-// Parses the CSV/TSV lines starting in [begin, end) into *out.
+// Parses the CSV/TSV lines starting in [begin, end) into *out (room for CsvBounds).
 void ParseCsv(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out);
 
 // Shared number rules. Parses all of [begin, end) as a float (a leading '+' allowed, as in

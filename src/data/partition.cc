@@ -18,7 +18,7 @@ struct Boundary {
 const char* AlignToGroupSizes(const InputFile& file, const char* a) {
   const char* begin = file.map->begin();
   const char* end = file.map->end();
-  uint64_t row = CountDataRows(begin, a);
+  uint64_t row = CountFileDataRows(*file.map, begin, a);
   uint64_t start = 0;
   for (uint64_t size : file.group_sizes) {
     if (start >= row) break;

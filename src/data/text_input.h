@@ -1,6 +1,8 @@
 // Raw text of input files and the line rules every reader shares. A file is mapped read-only
 // once; parsers walk `const char*` ranges of it and compute line numbers only when they report
-// an error, so the fast path never counts lines.
+// an error, so the fast path never counts lines. Pages are mapped on demand, and readers that
+// walk a large range release each window they are done with (Release), so a file's pages do not
+// pile up in the resident set (mapped file pages count in it) while the CSR is built.
 //
 // Line rules (LibSVM and CSV alike): lines end with '\n'; ' ', '\t' and '\r' are blanks, so CRLF
 // files read like LF files. A line is a *data line* unless its first non-blank character is '#'
@@ -28,6 +30,11 @@ class MappedFile {
   std::size_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
+  // Unmaps the pages of [b, e) (rounded out to whole pages, clipped to the file) from this
+  // process: they stop counting in its resident set; reading them again maps them again from the
+  // page cache, so this is safe while other threads read nearby bytes. Ignores ranges outside.
+  void Release(const char* b, const char* e) const;
+
  private:
   std::string path_;
   const char* data_ = "";
@@ -50,6 +57,14 @@ const char* AlignToLine(const char* base, const char* p, const char* end);
 bool IsDataLine(const char* p, const char* end);
 // Number of data lines starting in [begin, end); begin must be a line start.
 uint64_t CountDataRows(const char* begin, const char* end);
+// CountDataRows over a range of `file`, window by window, releasing each window after it.
+uint64_t CountFileDataRows(const MappedFile& file, const char* begin, const char* end);
+// The number of '\n' bytes and of `sep` bytes in [begin, end) (sep != '\n').
+struct ByteCounts {
+  uint64_t newlines = 0;
+  uint64_t seps = 0;
+};
+ByteCounts CountNewlinesAnd(const char* begin, const char* end, char sep);
 // Start of the `n`-th data line (0-based) at or after line start p; `end` if there are fewer.
 const char* SkipDataRows(const char* p, const char* end, uint64_t n);
 

@@ -12,7 +12,8 @@ namespace {
 
 // Data rows of `file` before and after its part range.
 uint64_t RowsOutside(const InputFile& file, const ByteRange& range) {
-  return CountDataRows(file.map->begin(), range.begin) + CountDataRows(range.end, file.map->end());
+  return CountFileDataRows(*file.map, file.map->begin(), range.begin) +
+         CountFileDataRows(*file.map, range.end, file.map->end());
 }
 
 void AttachSideWeights(const InputFile& file, const ByteRange& range, const FileRows& rows,
@@ -23,8 +24,8 @@ void AttachSideWeights(const InputFile& file, const ByteRange& range, const File
                  << file.side.weight << "'; keep one");
   }
   std::vector<float> weights = ReadWeightFile(file.side.weight);
-  uint64_t before = CountDataRows(file.map->begin(), range.begin);
-  uint64_t total = before + rows.count + CountDataRows(range.end, file.map->end());
+  uint64_t before = CountFileDataRows(*file.map, file.map->begin(), range.begin);
+  uint64_t total = before + rows.count + CountFileDataRows(*file.map, range.end, file.map->end());
   if (weights.size() != total) {
     RB_FAIL("'" << file.side.weight << "' has " << weights.size() << " weights but '" << path
                 << "' has " << total << " data rows; give one weight per data row");
@@ -45,7 +46,7 @@ void SideGroups(const InputFile& file, const ByteRange& range, const FileRows& r
                 << file.map->path() << "' has " << total
                 << " data rows; the group sizes must add up to the row count");
   }
-  uint64_t before = CountDataRows(file.map->begin(), range.begin);
+  uint64_t before = CountFileDataRows(*file.map, file.map->begin(), range.begin);
   uint64_t start = 0;
   for (uint64_t s : file.group_sizes) {
     if (start >= before && start < before + rows.count) {
@@ -83,8 +84,8 @@ void AttachWeightsAndGroups(const std::vector<InputFile>& files,
     if (rows.count == 0) continue;
     if (!file.side.weight.empty()) AttachSideWeights(file, ranges[j], rows, data);
     uint64_t end = rows.begin + rows.count;
-    bool has_qid = std::any_of(qid.begin() + rows.begin, qid.begin() + end,
-                               [](uint64_t q) { return q != kNoQid; });
+    bool has_qid = !qid.empty() && std::any_of(qid.begin() + rows.begin, qid.begin() + end,
+                                               [](uint64_t q) { return q != kNoQid; });
     if (!file.side.group.empty()) {
       if (has_qid) {
         RB_FAIL(file.map->path() << ": query groups are given both by qid: tokens and by '"

@@ -19,7 +19,8 @@ struct FileRows {
   const char* first_no_qid = nullptr;  // line start of the first row without qid:
 };
 
-// Fills data->weight and data->group_ptr. The qid of every row (kNoQid where none) is in `qid`.
+// Fills data->weight and data->group_ptr. The qid of every row (kNoQid where none) is in `qid`,
+// or `qid` is empty when no row has one.
 // Throws Error when a side file does not match its data file (row counts, both kinds of weights
 // or groups), or when some files of the data set have groups and others not.
 void AttachWeightsAndGroups(const std::vector<InputFile>& files,

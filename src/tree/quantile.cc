@@ -1,10 +1,15 @@
 // Exact weighted quantile cuts (quantile.h states the rule).
 //
-// One worker: the entries are regrouped by feature (a counting sort on the feature id, threads
-// over row blocks), each feature's values are sorted (threads over features, largest first), and
-// one pass over a sorted column finds its distinct values, their weights and the cuts. Values are
-// handled as order-preserving uint32 keys (sort_util.h). Unweighted data sorts bare keys; weighted
-// data sorts (key << 32 | row) and reads the row's fixed-point weight during the pass.
+// One worker: a counting pass over the CSR (threads over row blocks) gives every feature's entry
+// count and weight. The features are then cut in batches of consecutive ids whose entries fit a
+// memory budget (kMinBatchBytes or 1/kBatchCsrFraction of the CSR, whichever is larger), so the
+// feature-major copy never costs more than a fraction of the data: per batch, one pass over the
+// CSR gathers the batch's entries grouped by feature (row blocks again), each column is sorted
+// (threads over features, largest first) and one pass over a sorted column finds its distinct
+// values, their weights and the cuts. Values are handled as order-preserving uint32 keys
+// (sort_util.h). Unweighted data sorts bare keys; weighted data sorts (key << 32 | row) and reads
+// the row's fixed-point weight during the pass. The cuts of a feature depend only on its sorted
+// column, so the batching does not change them.
 #include "tree/quantile.h"
 
 #include <omp.h>
@@ -32,98 +37,6 @@ float LastCut(float u) { return u + (std::fabs(u) + 1e-5f); }
 float MinValue(float u) { return u - std::fabs(u) - 1e-5f; }
 // A feature with no value: XGBoost's empty-column convention (min 1e-5, one bin above it).
 constexpr float kEmptyMinValue = 1e-5f;
-
-// The entries of features [0, num_features) grouped by feature: feature f owns
-// elems[ptr[f], ptr[f+1]), in no particular order until sorted.
-template <typename Elem>
-struct Columns {
-  std::vector<uint64_t> ptr;
-  std::unique_ptr<Elem[]> elems;  // uninitialised storage: every slot is written once
-};
-
-// Counting sort of the entries by feature id. make(key, row) builds an element.
-template <typename Elem, typename MakeElem>
-Columns<Elem> GroupByFeature(const DataSet& data, uint32_t num_features, int nthread,
-                             MakeElem make) {
-  const uint64_t rows = data.NumRows();
-  const std::size_t nf = num_features;
-  Columns<Elem> cols;
-  cols.ptr.assign(nf + 1, 0);
-  std::vector<uint64_t> cursor(static_cast<std::size_t>(nthread) * nf, 0);
-#pragma omp parallel num_threads(nthread)
-  {
-    const int nt = omp_get_num_threads();
-    const int t = omp_get_thread_num();
-    const uint64_t row_begin = rows * t / nt, row_end = rows * (t + 1) / nt;
-    const uint64_t k_begin = data.row_ptr[row_begin], k_end = data.row_ptr[row_end];
-    uint64_t* mine = cursor.data() + t * nf;
-    for (uint64_t k = k_begin; k < k_end; ++k) {
-      const uint32_t f = data.index[k];
-      if (f < num_features) ++mine[f];
-    }
-#pragma omp barrier
-#pragma omp single
-    {
-      uint64_t sum = 0;  // thread t's slots of feature f follow those of threads < t
-      for (std::size_t f = 0; f < nf; ++f) {
-        cols.ptr[f] = sum;
-        for (int u = 0; u < nt; ++u) {
-          const uint64_t count = cursor[u * nf + f];
-          cursor[u * nf + f] = sum;
-          sum += count;
-        }
-      }
-      cols.ptr[nf] = sum;
-      cols.elems.reset(new Elem[sum]);
-    }
-    Elem* out = cols.elems.get();
-    for (uint64_t row = row_begin; row < row_end; ++row) {
-      for (uint64_t k = data.row_ptr[row]; k < data.row_ptr[row + 1]; ++k) {
-        const uint32_t f = data.index[k];
-        if (f < num_features) out[mine[f]++] = make(FloatToKey(data.value[k]), row);
-      }
-    }
-  }
-  return cols;
-}
-
-// Per-feature facts after sorting: number of distinct values and total integer weight.
-struct ColumnStats {
-  std::vector<uint64_t> distinct;
-  std::vector<uint64_t> weight;
-};
-
-// Sorts every column (largest first, dynamic over threads) and counts its distinct values and
-// total weight. Traits: kShift (where the key sits in Elem), Key(elem) and Weight(elem).
-template <typename Elem, typename Traits>
-ColumnStats SortColumns(Columns<Elem>* cols, uint32_t num_features, int nthread,
-                        const Traits& traits) {
-  std::vector<uint32_t> order(num_features);
-  std::iota(order.begin(), order.end(), 0u);
-  const auto size = [&](uint32_t f) { return cols->ptr[f + 1] - cols->ptr[f]; };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return size(a) > size(b); });
-  ColumnStats stats{std::vector<uint64_t>(num_features, 0), std::vector<uint64_t>(num_features, 0)};
-#pragma omp parallel num_threads(nthread)
-  {
-    std::vector<Elem> tmp;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t i = 0; i < static_cast<int64_t>(num_features); ++i) {
-      const uint32_t f = order[i];
-      Elem* col = cols->elems.get() + cols->ptr[f];
-      const uint64_t n = size(f);
-      detail::RadixSortByKey<Traits::kShift>(col, n, &tmp);
-      uint64_t distinct = 0, weight = 0;
-      for (uint64_t k = 0; k < n; ++k) {
-        distinct += (k == 0 || traits.Key(col[k]) != traits.Key(col[k - 1]));
-        weight += traits.Weight(col[k]);
-      }
-      stats.distinct[f] = distinct;
-      stats.weight[f] = weight;
-    }
-  }
-  return stats;
-}
 
 // One entry of a weighted quantile summary: the weight ranked below the value (rmin), up to and
 // including it (rmax), the value's own weight (wmin), in float as XGBoost's WQSummary.
@@ -159,7 +72,7 @@ Summary Prune(const Summary& src, std::size_t maxsize) {
 
 // Cuts of one sorted column of n > 0 elements (quantile.h's rule).
 template <typename Elem, typename Traits>
-std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, uint64_t total,
+std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, uint64_t /*total*/,
                               int max_bin, const Traits& traits) {
   std::vector<float> cuts;
   if (distinct <= static_cast<uint64_t>(max_bin)) {
@@ -171,6 +84,7 @@ std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, ui
     // The exact summary of the column (one entry per distinct value), pruned as XGBoost prunes
     // its sketch: first to min(n, 8 * max_bin) entries, then to max_bin + 1.
     Summary summary;
+    summary.reserve(distinct);  // exact size: no regrowth (up to 16 bytes per distinct value)
     float wsum = 0.0f;
     for (uint64_t k = 0; k < n;) {
       const uint32_t key = traits.Key(col[k]);
@@ -196,18 +110,26 @@ std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, ui
 
 // Unweighted columns: bare keys, every entry weighs one unit.
 struct UnitTraits {
+  using Elem = uint32_t;
   static constexpr int kShift = 0;
+  static constexpr bool kWeighted = false;
   uint64_t unit;
-  uint32_t Key(uint32_t e) const { return e; }
-  uint64_t Weight(uint32_t) const { return unit; }
+  static Elem Make(uint32_t key, uint64_t /*row*/) { return key; }
+  uint32_t Key(Elem e) const { return e; }
+  uint64_t Weight(Elem) const { return unit; }
+  uint64_t RowWeight(uint64_t /*row*/) const { return unit; }
 };
 
 // Weighted columns: key in the high half, row in the low half.
 struct RowWeightTraits {
+  using Elem = uint64_t;
   static constexpr int kShift = 32;
+  static constexpr bool kWeighted = true;
   const uint64_t* row_weight;
-  uint32_t Key(uint64_t e) const { return static_cast<uint32_t>(e >> 32); }
-  uint64_t Weight(uint64_t e) const { return row_weight[e & 0xffffffffu]; }
+  static Elem Make(uint32_t key, uint64_t row) { return (static_cast<uint64_t>(key) << 32) | row; }
+  uint32_t Key(Elem e) const { return static_cast<uint32_t>(e >> 32); }
+  uint64_t Weight(Elem e) const { return row_weight[e & 0xffffffffu]; }
+  uint64_t RowWeight(uint64_t row) const { return row_weight[row]; }
 };
 
 // The fixed-point weight of every row; a negative or non-finite weight is the user's mistake.
@@ -233,41 +155,205 @@ std::vector<uint64_t> FixedPointWeights(const DataSet& data, int nthread) {
   return fixed;
 }
 
-template <typename Elem, typename Traits, typename MakeElem>
+// Memory bound of the feature-major copy (with its sort scratch): the larger of this and 1 /
+// kBatchCsrFraction of the CSR entries' bytes. Features are regrouped a batch at a time within it.
+constexpr uint64_t kMinBatchBytes = uint64_t{32} << 20;
+constexpr uint64_t kBatchCsrFraction = 8;  // 1/8 of the CSR's index and value arrays
+
+// One counting pass over the CSR, per block of rows (the gather of each batch reuses the blocks).
+struct FeatureCounts {
+  std::vector<uint64_t> row_begin;  // num_blocks + 1 row boundaries
+  // cursor[b * nf + f]: the first slot (in feature-major order over all features) of block b's
+  // entries of feature f; the gather advances it.
+  std::vector<uint64_t> cursor;
+  std::vector<uint64_t> ptr;     // nf + 1: feature f owns slots [ptr[f], ptr[f+1])
+  std::vector<uint64_t> weight;  // nf: total fixed-point weight of each feature
+  bool rows_sorted = true;       // feature ids ascend within every row (data.h promises it)
+
+  int NumBlocks() const { return static_cast<int>(row_begin.size()) - 1; }
+  uint64_t Size(uint32_t f) const { return ptr[f + 1] - ptr[f]; }
+};
+
+// Turns the per-block counts into cursors (feature f's slots hold block 0's entries, then block
+// 1's, ...) and fills ptr and weight.
+template <typename Traits>
+void SumBlocks(FeatureCounts* counts, const std::vector<uint64_t>& block_weight, int nblocks,
+               std::size_t nf, const Traits& traits) {
+  counts->ptr.assign(nf + 1, 0);
+  counts->weight.assign(nf, 0);
+  uint64_t sum = 0;
+  for (std::size_t f = 0; f < nf; ++f) {
+    counts->ptr[f] = sum;
+    for (int b = 0; b < nblocks; ++b) {
+      const uint64_t count = counts->cursor[b * nf + f];
+      counts->cursor[b * nf + f] = sum;
+      sum += count;
+      if (Traits::kWeighted) counts->weight[f] += block_weight[b * nf + f];
+    }
+    if (!Traits::kWeighted) counts->weight[f] = (sum - counts->ptr[f]) * traits.RowWeight(0);
+  }
+  counts->ptr[nf] = sum;
+}
+
+// Counts (and, weighted, sums the weights of) each block's entries per feature; blocks are
+// `nthread` equal row ranges. Ids >= num_features are ignored.
+template <typename Traits>
+FeatureCounts CountByFeature(const DataSet& data, uint32_t num_features, int nthread,
+                             const Traits& traits) {
+  const std::size_t nf = num_features;
+  const uint64_t rows = data.NumRows();
+  FeatureCounts counts;
+  for (int b = 0; b <= nthread; ++b) counts.row_begin.push_back(rows * b / nthread);
+  counts.cursor.assign(nthread * nf, 0);
+  std::vector<uint64_t> block_weight(Traits::kWeighted ? nthread * nf : 0, 0);
+  int unsorted = 0;
+#pragma omp parallel for num_threads(nthread) schedule(static, 1) reduction(| : unsorted)
+  for (int b = 0; b < nthread; ++b) {
+    uint64_t* count = counts.cursor.data() + b * nf;
+    uint64_t* weight = Traits::kWeighted ? block_weight.data() + b * nf : nullptr;
+    for (uint64_t row = counts.row_begin[b]; row < counts.row_begin[b + 1]; ++row) {
+      for (uint64_t k = data.row_ptr[row]; k < data.row_ptr[row + 1]; ++k) {
+        const uint32_t f = data.index[k];
+        unsorted |= k > data.row_ptr[row] && f < data.index[k - 1];
+        if (f >= num_features) continue;
+        ++count[f];
+        if (Traits::kWeighted) weight[f] += traits.RowWeight(row);
+      }
+    }
+  }
+  counts.rows_sorted = unsorted == 0;
+  SumBlocks(&counts, block_weight, nthread, nf, traits);
+  return counts;
+}
+
+// Splits the features into consecutive batches whose entries, plus the radix-sort scratch of the
+// threads sorting them, fit `capacity` elements; a feature larger than that is a batch alone.
+// Returns the batch boundaries (first feature of each batch, then num_features).
+std::vector<uint32_t> PlanBatches(const FeatureCounts& counts, uint64_t capacity, int nthread) {
+  const uint32_t nf = static_cast<uint32_t>(counts.ptr.size() - 1);
+  std::vector<uint32_t> bounds{0};
+  uint64_t sum = 0, largest = 0, members = 0;
+  for (uint32_t f = 0; f < nf; ++f) {
+    const uint64_t n = counts.Size(f);
+    const uint64_t sorters = std::min<uint64_t>(nthread, members + 1);
+    if (members > 0 && sum + n + sorters * std::max(largest, n) > capacity) {
+      bounds.push_back(f);
+      sum = largest = members = 0;
+    }
+    sum += n;
+    largest = std::max(largest, n);
+    members += n > 0;
+  }
+  bounds.push_back(nf);
+  return bounds;
+}
+
+// Copies the entries of features [fb, fe) into out (slot ptr[f] - ptr[fb] onwards for feature f),
+// one pass over the CSR by the row blocks of the counting pass. Rows with ascending ids skip to
+// the batch's range by binary search.
+template <typename Traits>
+void GatherBatch(const DataSet& data, uint32_t fb, uint32_t fe, int nthread, FeatureCounts* counts,
+                 typename Traits::Elem* out) {
+  const std::size_t nf = counts->ptr.size() - 1;
+  const uint64_t base = counts->ptr[fb];
+  const uint32_t* index = data.index.data();
+  const int nblocks = counts->NumBlocks();
+#pragma omp parallel for num_threads(nthread) schedule(static, 1)
+  for (int b = 0; b < nblocks; ++b) {
+    uint64_t* cursor = counts->cursor.data() + b * nf;
+    for (uint64_t row = counts->row_begin[b]; row < counts->row_begin[b + 1]; ++row) {
+      uint64_t k = data.row_ptr[row];
+      const uint64_t end = data.row_ptr[row + 1];
+      if (counts->rows_sorted) {
+        if (fb > 0) k = std::lower_bound(index + k, index + end, fb) - index;
+        for (; k < end && index[k] < fe; ++k) {
+          out[cursor[index[k]]++ - base] = Traits::Make(FloatToKey(data.value[k]), row);
+        }
+      } else {
+        for (; k < end; ++k) {
+          const uint32_t f = index[k];
+          if (f < fb || f >= fe) continue;
+          out[cursor[f]++ - base] = Traits::Make(FloatToKey(data.value[k]), row);
+        }
+      }
+    }
+  }
+}
+
+// Sorts each gathered column of batch [fb, fe) (largest first, dynamic over threads) and computes
+// its cuts into per_feature and its min_value. `total` is each feature's agreed weight.
+template <typename Traits>
+void CutBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename Traits::Elem* elems,
+              const std::vector<uint64_t>& total, int max_bin, int nthread, const Traits& traits,
+              std::vector<std::vector<float>>* per_feature, std::vector<float>* min_values) {
+  using Elem = typename Traits::Elem;
+  std::vector<uint32_t> order;
+  for (uint32_t f = fb; f < fe; ++f) {
+    if (counts.Size(f) > 0) order.push_back(f);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return counts.Size(a) > counts.Size(b); });
+#pragma omp parallel num_threads(nthread)
+  {
+    std::vector<Elem> tmp;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
+      const uint32_t f = order[i];
+      Elem* col = elems + (counts.ptr[f] - counts.ptr[fb]);
+      const uint64_t n = counts.Size(f);
+      detail::RadixSortByKey<Traits::kShift>(col, n, &tmp);
+      uint64_t distinct = 0;
+      for (uint64_t k = 0; k < n; ++k) {
+        distinct += (k == 0 || traits.Key(col[k]) != traits.Key(col[k - 1]));
+      }
+      (*min_values)[f] = MinValue(KeyToFloat(traits.Key(col[0])));
+      (*per_feature)[f] = ColumnCuts(col, n, distinct, total[f], max_bin, traits);
+    }
+  }
+}
+
+// Concatenates the per-feature cuts into cuts->ptr / cuts->values.
+void Concatenate(const std::vector<std::vector<float>>& per_feature, HistogramCuts* cuts) {
+  const std::size_t nf = per_feature.size();
+  cuts->ptr.assign(nf + 1, 0);
+  for (std::size_t f = 0; f < nf; ++f) {
+    cuts->ptr[f + 1] = cuts->ptr[f] + static_cast<uint32_t>(per_feature[f].size());
+  }
+  cuts->values.resize(cuts->ptr.back());
+  for (std::size_t f = 0; f < nf; ++f) {
+    std::copy(per_feature[f].begin(), per_feature[f].end(), cuts->values.begin() + cuts->ptr[f]);
+  }
+}
+
+template <typename Traits>
 HistogramCuts BuildCuts(const DataSet& data, uint32_t num_features, int max_bin,
-                        rabit::Communicator* comm, int nthread, const Traits& traits,
-                        MakeElem make) {
-  Columns<Elem> cols = GroupByFeature<Elem>(data, num_features, nthread, make);
-  ColumnStats stats = SortColumns(&cols, num_features, nthread, traits);
+                        rabit::Communicator* comm, int nthread, const Traits& traits) {
+  using Elem = typename Traits::Elem;
+  FeatureCounts counts = CountByFeature(data, num_features, nthread, traits);
   // Totals agreed across workers (what the distributed bisection will start from).
-  std::vector<uint64_t> global_weight = stats.weight;
+  std::vector<uint64_t> global_weight = counts.weight;
   comm->Allreduce(Span<uint64_t>(global_weight), rabit::Op::kSum);
   if (comm->WorldSize() != 1) {
     RB_FAIL("quantile cuts over " << comm->WorldSize()
                                   << " workers are not implemented yet; run with one worker");
   }
-  std::vector<std::vector<float>> per_feature(num_features);
+  const uint64_t csr_bytes = data.NumNonZero() * (sizeof(uint32_t) + sizeof(float));
+  const uint64_t capacity = std::max(kMinBatchBytes, csr_bytes / kBatchCsrFraction) / sizeof(Elem);
+  const std::vector<uint32_t> bounds = PlanBatches(counts, capacity, nthread);
+  uint64_t largest_batch = 0;
+  for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
+    largest_batch = std::max(largest_batch, counts.ptr[bounds[i + 1]] - counts.ptr[bounds[i]]);
+  }
+  std::unique_ptr<Elem[]> elems(new Elem[largest_batch]);  // every used slot is written first
+  std::vector<std::vector<float>> per_feature(num_features, {LastCut(kEmptyMinValue)});
   HistogramCuts cuts;
   cuts.min_values.assign(num_features, kEmptyMinValue);
-#pragma omp parallel for num_threads(nthread) schedule(dynamic, 16)
-  for (int64_t i = 0; i < static_cast<int64_t>(num_features); ++i) {
-    const uint64_t n = cols.ptr[i + 1] - cols.ptr[i];
-    if (n == 0) {
-      per_feature[i] = {LastCut(kEmptyMinValue)};
-      continue;
-    }
-    const Elem* col = cols.elems.get() + cols.ptr[i];
-    cuts.min_values[i] = MinValue(KeyToFloat(traits.Key(col[0])));
-    per_feature[i] = ColumnCuts(col, n, stats.distinct[i], global_weight[i], max_bin, traits);
+  for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
+    GatherBatch<Traits>(data, bounds[i], bounds[i + 1], nthread, &counts, elems.get());
+    CutBatch(counts, bounds[i], bounds[i + 1], elems.get(), global_weight, max_bin, nthread, traits,
+             &per_feature, &cuts.min_values);
   }
-  cuts.ptr.assign(num_features + 1, 0);
-  for (uint32_t f = 0; f < num_features; ++f) {
-    cuts.ptr[f + 1] = cuts.ptr[f] + static_cast<uint32_t>(per_feature[f].size());
-  }
-  cuts.values.resize(cuts.ptr.back());
-  for (uint32_t f = 0; f < num_features; ++f) {
-    std::copy(per_feature[f].begin(), per_feature[f].end(), cuts.values.begin() + cuts.ptr[f]);
-  }
+  Concatenate(per_feature, &cuts);
   return cuts;
 }
 
@@ -288,16 +374,13 @@ HistogramCuts ComputeCuts(const DataSet& data, uint32_t num_features, int max_bi
   const int threads = NumThreads(nthread);
   if (data.weight.empty()) {
     const UnitTraits traits{static_cast<uint64_t>(std::llround(kWeightScale))};
-    return BuildCuts<uint32_t>(data, num_features, max_bin, comm, threads, traits,
-                               [](uint32_t key, uint64_t) { return key; });
+    return BuildCuts(data, num_features, max_bin, comm, threads, traits);
   }
   RB_CHECK_MSG(data.NumRows() <= 0xffffffffull,
                "weighted cuts index rows in 32 bits; " << data.NumRows() << " rows");
   const std::vector<uint64_t> row_weight = FixedPointWeights(data, threads);
   const RowWeightTraits traits{row_weight.data()};
-  return BuildCuts<uint64_t>(
-      data, num_features, max_bin, comm, threads, traits,
-      [](uint32_t key, uint64_t row) { return (static_cast<uint64_t>(key) << 32) | row; });
+  return BuildCuts(data, num_features, max_bin, comm, threads, traits);
 }
 
 }  // namespace ringboost
