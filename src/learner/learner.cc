@@ -74,6 +74,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   std::vector<uint32_t>().swap(train.index);
   std::vector<float>().swap(train.value);
   train_.data = std::move(train);
+  matrix_->BuildColumns(nthread_);
   evals_.clear();
   for (auto& e : evals) {
     CachedSet set;

@@ -68,6 +68,23 @@ void FillDense(const DataSet& data, const PaddedBinarySearch& searcher,
   }
 }
 
+// Column-major copy of a row-major rows x width matrix; threads over blocks of rows.
+template <typename Bin>
+void Transpose(const std::vector<Bin>& rows_major, std::size_t width, int nthread,
+               std::vector<Bin>* out) {
+  const std::size_t rows = width == 0 ? 0 : rows_major.size() / width;
+  out->resize(rows_major.size());
+  constexpr std::size_t kBlock = 4096;
+#pragma omp parallel for num_threads(nthread) schedule(static)
+  for (std::size_t b = 0; b < (rows + kBlock - 1) / kBlock; ++b) {
+    const std::size_t end = std::min(rows, (b + 1) * kBlock);
+    for (std::size_t c = 0; c < width; ++c) {
+      for (std::size_t i = b * kBlock; i < end; ++i)
+        (*out)[c * rows + i] = rows_major[i * width + c];
+    }
+  }
+}
+
 // Row offsets of the entries of features < num_features: a copy of data.row_ptr unless some
 // entries lie beyond num_features (they are dropped).
 std::vector<uint64_t> SparseRowPtr(const DataSet& data, uint32_t num_features, int nthread) {
@@ -174,9 +191,17 @@ BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts,
   return m;
 }
 
+void BinnedMatrix::BuildColumns(int nthread) {
+  if (layout_ != Layout::kDense) return;
+  const int threads = NumThreads(nthread);
+  if (bin_bytes_ == 1) Transpose(dense8_, dense_columns_.size(), threads, &columns8_);
+  if (bin_bytes_ == 2) Transpose(dense16_, dense_columns_.size(), threads, &columns16_);
+}
+
 std::size_t BinnedMatrix::MemoryBytes() const {
   if (layout_ == Layout::kDense) {
-    return dense8_.size() * sizeof(uint8_t) + dense16_.size() * sizeof(uint16_t);
+    return (dense8_.size() + columns8_.size()) * sizeof(uint8_t) +
+           (dense16_.size() + columns16_.size()) * sizeof(uint16_t);
   }
   return row_ptr_.size() * sizeof(uint64_t) + sparse_bins_.size() * sizeof(uint32_t);
 }

@@ -37,12 +37,15 @@ GradientQuantizer::GradientQuantizer(const std::vector<GradPair>& gpair, int str
   hess_exp_ = ScaleExponent(max_abs[1], limit);
   grad_unit_ = std::ldexp(1.0, -grad_exp_);
   hess_unit_ = std::ldexp(1.0, -hess_exp_);
+  grad_scale_ = std::ldexp(1.0, grad_exp_);
+  hess_scale_ = std::ldexp(1.0, hess_exp_);
 }
 
 GradientSum GradientQuantizer::Quantize(GradPair p) const {
   GradientSum q;
-  q.g = std::llround(std::ldexp(static_cast<double>(p.grad), grad_exp_));
-  q.h = std::llround(std::ldexp(static_cast<double>(p.hess), hess_exp_));
+  // Multiplying by a power of two is exact; llrint rounds half to even in one instruction.
+  q.g = std::llrint(static_cast<double>(p.grad) * grad_scale_);
+  q.h = std::llrint(static_cast<double>(p.hess) * hess_scale_);
   return q;
 }
 

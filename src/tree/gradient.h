@@ -57,6 +57,8 @@ class GradientQuantizer {
   int hess_exp_ = 0;
   double grad_unit_ = 1.0;
   double hess_unit_ = 1.0;
+  double grad_scale_ = 1.0;
+  double hess_scale_ = 1.0;
 };
 
 }  // namespace ringboost

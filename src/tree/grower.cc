@@ -27,9 +27,11 @@ struct SplitRule {
     if (m.layout() == BinnedMatrix::Layout::kDense) {
       const int32_t column = m.ColumnOf(s.feature);
       RB_CHECK_MSG(column >= 0, "split on feature " << s.feature << " that has no values");
-      stride = m.dense_columns().size();
-      if (m.BinBytes() == 1) bins8 = m.dense8().data() + column;
-      if (m.BinBytes() == 2) bins16 = m.dense16().data() + column;
+      RB_CHECK_MSG(!m.columns8().empty() || !m.columns16().empty(),
+                   "BinnedMatrix::BuildColumns() was not called");
+      const uint64_t offset = static_cast<uint64_t>(column) * m.NumRows();
+      if (m.BinBytes() == 1) bins8 = m.columns8().data() + offset;
+      if (m.BinBytes() == 2) bins16 = m.columns16().data() + offset;
     } else {
       row_ptr = m.row_ptr().data();
       sparse = m.sparse_bins().data();
@@ -37,8 +39,8 @@ struct SplitRule {
       hi = cuts.ptr[s.feature + 1];
     }
   }
-  bool Dense8(uint32_t row) const { return bins8[row * stride] <= split_bin; }
-  bool Dense16(uint32_t row) const { return bins16[row * stride] <= split_bin; }
+  bool Dense8(uint32_t row) const { return bins8[row] <= split_bin; }
+  bool Dense16(uint32_t row) const { return bins16[row] <= split_bin; }
   bool Sparse(uint32_t row) const {
     const uint32_t* first = sparse + row_ptr[row];
     const uint32_t* last = sparse + row_ptr[row + 1];

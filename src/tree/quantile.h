@@ -32,8 +32,8 @@ namespace ringboost {
 constexpr double kWeightScale = 1 << 20;  // fixed-point scale of instance weights in the sketch
 
 struct HistogramCuts {
-  std::vector<uint32_t> ptr{0};  // num_features + 1; feature f owns bins [ptr[f], ptr[f+1])
-  std::vector<float> values;     // upper bound of each bin (global bin id -> cut value)
+  std::vector<uint32_t> ptr{0};   // num_features + 1; feature f owns bins [ptr[f], ptr[f+1])
+  std::vector<float> values;      // upper bound of each bin (global bin id -> cut value)
   std::vector<float> min_values;  // per feature
 
   uint32_t NumFeatures() const { return static_cast<uint32_t>(ptr.size() - 1); }

@@ -155,10 +155,21 @@ TEST(BinnedMatrix, DenseRandomMatchesSearchBin) {
   const DataSet d = MakeRows(rows);
   for (int max_bin : {3, 256, 1024}) {
     const HistogramCuts cuts = Cuts(d, 5, max_bin);
-    const BinnedMatrix m = BinnedMatrix::Build(d, cuts, 2);
+    BinnedMatrix m = BinnedMatrix::Build(d, cuts, 2);
     EXPECT_EQ(m.layout(), BinnedMatrix::Layout::kDense);
     EXPECT_EQ(m.BinBytes(), max_bin > 256 ? 2 : 1);
     ExpectMatchesSearchBin(d, cuts, m);
+    // The column-major copy holds the same bins, column c at c * rows.
+    const std::size_t bytes = m.MemoryBytes();
+    m.BuildColumns(2);
+    EXPECT_EQ(m.MemoryBytes(), 2 * bytes);
+    for (uint64_t i = 0; i < m.NumRows(); ++i) {
+      for (uint32_t c = 0; c < 5; ++c) {
+        const uint32_t col = m.BinBytes() == 1 ? m.columns8()[c * m.NumRows() + i]
+                                               : m.columns16()[c * m.NumRows() + i];
+        ASSERT_EQ(col + cuts.ptr[c], m.GetBin(i, c, cuts)) << i << " " << c;
+      }
+    }
   }
 }
 

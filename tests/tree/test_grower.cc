@@ -17,6 +17,7 @@ struct Fixture {
   explicit Fixture(DataSet d, int nthread = 2) : data(std::move(d)) {
     cuts = ComputeCuts(data, data.num_col, 256, comm.get(), nthread);
     matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, nthread));
+    matrix->BuildColumns(nthread);
   }
 
   // Squared error at margin 0: g = -y, h = 1.
