@@ -96,6 +96,10 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) 
   nodes_.clear();
   next_timestamp_ = 0;
   InitChild(0, -1, GradientSum{sum[0], sum[1]}, tree);
+  if (wide_) {
+    BuildAndEvaluateWide(gpair, 0);
+    return;
+  }
   std::vector<Histogram*> out{&nodes_[0].hist};
   hist_builder_.Build(gpair, *partitioner_, {0}, out);
   AllreduceHistograms(out);
@@ -115,6 +119,53 @@ void TreeGrower::AllreduceHistograms(const std::vector<Histogram*>& hists) {
     std::copy_n(buf.begin() + k * 2 * n_bins, 2 * n_bins,
                 reinterpret_cast<int64_t*>(hists[k]->data()));
   }
+}
+
+void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid) {
+  hist_builder_.BuildWide(gpair, *partitioner_, nid);
+  if (comm_->WorldSize() > 1) {  // chunks differ between workers: reduce them all
+    AllreduceHistograms({&hist_builder_.wide_hist()});
+    auto& chunks = hist_builder_.wide_chunks();
+    chunks.clear();
+    for (uint32_t c = 0; (std::size_t{c} << HistogramBuilder::kChunkShift) < cuts_->TotalBins();
+         ++c) {
+      chunks.push_back(c);
+    }
+  }
+  // Only features whose bins lie in a touched chunk can split: the node's rows miss the others.
+  NodeState& n = nodes_[nid];
+  const std::vector<uint32_t> sampled = sampler_->ForNode(nid, n.depth);
+  std::vector<uint8_t> present(cuts_->NumFeatures(), 0);
+  for (uint32_t c : hist_builder_.wide_chunks()) {
+    const uint32_t lo = c << HistogramBuilder::kChunkShift;
+    const uint32_t hi = lo + (1u << HistogramBuilder::kChunkShift);
+    auto f = std::upper_bound(cuts_->ptr.begin(), cuts_->ptr.end(), lo) - cuts_->ptr.begin() - 1;
+    for (; f < static_cast<long>(cuts_->NumFeatures()) && cuts_->ptr[f] < hi; ++f) present[f] = 1;
+  }
+  n.features.clear();
+  for (uint32_t f : sampled) {
+    if (present[f]) n.features.push_back(f);
+  }
+  NodeToEvaluate input{&hist_builder_.wide_hist(), n.sum, n.gain, &n.features};
+  n.split = evaluator_->Evaluate({input}, nthread_)[0];
+}
+
+std::vector<int> TreeGrower::ExpandChildren(const std::vector<GradientSum>& gpair,
+                                            const std::vector<Expansion>& expansions) {
+  if (!wide_) {
+    std::vector<int> children = BuildChildren(gpair, expansions);
+    EvaluateNodes(children);
+    return children;
+  }
+  std::vector<int> children;
+  for (const Expansion& e : expansions) {
+    if (params_.max_depth > 0 && nodes_[e.left].depth >= params_.max_depth) continue;
+    for (int child : {e.left, e.right}) {
+      BuildAndEvaluateWide(gpair, child);
+      children.push_back(child);
+    }
+  }
+  return children;
 }
 
 void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
@@ -215,8 +266,7 @@ void TreeGrower::GrowDepthwise(const std::vector<GradientSum>& gpair, RegTree* t
     }
     if (expansions.empty()) break;
     PartitionRows(expansions);
-    level = BuildChildren(gpair, expansions);
-    EvaluateNodes(level);
+    level = ExpandChildren(gpair, expansions);
   }
 }
 
@@ -240,8 +290,7 @@ void TreeGrower::GrowLossguide(const std::vector<GradientSum>& gpair, RegTree* t
       continue;
     }
     PartitionRows(expansions);
-    std::vector<int> children = BuildChildren(gpair, expansions);
-    EvaluateNodes(children);
+    std::vector<int> children = ExpandChildren(gpair, expansions);
     for (int c : children) queue.push(c);
   }
 }
@@ -253,6 +302,7 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQu
   evaluator_ = std::make_unique<SplitEvaluator>(cuts_, split_params_, quantizer_);
   partitioner_ = std::make_unique<RowPartitioner>(matrix_->NumRows());
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
+  wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;
   RegTree tree;
   InitRoot(gpair, &tree);
   if (params_.grow_policy == "lossguide") {

@@ -30,6 +30,12 @@ class TreeGrower {
   RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
                uint64_t tree_key);
 
+  // Histograms larger than this are not kept one per node: each node is built on its own, touched
+  // chunks only, and no sibling is subtracted (wide data). Both ways grow the same tree; tests set
+  // 0 to take the wide way on small data.
+  static constexpr std::size_t kWideHistogramBytes = std::size_t{8} << 20;
+  void SetWideHistogramBytes(std::size_t bytes) { wide_bytes_ = bytes; }
+
   // Adds each leaf's value to preds[row * stride + group] for the rows of the last grown tree.
   void UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,
                          int group) const;
@@ -56,6 +62,11 @@ class TreeGrower {
                                  const std::vector<Expansion>& expansions);
   void AllreduceHistograms(const std::vector<Histogram*>& hists);
   void EvaluateNodes(const std::vector<int>& nids);
+  // Wide data: builds `nid`'s histogram on its own (no subtraction, none kept) and evaluates it.
+  void BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid);
+  // Children of this level's expansions that may still be split, with their best splits.
+  std::vector<int> ExpandChildren(const std::vector<GradientSum>& gpair,
+                                  const std::vector<Expansion>& expansions);
   void InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree);
   void GrowDepthwise(const std::vector<GradientSum>& gpair, RegTree* tree);
   void GrowLossguide(const std::vector<GradientSum>& gpair, RegTree* tree);
@@ -73,6 +84,8 @@ class TreeGrower {
   std::unique_ptr<ColumnSampler> sampler_;
   std::vector<NodeState> nodes_;
   uint64_t next_timestamp_ = 0;
+  std::size_t wide_bytes_ = kWideHistogramBytes;
+  bool wide_ = false;
 };
 
 }  // namespace ringboost

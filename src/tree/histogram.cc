@@ -53,6 +53,33 @@ void BuildSparse(const uint64_t* row_ptr, const uint32_t* bins, const GradientSu
   }
 }
 
+// BuildSparse that also records the chunks it touches (flags and list are the thread's own).
+void BuildSparseMarked(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
+                       const uint32_t* rows, uint64_t n, GradientSum* hist, uint8_t* flags,
+                       std::vector<uint32_t>* list) {
+  constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i + kPrefetchRows < n) {
+      const uint32_t ahead = rows[i + kPrefetchRows];
+      __builtin_prefetch(gpair + ahead);
+      __builtin_prefetch(bins + row_ptr[ahead]);
+    }
+    const uint32_t row = rows[i];
+    const GradientSum g = gpair[row];
+    if (g.h == 0 && g.g == 0) continue;
+    for (uint64_t j = row_ptr[row]; j < row_ptr[row + 1]; ++j) {
+      const uint32_t bin = bins[j];
+      GradientSum& dst = hist[bin];
+      dst.g += g.g;
+      dst.h += g.h;
+      if (!flags[bin >> kShift]) {
+        flags[bin >> kShift] = 1;
+        list->push_back(bin >> kShift);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts,
@@ -125,6 +152,71 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       }
     }
   }
+}
+
+void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
+                                 const RowPartitioner& partitioner, int nid) {
+  const std::size_t n_bins = cuts_->TotalBins();
+  const std::size_t n_chunks = (n_bins >> kChunkShift) + 1;
+  const std::size_t chunk = std::size_t{1} << kChunkShift;
+  if (wide_out_.size() != n_bins) {
+    wide_out_.assign(n_bins, GradientSum{});
+    wide_tls_.assign(nthread_, Histogram(n_bins));
+    wide_flags_.assign(nthread_, std::vector<uint8_t>(n_chunks, 0));
+    wide_lists_.assign(nthread_, {});
+    wide_any_.assign(n_chunks, 0);
+    wide_chunks_.clear();
+  }
+  for (uint32_t c : wide_chunks_) {  // clear the previous node
+    std::fill(wide_out_.begin() + c * chunk, wide_out_.begin() + std::min(n_bins, (c + 1) * chunk),
+              GradientSum{});
+  }
+  wide_chunks_.clear();
+  if (matrix_->layout() == BinnedMatrix::Layout::kDense) {  // every chunk is touched
+    std::vector<Histogram*> out{&wide_out_};
+    Build(gpair, partitioner, {nid}, out);
+    for (uint32_t c = 0; c * chunk < n_bins; ++c) wide_chunks_.push_back(c);
+    return;
+  }
+  const auto range = partitioner.NodeRange(nid);
+  const uint32_t* rows = partitioner.rows().data();
+  const uint64_t blocks = (range.size() + kHistBlockRows - 1) / kHistBlockRows;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const int t = omp_get_thread_num();
+    const uint64_t begin = range.begin + b * kHistBlockRows;
+    const uint64_t end = std::min(range.end, begin + kHistBlockRows);
+    BuildSparseMarked(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(),
+                      rows + begin, end - begin, wide_tls_[t].data(), wide_flags_[t].data(),
+                      &wide_lists_[t]);
+  }
+  for (const auto& list : wide_lists_) {
+    for (uint32_t c : list) {
+      if (!wide_any_[c]) {
+        wide_any_[c] = 1;
+        wide_chunks_.push_back(c);
+      }
+    }
+  }
+  std::sort(wide_chunks_.begin(), wide_chunks_.end());
+#pragma omp parallel for schedule(static) num_threads(nthread_)
+  for (std::size_t i = 0; i < wide_chunks_.size(); ++i) {
+    const std::size_t c = wide_chunks_[i];
+    const std::size_t end = std::min(n_bins, (c + 1) * chunk);
+    for (int t = 0; t < nthread_; ++t) {
+      if (!wide_flags_[t][c]) continue;
+      GradientSum* src = wide_tls_[t].data();
+      for (std::size_t b = c * chunk; b < end; ++b) {
+        wide_out_[b] += src[b];
+        src[b] = GradientSum{};
+      }
+    }
+  }
+  for (int t = 0; t < nthread_; ++t) {
+    for (uint32_t c : wide_lists_[t]) wide_flags_[t][c] = 0;
+    wide_lists_[t].clear();
+  }
+  for (uint32_t c : wide_chunks_) wide_any_[c] = 0;
 }
 
 void HistogramBuilder::Subtract(const std::vector<const Histogram*>& parent,

@@ -25,6 +25,18 @@ class HistogramBuilder {
   void Build(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner,
              const std::vector<int>& nids, const std::vector<Histogram*>& out);
 
+  // Wide data (a histogram too large to keep one per node, e.g. 10,000 sparse features x 256
+  // bins): builds node `nid` into wide_hist() and lists in wide_chunks() the chunks of
+  // 2^kChunkShift bins its rows touched. Only those chunks are summed, read and cleared, so the
+  // cost follows the node's entries rather than the bin count. wide_hist() is zero outside
+  // wide_chunks() and valid until the next call.
+  void BuildWide(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner, int nid);
+  const Histogram& wide_hist() const { return wide_out_; }
+  Histogram& wide_hist() { return wide_out_; }
+  const std::vector<uint32_t>& wide_chunks() const { return wide_chunks_; }
+  std::vector<uint32_t>& wide_chunks() { return wide_chunks_; }
+  static constexpr uint32_t kChunkShift = 8;
+
   // For every k: *dst[k] = *parent[k] - *child[k], element-wise (one parallel loop for all).
   static void Subtract(const std::vector<const Histogram*>& parent,
                        const std::vector<const Histogram*>& child,
@@ -39,6 +51,14 @@ class HistogramBuilder {
   int nthread_;
   std::vector<uint32_t> feature_offsets_;    // dense layout: cuts.ptr of each column's feature
   std::vector<std::vector<Histogram>> tls_;  // per thread, per node of the level
+  // Wide mode: per thread a histogram kept all zero between calls, its touched-chunk flags and
+  // list; the output and its chunks.
+  std::vector<Histogram> wide_tls_;
+  std::vector<std::vector<uint8_t>> wide_flags_;
+  std::vector<std::vector<uint32_t>> wide_lists_;
+  std::vector<uint8_t> wide_any_;
+  Histogram wide_out_;
+  std::vector<uint32_t> wide_chunks_;
 };
 
 }  // namespace ringboost

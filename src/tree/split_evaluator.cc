@@ -6,14 +6,14 @@ namespace ringboost {
 
 template <int kDirection>
 void SplitEvaluator::Enumerate(const NodeToEvaluate& node, uint32_t feature,
-                               SplitCandidate* best) const {
+                               const std::vector<uint32_t>& nonzero, SplitCandidate* best) const {
   const uint32_t begin = cuts_->ptr[feature];
-  const uint32_t end = cuts_->ptr[feature + 1];
   const Histogram& hist = *node.hist;
   const double mcw = params_.min_child_weight;
   GradientSum acc;  // forward: left side; backward: right side
-  for (uint32_t k = 0; k < end - begin; ++k) {
-    const uint32_t bin = kDirection > 0 ? begin + k : end - 1 - k;
+  const std::size_t n = nonzero.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const uint32_t bin = kDirection > 0 ? nonzero[k] : nonzero[n - 1 - k];
     acc += hist[bin];
     if (q_->Hess(acc.h) < mcw) continue;
     GradientSum rest = node.sum - acc;
@@ -38,13 +38,23 @@ void SplitEvaluator::Enumerate(const NodeToEvaluate& node, uint32_t feature,
 }
 
 SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint32_t feature) const {
-  SplitCandidate best;
-  Enumerate<+1>(node, feature, &best);
-  // Backwards only when some rows of the node miss this feature.
+  // Only non-empty bins are candidates: an empty bin repeats the candidate before it, which never
+  // replaces the best (same feature, equal loss change), so skipping it changes nothing.
+  thread_local std::vector<uint32_t> nonzero;
+  nonzero.clear();
   GradientSum present;
   const Histogram& hist = *node.hist;
-  for (uint32_t b = cuts_->ptr[feature]; b < cuts_->ptr[feature + 1]; ++b) present += hist[b];
-  if (present != node.sum) Enumerate<-1>(node, feature, &best);
+  for (uint32_t b = cuts_->ptr[feature]; b < cuts_->ptr[feature + 1]; ++b) {
+    if (hist[b].g != 0 || hist[b].h != 0) {
+      nonzero.push_back(b);
+      present += hist[b];
+    }
+  }
+  SplitCandidate best;
+  if (nonzero.empty()) return best;
+  Enumerate<+1>(node, feature, nonzero, &best);
+  // Backwards only when some rows of the node miss this feature.
+  if (present != node.sum) Enumerate<-1>(node, feature, nonzero, &best);
   return best;
 }
 

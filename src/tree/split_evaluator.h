@@ -56,7 +56,9 @@ class SplitEvaluator {
 
  private:
   template <int kDirection>
-  void Enumerate(const NodeToEvaluate& node, uint32_t feature, SplitCandidate* best) const;
+  // Scans the feature's non-empty bins `nonzero` (ascending global ids) in kDirection.
+  void Enumerate(const NodeToEvaluate& node, uint32_t feature, const std::vector<uint32_t>& nonzero,
+                 SplitCandidate* best) const;
 
   const HistogramCuts* cuts_;
   SplitParams params_;

@@ -21,11 +21,13 @@ struct Fixture {
   }
 
   // Squared error at margin 0: g = -y, h = 1.
-  RegTree Grow(const Params& p, int nthread = 2, std::vector<float>* preds = nullptr) {
+  RegTree Grow(const Params& p, int nthread = 2, std::vector<float>* preds = nullptr,
+               bool wide = false) {
     std::vector<GradPair> g;
     for (float y : data.label) g.push_back(GradPair{-y, 1.0f});
     GradientQuantizer q(g, 1, 0, comm.get());
     TreeGrower grower(matrix.get(), &cuts, p, SplitParams::From(p, 0.0f), comm.get(), nthread);
+    if (wide) grower.SetWideHistogramBytes(0);
     RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, {}, nthread), q, 0);
     if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
     return tree;
@@ -137,7 +139,7 @@ TEST(TreeGrower, LossguideRespectsMaxLeaves) {
 }
 
 // The same tree for 1 and 2 threads on a larger random set, sparse and dense layouts.
-TEST(TreeGrower, SameTreeForAnyThreadCount) {
+TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
   for (bool sparse : {false, true}) {
     std::vector<std::vector<float>> rows;
     std::vector<float> labels;
@@ -154,17 +156,26 @@ TEST(TreeGrower, SameTreeForAnyThreadCount) {
     }
     Fixture fx1(test::DenseRows(rows, labels), 1);
     Fixture fx2(test::DenseRows(rows, labels), 2);
-    Params p;
-    p.max_depth = 5;
-    RegTree a = fx1.Grow(p, 1), b = fx2.Grow(p, 2);
-    ASSERT_EQ(a.NumNodes(), b.NumNodes());
-    for (int i = 0; i < a.NumNodes(); ++i) {
-      EXPECT_EQ(a[i].feature, b[i].feature);
-      EXPECT_EQ(a[i].split_cond, b[i].split_cond);
-      EXPECT_EQ(a[i].leaf_value, b[i].leaf_value);
-      EXPECT_EQ(a[i].gain, b[i].gain);
+    for (const char* policy : {"depthwise", "lossguide"}) {
+      Params p;
+      p.max_depth = 5;
+      p.grow_policy = policy;
+      p.colsample_bynode = 0.8;
+      RegTree a = fx1.Grow(p, 1);
+      // Threads, and the wide way (no subtraction, touched chunks only), change nothing.
+      for (RegTree b :
+           {fx2.Grow(p, 2), fx2.Grow(p, 2, nullptr, true), fx1.Grow(p, 1, nullptr, true)}) {
+        ASSERT_EQ(a.NumNodes(), b.NumNodes());
+        for (int i = 0; i < a.NumNodes(); ++i) {
+          EXPECT_EQ(a[i].feature, b[i].feature);
+          EXPECT_EQ(a[i].split_cond, b[i].split_cond);
+          EXPECT_EQ(a[i].leaf_value, b[i].leaf_value);
+          EXPECT_EQ(a[i].gain, b[i].gain);
+          EXPECT_EQ(a[i].default_left, b[i].default_left);
+        }
+      }
+      EXPECT_GT(a.NumNodes(), 15);
     }
-    EXPECT_GT(a.NumNodes(), 15);
   }
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tree/histogram.h"
@@ -85,6 +86,32 @@ TEST(Histogram, SubtractionGivesSibling) {
   builder.Build(fx.gpair, p, {1}, {&left});
   HistogramBuilder::Subtract({&root}, {&left}, {&right}, 2);
   EXPECT_EQ(right, fx.Naive(p, 2));
+}
+
+// The wide way builds one node at a time, touched chunks only, and clears what it used: the
+// same histogram as Build for every node, built in any order, for sparse and dense layouts.
+TEST(Histogram, WideEqualsBuildAndListsTouchedChunks) {
+  for (bool sparse : {true, false}) {
+    HistFixture fx(sparse, 5000);
+    RowPartitioner p(fx.data.NumRows());
+    p.Partition(
+        {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 4 == 0; }, 2);
+    HistogramBuilder builder(fx.matrix.get(), &fx.cuts, 2);
+    for (int nid : {1, 2, 0, 1}) {
+      builder.BuildWide(fx.gpair, p, nid);
+      Histogram expected;
+      HistogramBuilder(fx.matrix.get(), &fx.cuts, 1).Build(fx.gpair, p, {nid}, {&expected});
+      ASSERT_EQ(builder.wide_hist(), expected) << "node " << nid;
+      const auto& chunks = builder.wide_chunks();
+      EXPECT_TRUE(std::is_sorted(chunks.begin(), chunks.end()));
+      for (std::size_t b = 0; b < expected.size(); ++b) {
+        if (expected[b] == GradientSum{}) continue;
+        EXPECT_TRUE(
+            std::binary_search(chunks.begin(), chunks.end(), b >> HistogramBuilder::kChunkShift))
+            << "bin " << b;
+      }
+    }
+  }
 }
 
 }  // namespace
