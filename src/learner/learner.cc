@@ -136,6 +136,11 @@ std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
   return out;
 }
 
+std::size_t Learner::EarlyStoppingIndex() const {
+  const std::size_t sets = evals_.empty() ? 1 : evals_.size();
+  return sets * metrics_.size() - 1;
+}
+
 bool Learner::LastMetricMaximize() const { return metrics_.back()->Maximize(); }
 
 void AddTreeMargins(const RegTree& tree, const DataSet& data, int stride, int group,

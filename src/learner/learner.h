@@ -42,7 +42,9 @@ class Learner {
   // Metric values after the last round: ("test-logloss", v), ... in XGBoost's order (eval sets in
   // config order, then train when eval_train), each set with every metric.
   std::vector<std::pair<std::string, double>> EvalOneRound() const;
-  // Whether the metric used for early stopping (the last one printed) prefers larger values.
+  // Early stopping watches the last metric of the last eval[NAME] set (of train when there is
+  // none): its index in EvalOneRound()'s results, and whether it prefers larger values.
+  std::size_t EarlyStoppingIndex() const;
   bool LastMetricMaximize() const;
 
  private:

@@ -142,10 +142,11 @@ int RunTrain(const Params& params) {
     if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
       learner.model().Save(ModelPath(params, i + 1));
     }
-    if (!results.empty() && stop.Observe(i, results.back().second)) {
+    const std::size_t watched = learner.EarlyStoppingIndex();
+    if (watched < results.size() && stop.Observe(i, results[watched].second)) {
       if (is_root) {
         std::printf("Stopping. Best iteration:\n[%d]\t%s:%s\n", stop.best_round,
-                    results.back().first.c_str(), ShortestDouble(stop.best).c_str());
+                    results[watched].first.c_str(), ShortestDouble(stop.best).c_str());
       }
       break;
     }

@@ -84,7 +84,8 @@ namespace ringboost {
 namespace {
 
 // Binary data and the same rows with their labels flipped: on the flipped set every round
-// makes logloss worse, so early stopping keeps round 0.
+// makes logloss worse, so early stopping keeps round 0 (train, printed last, improves: it is
+// not the watched set).
 class Rounds : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -106,8 +107,8 @@ class Rounds : public ::testing::Test {
 };
 
 TEST_F(Rounds, EarlyStoppingStopsAndRecordsBestIteration) {
-  test::RunResult r =
-      test::RunRingboost(dir_.path(), "train r.conf early_stopping_rounds=2 model_out=m.json");
+  test::RunResult r = test::RunRingboost(
+      dir_.path(), "train r.conf early_stopping_rounds=2 eval_train=1 model_out=m.json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Rounds 0, 1, 2 are printed, then the stop message naming round 0.
   EXPECT_NE(r.out.find("[2]\tflipped-logloss:"), std::string::npos) << r.out;
