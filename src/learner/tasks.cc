@@ -77,6 +77,12 @@ class Progress {
     if (done == total_) std::fputc('\n', stderr);
     std::fflush(stderr);
   }
+  // Erases the progress line, so that the eval log on a shared terminal starts on a clean line.
+  void Clear() const {
+    if (!enabled_) return;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+  }
 
  private:
   int total_;
@@ -133,6 +139,7 @@ int RunTrain(const Params& params) {
     auto results = learner.EvalOneRound();
     RB_LOG(kInfo, "round " << i << ": " << Seconds(round_start) << " s");
     if (is_root && !results.empty()) {
+      progress.Clear();
       std::string line = "[" + std::to_string(i) + "]";
       for (const auto& r : results) line += "\t" + r.first + ":" + ShortestDouble(r.second);
       std::printf("%s\n", line.c_str());

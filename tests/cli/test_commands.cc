@@ -137,3 +137,30 @@ TEST_F(Rounds, SavePeriodWritesSnapshotsInModelDir) {
 
 }  // namespace
 }  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+// On a terminal (a pty from `script`), stderr shows rounds done, elapsed time and ETA.
+TEST(Progress, ShownOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "`script` (util-linux) not found: no pty to test the progress line";
+  }
+  test::TempDir dir;
+  test::WriteFile(dir.File("d.txt"), "1 0:1\n0 0:2\n1 0:3\n0 0:4\n");
+  test::WriteFile(dir.File("p.conf"),
+                  "objective = binary:logistic\nnum_round = 3\n"
+                  "data = \"d.txt\"\neval[train] = \"d.txt\"\n");
+  std::string cmd = "cd '" + dir.path() + "' && script -qec \"'" + std::string(RINGBOOST_EXE) +
+                    "' train p.conf\" /dev/null > out.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::string out = test::ReadFile(dir.File("out.txt"));
+  EXPECT_NE(out.find("round 3/3"), std::string::npos) << out;
+  EXPECT_NE(out.find("elapsed, ETA"), std::string::npos) << out;
+  // Without a terminal there is no progress line.
+  test::RunResult plain = test::RunRingboost(dir.path(), "train p.conf");
+  EXPECT_EQ(plain.err.find("ETA"), std::string::npos) << plain.err;
+}
+
+}  // namespace
+}  // namespace ringboost
