@@ -41,15 +41,17 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
   // Only non-empty bins are candidates: an empty bin repeats the candidate before it, which never
   // replaces the best (same feature, equal loss change), so skipping it changes nothing.
   thread_local std::vector<uint32_t> nonzero;
-  nonzero.clear();
+  const uint32_t begin = cuts_->ptr[feature], end = cuts_->ptr[feature + 1];
+  nonzero.resize(end - begin + 1);
   GradientSum present;
-  const Histogram& hist = *node.hist;
-  for (uint32_t b = cuts_->ptr[feature]; b < cuts_->ptr[feature + 1]; ++b) {
-    if (hist[b].g != 0 || hist[b].h != 0) {
-      nonzero.push_back(b);
-      present += hist[b];
-    }
+  const GradientSum* hist = node.hist->data();
+  std::size_t n = 0;
+  for (uint32_t b = begin; b < end; ++b) {  // branch-free compaction: zero bins are frequent
+    nonzero[n] = b;
+    n += (hist[b].g | hist[b].h) != 0;
+    present += hist[b];
   }
+  nonzero.resize(n);
   SplitCandidate best;
   if (nonzero.empty()) return best;
   Enumerate<+1>(node, feature, nonzero, &best);
