@@ -125,28 +125,25 @@ void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int
   hist_builder_.BuildWide(gpair, *partitioner_, nid);
   if (comm_->WorldSize() > 1) {  // chunks differ between workers: reduce them all
     AllreduceHistograms({&hist_builder_.wide_hist()});
-    auto& chunks = hist_builder_.wide_chunks();
-    chunks.clear();
-    for (uint32_t c = 0; (std::size_t{c} << HistogramBuilder::kChunkShift) < cuts_->TotalBins();
-         ++c) {
-      chunks.push_back(c);
-    }
+    hist_builder_.MarkAllWideChunksTouched();
   }
   // Only features whose bins lie in a touched chunk can split: the node's rows miss the others.
   NodeState& n = nodes_[nid];
   const std::vector<uint32_t> sampled = sampler_->ForNode(nid, n.depth);
-  std::vector<uint8_t> present(cuts_->NumFeatures(), 0);
-  for (uint32_t c : hist_builder_.wide_chunks()) {
-    const uint32_t lo = c << HistogramBuilder::kChunkShift;
-    const uint32_t hi = lo + (1u << HistogramBuilder::kChunkShift);
-    auto f = std::upper_bound(cuts_->ptr.begin(), cuts_->ptr.end(), lo) - cuts_->ptr.begin() - 1;
-    for (; f < static_cast<long>(cuts_->NumFeatures()) && cuts_->ptr[f] < hi; ++f) present[f] = 1;
-  }
+  const std::vector<uint8_t>& touched = hist_builder_.wide_touched();
+  constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
   n.features.clear();
   for (uint32_t f : sampled) {
-    if (present[f]) n.features.push_back(f);
+    const uint32_t first = cuts_->ptr[f] >> kShift, last = (cuts_->ptr[f + 1] - 1) >> kShift;
+    for (uint32_t c = first; c <= last; ++c) {
+      if (touched[c]) {
+        n.features.push_back(f);
+        break;
+      }
+    }
   }
-  NodeToEvaluate input{&hist_builder_.wide_hist(), n.sum, n.gain, &n.features};
+  NodeToEvaluate input{
+      &hist_builder_.wide_hist(), n.sum, n.gain, &n.features, touched.data(), kShift};
   n.split = evaluator_->Evaluate({input}, nthread_)[0];
 }
 

@@ -187,12 +187,13 @@ void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
   for (uint32_t c : wide_chunks_) {  // clear the previous node
     std::fill(wide_out_.begin() + c * chunk, wide_out_.begin() + std::min(n_bins, (c + 1) * chunk),
               GradientSum{});
+    wide_any_[c] = 0;
   }
   wide_chunks_.clear();
   if (matrix_->layout() == BinnedMatrix::Layout::kDense) {  // every chunk is touched
     std::vector<Histogram*> out{&wide_out_};
     Build(gpair, partitioner, {nid}, out);
-    for (uint32_t c = 0; c * chunk < n_bins; ++c) wide_chunks_.push_back(c);
+    MarkAllWideChunksTouched();
     return;
   }
   const auto range = partitioner.NodeRange(nid);
@@ -208,14 +209,11 @@ void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
                       &wide_lists_[t]);
   }
   for (const auto& list : wide_lists_) {
-    for (uint32_t c : list) {
-      if (!wide_any_[c]) {
-        wide_any_[c] = 1;
-        wide_chunks_.push_back(c);
-      }
-    }
+    for (uint32_t c : list) wide_any_[c] = 1;
   }
-  std::sort(wide_chunks_.begin(), wide_chunks_.end());
+  for (uint32_t c = 0; c < n_chunks; ++c) {  // ascending, without a sort
+    if (wide_any_[c]) wide_chunks_.push_back(c);
+  }
 #pragma omp parallel for schedule(static) num_threads(nthread_)
   for (std::size_t i = 0; i < wide_chunks_.size(); ++i) {
     const std::size_t c = wide_chunks_[i];
@@ -233,7 +231,14 @@ void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
     for (uint32_t c : wide_lists_[t]) wide_flags_[t][c] = 0;
     wide_lists_[t].clear();
   }
-  for (uint32_t c : wide_chunks_) wide_any_[c] = 0;
+}
+
+void HistogramBuilder::MarkAllWideChunksTouched() {
+  wide_chunks_.clear();
+  for (uint32_t c = 0; (std::size_t{c} << kChunkShift) < wide_out_.size(); ++c) {
+    wide_chunks_.push_back(c);
+    wide_any_[c] = 1;
+  }
 }
 
 void HistogramBuilder::Subtract(const std::vector<const Histogram*>& parent,

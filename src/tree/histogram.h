@@ -26,16 +26,19 @@ class HistogramBuilder {
              const std::vector<int>& nids, const std::vector<Histogram*>& out);
 
   // Wide data (a histogram too large to keep one per node, e.g. 10,000 sparse features x 256
-  // bins): builds node `nid` into wide_hist() and lists in wide_chunks() the chunks of
-  // 2^kChunkShift bins its rows touched. Only those chunks are summed, read and cleared, so the
-  // cost follows the node's entries rather than the bin count. wide_hist() is zero outside
-  // wide_chunks() and valid until the next call.
+  // bins): builds node `nid` into wide_hist() and lists in wide_chunks() (ascending) the chunks
+  // of 2^kChunkShift bins its rows touched. Only those chunks are summed, read and cleared, so
+  // the cost follows the node's entries rather than the bin count. wide_hist() is zero outside
+  // wide_chunks(); both are valid until the next call.
   void BuildWide(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner, int nid);
   const Histogram& wide_hist() const { return wide_out_; }
   Histogram& wide_hist() { return wide_out_; }
   const std::vector<uint32_t>& wide_chunks() const { return wide_chunks_; }
-  std::vector<uint32_t>& wide_chunks() { return wide_chunks_; }
-  static constexpr uint32_t kChunkShift = 8;
+  // Per chunk: 1 when in wide_chunks(), for skipping untouched bins while evaluating.
+  const std::vector<uint8_t>& wide_touched() const { return wide_any_; }
+  // Marks every chunk touched (a histogram allreduced over workers: any bin may be non-zero).
+  void MarkAllWideChunksTouched();
+  static constexpr uint32_t kChunkShift = 4;
 
   // For every k: *dst[k] = *parent[k] - *child[k], element-wise (one parallel loop for all).
   static void Subtract(const std::vector<const Histogram*>& parent,

@@ -46,10 +46,20 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
   GradientSum present;
   const GradientSum* hist = node.hist->data();
   std::size_t n = 0;
-  for (uint32_t b = begin; b < end; ++b) {  // branch-free compaction: zero bins are frequent
-    nonzero[n] = b;
-    n += (hist[b].g | hist[b].h) != 0;
-    present += hist[b];
+  const auto collect = [&](uint32_t lo, uint32_t hi) {
+    for (uint32_t b = lo; b < hi; ++b) {  // branch-free compaction: zero bins are frequent
+      nonzero[n] = b;
+      n += (hist[b].g | hist[b].h) != 0;
+      present += hist[b];
+    }
+  };
+  if (node.touched == nullptr) {
+    collect(begin, end);
+  } else {
+    const uint32_t width = 1u << node.chunk_shift;
+    for (uint32_t c = begin >> node.chunk_shift; c <= (end - 1) >> node.chunk_shift; ++c) {
+      if (node.touched[c]) collect(std::max(begin, c * width), std::min(end, (c + 1) * width));
+    }
   }
   nonzero.resize(n);
   SplitCandidate best;

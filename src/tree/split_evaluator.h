@@ -42,6 +42,9 @@ struct NodeToEvaluate {
   GradientSum sum;                        // the node's total, missing values included
   float gain;                             // its own gain (CalcGain of sum)
   const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
+  // Optional: per chunk of 2^chunk_shift bins, 0 when every bin in it is empty (skipped).
+  const uint8_t* touched = nullptr;
+  uint32_t chunk_shift = 0;
 };
 
 class SplitEvaluator {
