@@ -97,6 +97,32 @@ void BuildSparseMarked(const uint64_t* row_ptr, const uint32_t* bins, const Grad
   }
 }
 
+// The entries of `rows` with a global bin in [lo, hi), added straight into the shared output:
+// the calling thread owns that bin range, so no other thread writes there. Marks touched chunks.
+void BuildSparseStripe(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
+                       const uint32_t* rows, uint64_t n, uint32_t lo, uint32_t hi,
+                       GradientSum* hist, uint8_t* touched) {
+  constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i + kPrefetchRows < n) {
+      const uint32_t ahead = rows[i + kPrefetchRows];
+      __builtin_prefetch(gpair + ahead);
+      __builtin_prefetch(bins + row_ptr[ahead]);
+    }
+    const uint32_t row = rows[i];
+    const GradientSum g = gpair[row];
+    if (g.h == 0 && g.g == 0) continue;
+    const uint32_t* end = bins + row_ptr[row + 1];
+    for (const uint32_t* p = std::lower_bound(bins + row_ptr[row], end, lo); p < end && *p < hi;
+         ++p) {
+      GradientSum& dst = hist[*p];
+      dst.g += g.g;
+      dst.h += g.h;
+      touched[*p >> kShift] = 1;
+    }
+  }
+}
+
 }  // namespace
 
 HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts,
@@ -178,9 +204,6 @@ void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
   const std::size_t chunk = std::size_t{1} << kChunkShift;
   if (wide_out_.size() != n_bins) {
     wide_out_.assign(n_bins, GradientSum{});
-    wide_tls_.assign(nthread_, Histogram(n_bins));
-    wide_flags_.assign(nthread_, std::vector<uint8_t>(n_chunks, 0));
-    wide_lists_.assign(nthread_, {});
     wide_any_.assign(n_chunks, 0);
     wide_chunks_.clear();
   }
@@ -198,25 +221,81 @@ void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
   }
   const auto range = partitioner.NodeRange(nid);
   const uint32_t* rows = partitioner.rows().data();
-  const uint64_t blocks = (range.size() + kHistBlockRows - 1) / kHistBlockRows;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
-  for (uint64_t b = 0; b < blocks; ++b) {
-    const int t = omp_get_thread_num();
-    const uint64_t begin = range.begin + b * kHistBlockRows;
-    const uint64_t end = std::min(range.end, begin + kHistBlockRows);
-    BuildSparseMarked(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(),
-                      rows + begin, end - begin, wide_tls_[t].data(), wide_flags_[t].data(),
-                      &wide_lists_[t]);
-  }
-  for (const auto& list : wide_lists_) {
-    for (uint32_t c : list) wide_any_[c] = 1;
+  if (nthread_ <= kMaxStripes) {
+    BuildWideStriped(gpair, rows + range.begin, range.size());
+  } else {
+    BuildWidePrivate(gpair, rows + range.begin, range.size());
   }
   for (uint32_t c = 0; c < n_chunks; ++c) {  // ascending, without a sort
     if (wide_any_[c]) wide_chunks_.push_back(c);
   }
+}
+
+// Few threads: each owns a stripe of bins with about the same number of entries, and adds its
+// stripe's entries of every row straight into the output. No private copies, nothing to merge,
+// and the one output histogram stays in cache.
+void HistogramBuilder::BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows,
+                                        uint64_t n) {
+  if (wide_stripes_.empty()) {
+    // Stripe bounds at chunk edges, balanced by the entries of the whole matrix.
+    const std::size_t n_bins = cuts_->TotalBins();
+    std::vector<uint64_t> per_chunk((n_bins >> kChunkShift) + 1, 0);
+    for (uint32_t b : matrix_->sparse_bins()) ++per_chunk[b >> kChunkShift];
+    const uint64_t total = matrix_->sparse_bins().size();
+    wide_stripes_.push_back(0);
+    uint64_t seen = 0;
+    for (std::size_t c = 0; c < per_chunk.size(); ++c) {
+      seen += per_chunk[c];
+      const std::size_t t = wide_stripes_.size();
+      if (static_cast<int>(t) < nthread_ && seen * nthread_ >= total * t) {
+        wide_stripes_.push_back(static_cast<uint32_t>((c + 1) << kChunkShift));
+      }
+    }
+    while (static_cast<int>(wide_stripes_.size()) <= nthread_) {
+      wide_stripes_.push_back(static_cast<uint32_t>(n_bins));
+    }
+    wide_stripes_.back() = static_cast<uint32_t>(n_bins);
+  }
+#pragma omp parallel num_threads(nthread_)
+  {
+    const int t = omp_get_thread_num();
+    BuildSparseStripe(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(), rows,
+                      n, wide_stripes_[t], wide_stripes_[t + 1], wide_out_.data(),
+                      wide_any_.data());
+  }
+}
+
+// Many threads: private histograms over row blocks, merged over the touched chunks.
+void HistogramBuilder::BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows,
+                                        uint64_t n) {
+  const std::size_t n_bins = cuts_->TotalBins();
+  const std::size_t n_chunks = (n_bins >> kChunkShift) + 1;
+  const std::size_t chunk = std::size_t{1} << kChunkShift;
+  if (wide_tls_.size() != static_cast<std::size_t>(nthread_)) {
+    wide_tls_.assign(nthread_, Histogram(n_bins));
+    wide_flags_.assign(nthread_, std::vector<uint8_t>(n_chunks, 0));
+    wide_lists_.assign(nthread_, {});
+  }
+  const uint64_t blocks = (n + kHistBlockRows - 1) / kHistBlockRows;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const int t = omp_get_thread_num();
+    const uint64_t begin = b * kHistBlockRows;
+    const uint64_t end = std::min(n, begin + kHistBlockRows);
+    BuildSparseMarked(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(),
+                      rows + begin, end - begin, wide_tls_[t].data(), wide_flags_[t].data(),
+                      &wide_lists_[t]);
+  }
+  std::vector<uint32_t> touched;
+  for (const auto& list : wide_lists_) {
+    for (uint32_t c : list) {
+      if (!wide_any_[c]) touched.push_back(c);
+      wide_any_[c] = 1;
+    }
+  }
 #pragma omp parallel for schedule(static) num_threads(nthread_)
-  for (std::size_t i = 0; i < wide_chunks_.size(); ++i) {
-    const std::size_t c = wide_chunks_[i];
+  for (std::size_t i = 0; i < touched.size(); ++i) {
+    const std::size_t c = touched[i];
     const std::size_t end = std::min(n_bins, (c + 1) * chunk);
     for (int t = 0; t < nthread_; ++t) {
       if (!wide_flags_[t][c]) continue;

@@ -48,6 +48,11 @@ class HistogramBuilder {
  private:
   void BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
                   GradientSum* hist) const;
+  // BuildWide's two ways for the sparse layout; both fill wide_out_ and mark wide_any_.
+  void BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
+  void BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
+  // Up to this many threads, each owns a stripe of bins (every thread reads every row).
+  static constexpr int kMaxStripes = 4;
 
   const BinnedMatrix* matrix_;
   const HistogramCuts* cuts_;
@@ -60,6 +65,7 @@ class HistogramBuilder {
   std::vector<std::vector<uint8_t>> wide_flags_;
   std::vector<std::vector<uint32_t>> wide_lists_;
   std::vector<uint8_t> wide_any_;
+  std::vector<uint32_t> wide_stripes_;  // striped way: thread t owns bins [s[t], s[t+1])
   Histogram wide_out_;
   std::vector<uint32_t> wide_chunks_;
 };

@@ -96,19 +96,22 @@ TEST(Histogram, WideEqualsBuildAndListsTouchedChunks) {
     RowPartitioner p(fx.data.NumRows());
     p.Partition(
         {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 4 == 0; }, 2);
-    HistogramBuilder builder(fx.matrix.get(), &fx.cuts, 2);
-    for (int nid : {1, 2, 0, 1}) {
-      builder.BuildWide(fx.gpair, p, nid);
-      Histogram expected;
-      HistogramBuilder(fx.matrix.get(), &fx.cuts, 1).Build(fx.gpair, p, {nid}, {&expected});
-      ASSERT_EQ(builder.wide_hist(), expected) << "node " << nid;
-      const auto& chunks = builder.wide_chunks();
-      EXPECT_TRUE(std::is_sorted(chunks.begin(), chunks.end()));
-      for (std::size_t b = 0; b < expected.size(); ++b) {
-        if (expected[b] == GradientSum{}) continue;
-        EXPECT_TRUE(
-            std::binary_search(chunks.begin(), chunks.end(), b >> HistogramBuilder::kChunkShift))
-            << "bin " << b;
+    // 1-4 threads own stripes of bins; more use private histograms merged over touched chunks.
+    for (int threads : {1, 2, 3, 6}) {
+      HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads);
+      for (int nid : {1, 2, 0, 1}) {
+        builder.BuildWide(fx.gpair, p, nid);
+        Histogram expected;
+        HistogramBuilder(fx.matrix.get(), &fx.cuts, 1).Build(fx.gpair, p, {nid}, {&expected});
+        ASSERT_EQ(builder.wide_hist(), expected) << "node " << nid;
+        const auto& chunks = builder.wide_chunks();
+        EXPECT_TRUE(std::is_sorted(chunks.begin(), chunks.end()));
+        for (std::size_t b = 0; b < expected.size(); ++b) {
+          if (expected[b] == GradientSum{}) continue;
+          EXPECT_TRUE(
+              std::binary_search(chunks.begin(), chunks.end(), b >> HistogramBuilder::kChunkShift))
+              << "bin " << b;
+        }
       }
     }
   }
