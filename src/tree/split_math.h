@@ -73,6 +73,12 @@ RB_HOST_DEVICE inline float CalcGain(const SplitParams& p, double g, double h) {
 RB_HOST_DEVICE inline float SplitLossChange(const SplitParams& p, double gl, double hl, double gr,
                                             double hr, float parent_gain) {
   if (hl < p.min_child_weight || hr < p.min_child_weight) return -INFINITY;
+  if (p.max_delta_step == 0.0f) {  // the common case: no weight needed, one division a side
+    const double tl = ThresholdL1(gl, p.alpha), tr = ThresholdL1(gr, p.alpha);
+    const float left = hl <= 0.0 ? 0.0f : static_cast<float>(tl * tl / (hl + p.lambda));
+    const float right = hr <= 0.0 ? 0.0f : static_cast<float>(tr * tr / (hr + p.lambda));
+    return (left + right) - parent_gain;
+  }
   float left = CalcGainGivenWeight(p, gl, hl, CalcWeight(p, gl, hl));
   float right = CalcGainGivenWeight(p, gr, hr, CalcWeight(p, gr, hr));
   return (left + right) - parent_gain;
