@@ -53,25 +53,25 @@ namespace detail {
 }  // namespace ringboost
 
 // Internal invariant. On failure throws ringboost::Error naming the expression and source line.
-#define RB_CHECK(cond)                                                          \
-  do {                                                                          \
+#define RB_CHECK(cond)                                                            \
+  do {                                                                            \
     if (!(cond)) ::ringboost::detail::CheckFailed(#cond, __FILE__, __LINE__, ""); \
   } while (0)
 
 // Same with a streamed message: RB_CHECK_MSG(n > 0, "n=" << n).
-#define RB_CHECK_MSG(cond, stream_expr)                                         \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      std::ostringstream rb_check_oss_;                                         \
-      rb_check_oss_ << stream_expr;                                             \
+#define RB_CHECK_MSG(cond, stream_expr)                                                 \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      std::ostringstream rb_check_oss_;                                                 \
+      rb_check_oss_ << stream_expr;                                                     \
       ::ringboost::detail::CheckFailed(#cond, __FILE__, __LINE__, rb_check_oss_.str()); \
-    }                                                                           \
+    }                                                                                   \
   } while (0)
 
 // Throws a user-facing ringboost::Error built from a stream expression.
-#define RB_FAIL(stream_expr)                       \
-  do {                                             \
-    std::ostringstream rb_fail_oss_;               \
-    rb_fail_oss_ << stream_expr;                   \
-    throw ::ringboost::Error(rb_fail_oss_.str());  \
+#define RB_FAIL(stream_expr)                      \
+  do {                                            \
+    std::ostringstream rb_fail_oss_;              \
+    rb_fail_oss_ << stream_expr;                  \
+    throw ::ringboost::Error(rb_fail_oss_.str()); \
   } while (0)

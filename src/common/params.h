@@ -29,7 +29,7 @@ struct Params {
   double colsample_bynode = 1.0;
   double lambda = 1.0;
   double alpha = 0.0;
-  std::string tree_method = "hist";  // hist (auto, approx, exact are taken as hist)
+  std::string tree_method = "hist";       // hist (auto, approx, exact are taken as hist)
   std::string grow_policy = "depthwise";  // depthwise | lossguide
   int max_leaves = 0;
   int max_bin = 256;
@@ -45,7 +45,7 @@ struct Params {
   // ranking
   int lambdarank_pair_method_topk = 0;  // reserved
   // --- data ---------------------------------------------------------------------------------
-  std::string data;                                         // training data URI
+  std::string data;                                        // training data URI
   std::vector<std::pair<std::string, std::string>> evals;  // eval[NAME] = URI, in file order
   bool eval_train = false;
   std::string test_data;  // test:data

@@ -24,9 +24,7 @@ class Span {
   T& operator[](std::size_t i) const { return data_[i]; }
   T* begin() const { return data_; }
   T* end() const { return data_ + size_; }
-  Span subspan(std::size_t offset, std::size_t count) const {
-    return Span(data_ + offset, count);
-  }
+  Span subspan(std::size_t offset, std::size_t count) const { return Span(data_ + offset, count); }
 
  private:
   T* data_{nullptr};

@@ -92,7 +92,9 @@ void Learner::UpdateOneRound() {
   const int round = model_.num_rounds;
   const int groups = model_.num_groups;
   std::vector<GradPair> gpair;
+  auto start = PhaseTimer::Clock::now();
   objective_->GetGradient(train_.data, train_.margins, round, &gpair);
+  timer_.Add("gradients", start);
   RB_CHECK(gpair.size() == train_.data.NumRows() * groups);
   std::vector<uint8_t> keep;
   if (params_.subsample < 1.0) {
@@ -104,11 +106,15 @@ void Learner::UpdateOneRound() {
     }
   }
   for (int k = 0; k < groups; ++k) {
+    start = PhaseTimer::Clock::now();
     GradientQuantizer quantizer(gpair, groups, k, comm_);
     std::vector<GradientSum> qgrad = quantizer.QuantizeAll(gpair, groups, k, keep, nthread_);
+    timer_.Add("quantize", start);
     RegTree tree = grower_->Grow(qgrad, quantizer, static_cast<uint64_t>(round) * groups + k);
     grower_->UpdatePredictions(tree, &train_.margins, groups, k);
+    start = PhaseTimer::Clock::now();
     AddTreeToEvalCaches(tree, k);
+    timer_.Add("eval predictions", start);
     model_.trees.push_back(std::move(tree));
     model_.tree_group.push_back(k);
   }
@@ -122,6 +128,7 @@ void Learner::AddTreeToEvalCaches(const RegTree& tree, int group) {
 }
 
 std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
+  const auto start = PhaseTimer::Clock::now();
   std::vector<std::pair<std::string, double>> out;
   auto eval_set = [&](const CachedSet& set) {
     std::vector<float> preds = set.margins;
@@ -133,7 +140,14 @@ std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
   };
   for (const CachedSet& set : evals_) eval_set(set);
   if (params_.eval_train) eval_set(train_);
+  timer_.Add("metrics", start);
   return out;
+}
+
+std::string Learner::PhaseReport() const {
+  std::string grower = grower_ ? grower_->timer().Report() : "";
+  std::string own = timer_.Report();
+  return own.empty() ? grower : grower.empty() ? own : own + ", " + grower;
 }
 
 std::size_t Learner::EarlyStoppingIndex() const {

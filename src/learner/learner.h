@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/params.h"
+#include "common/timer.h"
 #include "data/data.h"
 #include "metric/metric.h"
 #include "model/model.h"
@@ -46,6 +47,8 @@ class Learner {
   // none): its index in EvalOneRound()'s results, and whether it prefers larger values.
   std::size_t EarlyStoppingIndex() const;
   bool LastMetricMaximize() const;
+  // Seconds spent in each phase of the rounds so far ("gradients 1.2 s, histograms 3.4 s, ...").
+  std::string PhaseReport() const;
 
  private:
   struct CachedSet {
@@ -67,6 +70,7 @@ class Learner {
   std::unique_ptr<BinnedMatrix> matrix_;
   std::unique_ptr<class TreeGrower> grower_;
   float max_delta_step_ = 0.0f;
+  mutable PhaseTimer timer_;
 };
 
 // Margin of a single tree for each row of `data`, added to margins[row * stride + group].

@@ -160,6 +160,7 @@ int RunTrain(const Params& params) {
   }
   double train_s = Seconds(train_start);
   RB_LOG(kInfo, "training: " << rounds_done << " rounds in " << train_s << " s");
+  RB_LOG(kDebug, "phases: " << learner.PhaseReport());
   if (params.early_stopping_rounds > 0 && stop.best_round >= 0) {
     learner.model().best_iteration = stop.best_round;
     learner.model().best_score = stop.best;

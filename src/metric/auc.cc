@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/sort_util.h"
 #include "metric/metric_reduce.h"
 #include "metric/metrics.h"
 #include "objective/objective_detail.h"
@@ -35,13 +36,32 @@ struct Weights {
 // (fp, tp, area): area under the curve made of the cumulative weighted negatives (fp) and
 // positives (tp) as the threshold passes each block of tied predictions, not yet normalised.
 // area_fn(fp_prev, fp, tp_prev, tp) is the area of one block.
+// Row ids by prediction, largest first, ties in row order (a stable sort): a radix sort of
+// (reversed order-preserving key, row) pairs, several times faster than a comparison sort on the
+// 200k-row eval sets evaluated every round.
+std::vector<size_t> DescendingOrder(const std::vector<float>& preds) {
+  std::vector<uint64_t> keyed(preds.size());
+  for (size_t i = 0; i < preds.size(); ++i) {
+    const uint32_t key = std::isnan(preds[i]) ? 0u : ~detail::FloatToKey(preds[i]);
+    keyed[i] = (static_cast<uint64_t>(key) << 32) | i;
+  }
+  std::vector<uint64_t> tmp;
+  if (preds.size() <= 0xffffffffu) {
+    detail::RadixSortByKey<32>(keyed.data(), keyed.size(), &tmp);  // stable passes over row order
+  } else {
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+  }
+  std::vector<size_t> idx(preds.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = keyed[i] & 0xffffffffu;
+  return idx;
+}
+
 template <typename AreaFn>
 std::tuple<double, double, double> BinaryAuc(const std::vector<float>& preds,
                                              const std::vector<float>& labels, Weights weights,
                                              AreaFn area_fn) {
-  std::vector<size_t> idx(preds.size());
-  std::iota(idx.begin(), idx.end(), size_t{0});
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return preds[a] > preds[b]; });
+  std::vector<size_t> idx = DescendingOrder(preds);
   float label = labels[idx[0]];
   double fp = (1.0 - label) * weights[idx[0]], tp = label * weights[idx[0]];
   double fp_prev = 0, tp_prev = 0, auc = 0;

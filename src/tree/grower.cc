@@ -100,10 +100,14 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) 
     BuildAndEvaluateWide(gpair, 0);
     return;
   }
+  auto start = PhaseTimer::Clock::now();
   std::vector<Histogram*> out{&nodes_[0].hist};
   hist_builder_.Build(gpair, *partitioner_, {0}, out);
   AllreduceHistograms(out);
+  timer_.Add("histograms", start);
+  start = PhaseTimer::Clock::now();
   EvaluateNodes({0});
+  timer_.Add("evaluate", start);
 }
 
 void TreeGrower::AllreduceHistograms(const std::vector<Histogram*>& hists) {
@@ -122,7 +126,10 @@ void TreeGrower::AllreduceHistograms(const std::vector<Histogram*>& hists) {
 }
 
 void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid) {
+  auto start = PhaseTimer::Clock::now();
   hist_builder_.BuildWide(gpair, *partitioner_, nid);
+  timer_.Add("histograms", start);
+  start = PhaseTimer::Clock::now();
   if (comm_->WorldSize() > 1) {  // chunks differ between workers: reduce them all
     AllreduceHistograms({&hist_builder_.wide_hist()});
     hist_builder_.MarkAllWideChunksTouched();
@@ -145,13 +152,18 @@ void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int
   NodeToEvaluate input{
       &hist_builder_.wide_hist(), n.sum, n.gain, &n.features, touched.data(), kShift};
   n.split = evaluator_->Evaluate({input}, nthread_)[0];
+  timer_.Add("evaluate", start);
 }
 
 std::vector<int> TreeGrower::ExpandChildren(const std::vector<GradientSum>& gpair,
                                             const std::vector<Expansion>& expansions) {
   if (!wide_) {
+    auto start = PhaseTimer::Clock::now();
     std::vector<int> children = BuildChildren(gpair, expansions);
+    timer_.Add("histograms", start);
+    start = PhaseTimer::Clock::now();
     EvaluateNodes(children);
+    timer_.Add("evaluate", start);
     return children;
   }
   std::vector<int> children;
@@ -193,6 +205,7 @@ std::vector<TreeGrower::Expansion> TreeGrower::ApplySplits(const std::vector<int
 }
 
 void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
+  const auto start = PhaseTimer::Clock::now();
   std::vector<RowPartitioner::SplitTask> tasks;
   std::vector<SplitRule> rules;
   for (const Expansion& e : expansions) {
@@ -210,6 +223,7 @@ void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
     partitioner_->Partition(
         tasks, [r](std::size_t t, uint32_t row) { return r[t].Dense16(row); }, nthread_);
   }
+  timer_.Add("partition", start);
 }
 
 // Builds the histograms of both children of every expansion (smaller one directly, sibling by
@@ -312,7 +326,8 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQu
 }
 
 void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,
-                                   int group) const {
+                                   int group) {
+  const auto start = PhaseTimer::Clock::now();
   std::vector<int> leaves;
   for (int nid = 0; nid < tree.NumNodes(); ++nid) {
     if (tree[nid].IsLeaf()) leaves.push_back(nid);
@@ -327,6 +342,7 @@ void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* pred
       out[static_cast<uint64_t>(rows[j]) * stride + group] += value;
     }
   }
+  timer_.Add("train predictions", start);
 }
 
 }  // namespace ringboost

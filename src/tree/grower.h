@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/params.h"
+#include "common/timer.h"
 #include "model/tree.h"
 #include "rabit/communicator.h"
 #include "tree/binned_matrix.h"
@@ -35,10 +36,11 @@ class TreeGrower {
   // 0 to take the wide way on small data.
   static constexpr std::size_t kWideHistogramBytes = std::size_t{8} << 20;
   void SetWideHistogramBytes(std::size_t bytes) { wide_bytes_ = bytes; }
+  // Time spent in each phase over every tree grown so far.
+  const PhaseTimer& timer() const { return timer_; }
 
   // Adds each leaf's value to preds[row * stride + group] for the rows of the last grown tree.
-  void UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,
-                         int group) const;
+  void UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride, int group);
 
  private:
   struct NodeState {
@@ -86,6 +88,7 @@ class TreeGrower {
   uint64_t next_timestamp_ = 0;
   std::size_t wide_bytes_ = kWideHistogramBytes;
   bool wide_ = false;
+  PhaseTimer timer_;
 };
 
 }  // namespace ringboost

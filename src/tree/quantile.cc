@@ -21,7 +21,7 @@
 #include <utility>
 
 #include "common/error.h"
-#include "tree/sort_util.h"
+#include "common/sort_util.h"
 
 namespace ringboost {
 namespace {

@@ -90,6 +90,30 @@ TEST(Metric, BinaryAuc) {
   EXPECT_TRUE(std::isnan(Eval("auc", {0.1f, 0.2f}, Rows({1, 1}))));
 }
 
+// 5000 rows (the radix-sort path) on 37 distinct scores, so nearly every row ties: AUC equals the
+// pair count with ties counted half, computed directly.
+TEST(Metric, AucOfManyTiedRowsEqualsPairCount) {
+  std::vector<float> preds, labels;
+  uint32_t s = 1;
+  for (int i = 0; i < 5000; ++i) {
+    s = s * 1664525u + 1013904223u;
+    preds.push_back(static_cast<float>((s >> 8) % 37) / 37.0f);
+    labels.push_back(((s >> 20) % 7) < 3 ? 1.0f : 0.0f);
+  }
+  double neg_at[38] = {0}, pos_at[38] = {0};
+  for (int i = 0; i < 5000; ++i) {
+    int b = static_cast<int>(std::lround(preds[i] * 37.0f));
+    (labels[i] > 0.5f ? pos_at : neg_at)[b] += 1;
+  }
+  double ordered = 0, positives = 0, negatives = 0;
+  for (int b = 0; b < 37; ++b) {
+    ordered += pos_at[b] * (negatives + 0.5 * neg_at[b]);  // negatives strictly below, half ties
+    positives += pos_at[b];
+    negatives += neg_at[b];
+  }
+  EXPECT_NEAR(Eval("auc", preds, Rows(labels)), ordered / (positives * negatives), 1e-12);
+}
+
 TEST(Metric, AucPr) {
   EXPECT_DOUBLE_EQ(Eval("aucpr", {0.9f, 0.1f}, Rows({1, 0})), 1.0);
   // Recall 0 -> 0.5 at precision 1, then 0.5 -> 1 interpolated with fp = 1:

@@ -1,4 +1,4 @@
-// Sorting helpers of the quantile sketch (internal to src/tree).
+// Sorting helpers: the quantile sketch's columns, the metrics' predictions.
 //
 // Floats are sorted through an order-preserving uint32 key: integer order of the keys is the
 // float order of the values, with -0.0 folded onto +0.0 (they compare equal as floats, so they
