@@ -1,5 +1,6 @@
 #include "tree/gradient.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -20,15 +21,20 @@ int ScaleExponent(double max_abs, double limit) {
 
 GradientQuantizer::GradientQuantizer(const std::vector<GradPair>& gpair, int stride, int group,
                                      rabit::Communicator* comm) {
-  std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
-  double max_abs[2] = {0.0, 0.0};
-  for (std::size_t i = 0; i < n; ++i) {
+  const int64_t n = static_cast<int64_t>(gpair.size() / static_cast<std::size_t>(stride));
+  double max_g = 0.0, max_h = 0.0;
+  int64_t bad = n;  // first row with a non-finite gradient
+#pragma omp parallel for schedule(static) reduction(max : max_g, max_h) reduction(min : bad)
+  for (int64_t i = 0; i < n; ++i) {
     const GradPair& p = gpair[i * stride + group];
-    RB_CHECK_MSG(std::isfinite(p.grad) && std::isfinite(p.hess),
-                 "non-finite gradient at row " << i << ": " << p.grad << ", " << p.hess);
-    max_abs[0] = std::max(max_abs[0], std::fabs(static_cast<double>(p.grad)));
-    max_abs[1] = std::max(max_abs[1], std::fabs(static_cast<double>(p.hess)));
+    if (!std::isfinite(p.grad) || !std::isfinite(p.hess)) bad = std::min(bad, i);
+    max_g = std::max(max_g, std::fabs(static_cast<double>(p.grad)));
+    max_h = std::max(max_h, std::fabs(static_cast<double>(p.hess)));
   }
+  RB_CHECK_MSG(bad == n, "non-finite gradient at row " << bad << ": "
+                                                       << gpair[bad * stride + group].grad << ", "
+                                                       << gpair[bad * stride + group].hess);
+  double max_abs[2] = {max_g, max_h};
   comm->Allreduce(Span<double>(max_abs, 2), rabit::Op::kMax);
   uint64_t rows = comm->AllreduceValue<uint64_t>(n, rabit::Op::kSum);
   // Every |q| <= limit, so any sum of `rows` of them stays below 2^62.

@@ -153,13 +153,15 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   const std::size_t n_bins = cuts_->TotalBins();
   struct Task {
     std::size_t node;
-    uint64_t begin, end;
+    const uint32_t* rows;
+    uint64_t n;
   };
   std::vector<Task> tasks;
   for (std::size_t k = 0; k < nids.size(); ++k) {
-    auto r = partitioner.NodeRange(nids[k]);
-    for (uint64_t b = r.begin; b < r.end; b += kHistBlockRows) {
-      tasks.push_back(Task{k, b, std::min(r.end, b + kHistBlockRows)});
+    const uint64_t size = partitioner.NodeRange(nids[k]).size();
+    const uint32_t* rows = partitioner.NodeRows(nids[k]);
+    for (uint64_t b = 0; b < size; b += kHistBlockRows) {
+      tasks.push_back(Task{k, rows + b, std::min(size - b, kHistBlockRows)});
     }
   }
   // used[t][k]: thread t wrote into its private histogram of node k.
@@ -167,7 +169,6 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   for (auto& t : tls_) {
     if (t.size() < nids.size()) t.resize(nids.size());
   }
-  const uint32_t* rows = partitioner.rows().data();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     int t = omp_get_thread_num();
@@ -177,7 +178,7 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       h.assign(n_bins, GradientSum{});
       used[t][task.node] = 1;
     }
-    BuildBlock(gpair, rows + task.begin, task.end - task.begin, h.data());
+    BuildBlock(gpair, task.rows, task.n, h.data());
   }
   // Reduce the private histograms of each node, parallel over nodes and bin ranges.
   for (std::size_t k = 0; k < nids.size(); ++k) out[k]->assign(n_bins, GradientSum{});
@@ -219,12 +220,12 @@ void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
     MarkAllWideChunksTouched();
     return;
   }
-  const auto range = partitioner.NodeRange(nid);
-  const uint32_t* rows = partitioner.rows().data();
+  const uint64_t n = partitioner.NodeRange(nid).size();
+  const uint32_t* rows = partitioner.NodeRows(nid);
   if (nthread_ <= kMaxStripes) {
-    BuildWideStriped(gpair, rows + range.begin, range.size());
+    BuildWideStriped(gpair, rows, n);
   } else {
-    BuildWidePrivate(gpair, rows + range.begin, range.size());
+    BuildWidePrivate(gpair, rows, n);
   }
   for (uint32_t c = 0; c < n_chunks; ++c) {  // ascending, without a sort
     if (wide_any_[c]) wide_chunks_.push_back(c);

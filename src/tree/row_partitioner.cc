@@ -10,14 +10,20 @@ namespace {
 constexpr uint64_t kPartitionBlock = 8192;  // rows per parallel partition task
 }
 
-RowPartitioner::RowPartitioner(uint64_t num_rows) : rows_(num_rows), scratch_(num_rows) {
+RowPartitioner::RowPartitioner(uint64_t num_rows) {
   RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
-  std::iota(rows_.begin(), rows_.end(), 0u);
+  buffers_[0].resize(num_rows);
+  buffers_[1].resize(num_rows);
+  std::iota(buffers_[0].begin(), buffers_[0].end(), 0u);
   ranges_.push_back(Range{0, num_rows});
+  where_.push_back(0);
 }
 
 void RowPartitioner::EnsureNode(int nid) {
-  if (static_cast<std::size_t>(nid) >= ranges_.size()) ranges_.resize(nid + 1);
+  if (static_cast<std::size_t>(nid) >= ranges_.size()) {
+    ranges_.resize(nid + 1);
+    where_.resize(nid + 1, 0);
+  }
 }
 
 void RowPartitioner::MakeBlocks(const std::vector<SplitTask>& tasks) {
@@ -31,7 +37,7 @@ void RowPartitioner::MakeBlocks(const std::vector<SplitTask>& tasks) {
       blocks_.push_back(Block{t, b, std::min(r.end, b + kPartitionBlock)});
     }
   }
-  if (side_.size() != rows_.size()) side_.resize(rows_.size());
+  if (side_.size() != buffers_[0].size()) side_.resize(buffers_[0].size());
 }
 
 void RowPartitioner::Scatter(const std::vector<SplitTask>& tasks, int nthread) {
@@ -51,21 +57,26 @@ void RowPartitioner::Scatter(const std::vector<SplitTask>& tasks, int nthread) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread)
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
     const Block& blk = blocks_[i];
+    const int from = where_[tasks[blk.task].nid];
+    const uint32_t* src = buffers_[from].data();
+    uint32_t* dst = buffers_[1 - from].data();
     uint64_t l = blk.left_offset, r = blk.right_offset;
     for (uint64_t j = blk.begin; j < blk.end; ++j) {
       if (side_[j]) {
-        scratch_[l++] = rows_[j];
+        dst[l++] = src[j];
       } else {
-        scratch_[r++] = rows_[j];
+        dst[r++] = src[j];
       }
     }
   }
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     const Range r = ranges_[tasks[t].nid];
-    std::copy(scratch_.begin() + r.begin, scratch_.begin() + r.end, rows_.begin() + r.begin);
+    const uint8_t to = 1 - where_[tasks[t].nid];
     EnsureNode(std::max(tasks[t].left, tasks[t].right));
     ranges_[tasks[t].left] = Range{r.begin, r.begin + task_left[t]};
     ranges_[tasks[t].right] = Range{r.begin + task_left[t], r.end};
+    where_[tasks[t].left] = to;
+    where_[tasks[t].right] = to;
   }
 }
 

@@ -1,7 +1,8 @@
-// Row sets of the nodes of the tree being grown (DESIGN.md step 8): one array of local row ids
-// in which every node owns a contiguous range. Splitting a node partitions its range stably
-// (left rows first, each side in its original order), so the layout does not depend on the
-// number of threads.
+// Row sets of the nodes of the tree being grown (DESIGN.md step 8): every node owns a contiguous
+// range of local row ids. Splitting a node partitions its range stably (left rows first, each
+// side in its original order), so the layout does not depend on the number of threads. Two
+// buffers take turns: a split reads the node's buffer and writes its children into the other
+// one, so nothing is copied back.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,9 @@ class RowPartitioner {
     uint64_t size() const { return end - begin; }
   };
   const Range& NodeRange(int nid) const { return ranges_[nid]; }
-  const uint32_t* NodeRows(int nid) const { return rows_.data() + ranges_[nid].begin; }
-  const std::vector<uint32_t>& rows() const { return rows_; }
+  const uint32_t* NodeRows(int nid) const {
+    return buffers_[where_[nid]].data() + ranges_[nid].begin;
+  }
 
   // One split to apply: rows of `nid` for which goes_left(row) is true move to `left`, the rest
   // to `right`.
@@ -38,9 +40,10 @@ class RowPartitioner {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread)
     for (std::size_t i = 0; i < blocks_.size(); ++i) {
       Block& blk = blocks_[i];
+      const uint32_t* src = buffers_[where_[tasks[blk.task].nid]].data();
       uint64_t n_left = 0;
       for (uint64_t j = blk.begin; j < blk.end; ++j) {
-        bool left = goes_left(blk.task, rows_[j]);
+        bool left = goes_left(blk.task, src[j]);
         side_[j] = left;
         n_left += left;
       }
@@ -59,9 +62,9 @@ class RowPartitioner {
   // Moves rows to their side (stable) and records the children's ranges.
   void Scatter(const std::vector<SplitTask>& tasks, int nthread);
   void EnsureNode(int nid);
-  std::vector<uint32_t> rows_;
-  std::vector<uint32_t> scratch_;
-  std::vector<uint8_t> side_;  // per position: 1 = goes left
+  std::vector<uint32_t> buffers_[2];
+  std::vector<uint8_t> where_;  // per node: the buffer holding its rows
+  std::vector<uint8_t> side_;   // per position: 1 = goes left
   std::vector<Block> blocks_;
   std::vector<Range> ranges_;
 };
