@@ -51,29 +51,11 @@ void BuildDense(const BinT* bins, uint32_t num_features, const uint32_t* offsets
   }
 }
 
+// Sparse rows into `hist`. With `flags` (and `list`, both the calling thread's own), it also
+// records the chunks of bins it touches, for the wide way.
 void BuildSparse(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
-                 const uint32_t* rows, uint64_t n, GradientSum* hist) {
-  for (uint64_t i = 0; i < n; ++i) {
-    if (i + kPrefetchRows < n) {
-      const uint32_t ahead = rows[i + kPrefetchRows];
-      __builtin_prefetch(gpair + ahead);
-      __builtin_prefetch(bins + row_ptr[ahead]);
-    }
-    const uint32_t row = rows[i];
-    const GradientSum g = gpair[row];
-    if (g.h == 0 && g.g == 0) continue;
-    for (uint64_t j = row_ptr[row]; j < row_ptr[row + 1]; ++j) {
-      GradientSum& dst = hist[bins[j]];
-      dst.g += g.g;
-      dst.h += g.h;
-    }
-  }
-}
-
-// BuildSparse that also records the chunks it touches (flags and list are the thread's own).
-void BuildSparseMarked(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
-                       const uint32_t* rows, uint64_t n, GradientSum* hist, uint8_t* flags,
-                       std::vector<uint32_t>* list) {
+                 const uint32_t* rows, uint64_t n, GradientSum* hist, uint8_t* flags = nullptr,
+                 std::vector<uint32_t>* list = nullptr) {
   constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
   for (uint64_t i = 0; i < n; ++i) {
     if (i + kPrefetchRows < n) {
@@ -89,7 +71,7 @@ void BuildSparseMarked(const uint64_t* row_ptr, const uint32_t* bins, const Grad
       GradientSum& dst = hist[bin];
       dst.g += g.g;
       dst.h += g.h;
-      if (!flags[bin >> kShift]) {
+      if (flags != nullptr && !flags[bin >> kShift]) {
         flags[bin >> kShift] = 1;
         list->push_back(bin >> kShift);
       }
@@ -283,9 +265,9 @@ void HistogramBuilder::BuildWidePrivate(const std::vector<GradientSum>& gpair, c
     const int t = omp_get_thread_num();
     const uint64_t begin = b * kHistBlockRows;
     const uint64_t end = std::min(n, begin + kHistBlockRows);
-    BuildSparseMarked(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(),
-                      rows + begin, end - begin, wide_tls_[t].data(), wide_flags_[t].data(),
-                      &wide_lists_[t]);
+    BuildSparse(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(),
+                rows + begin, end - begin, wide_tls_[t].data(), wide_flags_[t].data(),
+                &wide_lists_[t]);
   }
   std::vector<uint32_t> touched;
   for (const auto& list : wide_lists_) {

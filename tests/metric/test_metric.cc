@@ -10,22 +10,14 @@
 #include <vector>
 
 #include "common/error.h"
+#include "label_rows.h"
 #include "metric/metric.h"
 #include "rabit/communicator.h"
 
 namespace ringboost {
 namespace {
 
-DataSet Rows(std::vector<float> labels, std::vector<float> weights = {},
-             std::vector<uint32_t> groups = {}) {
-  DataSet d;
-  d.row_ptr.assign(labels.size() + 1, 0);
-  d.label = std::move(labels);
-  d.weight = std::move(weights);
-  d.group_ptr = std::move(groups);
-  d.name = "test.libsvm";
-  return d;
-}
+using test::LabelRows;
 
 double Eval(const std::string& name, const std::vector<float>& preds, const DataSet& d,
             int num_groups = 1) {
@@ -35,26 +27,26 @@ double Eval(const std::string& name, const std::vector<float>& preds, const Data
 
 TEST(Metric, Rmse) {
   // Squared errors 0, 1, 4.
-  EXPECT_DOUBLE_EQ(Eval("rmse", {1, 3, 5}, Rows({1, 2, 3})), std::sqrt(5.0 / 3));
+  EXPECT_DOUBLE_EQ(Eval("rmse", {1, 3, 5}, LabelRows({1, 2, 3})), std::sqrt(5.0 / 3));
   // Weighted (0 * 1 + 1 * 2 + 4 * 1) / 4.
-  EXPECT_DOUBLE_EQ(Eval("rmse", {1, 3, 5}, Rows({1, 2, 3}, {1, 2, 1})), std::sqrt(1.5));
+  EXPECT_DOUBLE_EQ(Eval("rmse", {1, 3, 5}, LabelRows({1, 2, 3}, {1, 2, 1})), std::sqrt(1.5));
 }
 
 TEST(Metric, Mae) {
-  EXPECT_DOUBLE_EQ(Eval("mae", {2, 0}, Rows({1, 2})), 1.5);
-  EXPECT_DOUBLE_EQ(Eval("mae", {2, 0}, Rows({1, 2}, {3, 1})), 1.25);  // (3 + 2) / 4
+  EXPECT_DOUBLE_EQ(Eval("mae", {2, 0}, LabelRows({1, 2})), 1.5);
+  EXPECT_DOUBLE_EQ(Eval("mae", {2, 0}, LabelRows({1, 2}, {3, 1})), 1.25);  // (3 + 2) / 4
 }
 
 TEST(Metric, LoglossClipsProbabilities) {
-  EXPECT_NEAR(Eval("logloss", {0.5f, 0.5f}, Rows({1, 0})), std::log(2.0), 1e-6);
+  EXPECT_NEAR(Eval("logloss", {0.5f, 0.5f}, LabelRows({1, 0})), std::log(2.0), 1e-6);
   // p = 1 for a positive costs -log(1 - 1e-16) = 0; p = 0 costs -log(1e-16) = 36.84136.
-  EXPECT_NEAR(Eval("logloss", {1.0f}, Rows({1})), 0.0, 1e-9);
-  EXPECT_NEAR(Eval("logloss", {0.0f}, Rows({1})), 36.84136, 1e-4);
+  EXPECT_NEAR(Eval("logloss", {1.0f}, LabelRows({1})), 0.0, 1e-9);
+  EXPECT_NEAR(Eval("logloss", {0.0f}, LabelRows({1})), 36.84136, 1e-4);
 }
 
 TEST(Metric, ErrorAndThreshold) {
   const std::vector<float> preds{0.2f, 0.6f, 0.8f, 0.4f};
-  const DataSet d = Rows({0, 0, 1, 1});
+  const DataSet d = LabelRows({0, 0, 1, 1});
   EXPECT_DOUBLE_EQ(Eval("error", preds, d), 0.5);       // rows 1 and 3 wrong at 0.5
   EXPECT_DOUBLE_EQ(Eval("error@0.7", preds, d), 0.25);  // only row 3 wrong at 0.7
   EXPECT_EQ(Metric::Create("error@0.7", Params())->Name(), "error@0.7");
@@ -64,30 +56,31 @@ TEST(Metric, ErrorAndThreshold) {
 
 TEST(Metric, PoissonNloglik) {
   // lgamma(1) + 1 - 0 = 1 and lgamma(3) + 2 - 2 ln 2 = 2 - ln 2.
-  EXPECT_NEAR(Eval("poisson-nloglik", {1, 2}, Rows({0, 2})), (1 + 2 - std::log(2.0)) / 2, 1e-6);
+  EXPECT_NEAR(Eval("poisson-nloglik", {1, 2}, LabelRows({0, 2})), (1 + 2 - std::log(2.0)) / 2,
+              1e-6);
 }
 
 TEST(Metric, MultiClass) {
   const std::vector<float> probs{0.2f, 0.5f, 0.3f, 0.7f, 0.2f, 0.1f};
-  const DataSet d = Rows({1, 2});
+  const DataSet d = LabelRows({1, 2});
   EXPECT_NEAR(Eval("mlogloss", probs, d, 3), (std::log(2.0) + std::log(10.0)) / 2, 1e-6);
   EXPECT_DOUBLE_EQ(Eval("merror", probs, d, 3), 0.5);  // row 1 predicts class 0, not 2
-  EXPECT_NEAR(Eval("mlogloss", probs, Rows({1, 2}, {3, 1}), 3),
+  EXPECT_NEAR(Eval("mlogloss", probs, LabelRows({1, 2}, {3, 1}), 3),
               (3 * std::log(2.0) + std::log(10.0)) / 4, 1e-6);
-  EXPECT_THROW(Eval("mlogloss", probs, Rows({1, 3}), 3), Error);
+  EXPECT_THROW(Eval("mlogloss", probs, LabelRows({1, 3}), 3), Error);
   EXPECT_THROW(Eval("rmse", probs, d, 3), Error);  // elementwise metrics need one output
 }
 
 TEST(Metric, BinaryAuc) {
   // Positives 0.8 and 0.35, negatives 0.4 and 0.1: 3 of 4 pairs ordered.
-  const DataSet d = Rows({0, 0, 1, 1});
+  const DataSet d = LabelRows({0, 0, 1, 1});
   EXPECT_DOUBLE_EQ(Eval("auc", {0.1f, 0.4f, 0.35f, 0.8f}, d), 0.75);
   // Tie: positive 0.5 against negatives 0.5, 0.5 counts half each: (2 + 0.5 + 0.5) / 4.
-  EXPECT_DOUBLE_EQ(Eval("auc", {0.5f, 0.5f, 0.5f, 0.9f}, Rows({1, 0, 0, 1})), 0.75);
+  EXPECT_DOUBLE_EQ(Eval("auc", {0.5f, 0.5f, 0.5f, 0.9f}, LabelRows({1, 0, 0, 1})), 0.75);
   // Weights 1, 2, 1, 1: ordered pair weight 1*1 + 1*2 + 1*1 = 4 of 2 * 3 = 6.
-  EXPECT_NEAR(Eval("auc", {0.1f, 0.4f, 0.35f, 0.8f}, Rows({0, 0, 1, 1}, {1, 2, 1, 1})), 4.0 / 6,
-              1e-12);
-  EXPECT_TRUE(std::isnan(Eval("auc", {0.1f, 0.2f}, Rows({1, 1}))));
+  EXPECT_NEAR(Eval("auc", {0.1f, 0.4f, 0.35f, 0.8f}, LabelRows({0, 0, 1, 1}, {1, 2, 1, 1})),
+              4.0 / 6, 1e-12);
+  EXPECT_TRUE(std::isnan(Eval("auc", {0.1f, 0.2f}, LabelRows({1, 1}))));
 }
 
 // 5000 rows (the radix-sort path) on 37 distinct scores, so nearly every row ties: AUC equals the
@@ -111,26 +104,27 @@ TEST(Metric, AucOfManyTiedRowsEqualsPairCount) {
     positives += pos_at[b];
     negatives += neg_at[b];
   }
-  EXPECT_NEAR(Eval("auc", preds, Rows(labels)), ordered / (positives * negatives), 1e-12);
+  EXPECT_NEAR(Eval("auc", preds, LabelRows(labels)), ordered / (positives * negatives), 1e-12);
 }
 
 TEST(Metric, AucPr) {
-  EXPECT_DOUBLE_EQ(Eval("aucpr", {0.9f, 0.1f}, Rows({1, 0})), 1.0);
+  EXPECT_DOUBLE_EQ(Eval("aucpr", {0.9f, 0.1f}, LabelRows({1, 0})), 1.0);
   // Recall 0 -> 0.5 at precision 1, then 0.5 -> 1 interpolated with fp = 1:
   // 0.5 + integral_{0.5}^{1} 2r / (2r + 1) dr = 0.5 + 0.5 - 0.5 ln 1.5.
-  EXPECT_NEAR(Eval("aucpr", {0.9f, 0.8f, 0.7f}, Rows({1, 0, 1})), 1.0 - 0.5 * std::log(1.5), 1e-12);
+  EXPECT_NEAR(Eval("aucpr", {0.9f, 0.8f, 0.7f}, LabelRows({1, 0, 1})), 1.0 - 0.5 * std::log(1.5),
+              1e-12);
 }
 
 TEST(Metric, MultiClassAuc) {
   // Class 0: scores {0.8, 0.1, 0.1} for labels {0, 1, 2}; each class is perfectly separated.
   const std::vector<float> probs{0.8f, 0.1f, 0.1f, 0.1f, 0.8f, 0.1f, 0.1f, 0.1f, 0.8f};
-  EXPECT_DOUBLE_EQ(Eval("auc", probs, Rows({0, 1, 2}), 3), 1.0);
+  EXPECT_DOUBLE_EQ(Eval("auc", probs, LabelRows({0, 1, 2}), 3), 1.0);
 }
 
 TEST(Metric, RankingAucAveragesGroups) {
   // Group 1 fully ordered: 1. Group 2 (labels 1,0,0; preds 0.1,0.2,0.2): pairs 0, 0 and the
   // tie between the two zeros 0.5 -> 0.5 / 3. Group 3 has 2 items and is skipped.
-  const DataSet d = Rows({2, 1, 0, 1, 0, 0, 1, 0}, {}, {0, 3, 6, 8});
+  const DataSet d = LabelRows({2, 1, 0, 1, 0, 0, 1, 0}, {}, {0, 3, 6, 8});
   EXPECT_NEAR(Eval("auc", {0.3f, 0.2f, 0.1f, 0.1f, 0.2f, 0.2f, 0.5f, 0.1f}, d), (1.0 + 0.5 / 3) / 2,
               1e-12);
 }
@@ -138,12 +132,12 @@ TEST(Metric, RankingAucAveragesGroups) {
 TEST(Metric, Ndcg) {
   // Preds order labels as 0, 1, 2: DCG = 1/log2(3) + 3/log2(4); IDCG = 3 + 1/log2(3).
   const std::vector<float> preds{0.1f, 0.9f, 0.5f};
-  const DataSet d = Rows({2, 0, 1});
+  const DataSet d = LabelRows({2, 0, 1});
   const double inv_log3 = 1.0 / std::log2(3.0);
   EXPECT_NEAR(Eval("ndcg", preds, d), (inv_log3 + 1.5) / (3 + inv_log3), 1e-12);
   EXPECT_NEAR(Eval("ndcg@2", preds, d), inv_log3 / (3 + inv_log3), 1e-12);
   // A second group without relevant items scores 1, or 0 with '-'.
-  const DataSet two = Rows({2, 0, 1, 0, 0}, {}, {0, 3, 5});
+  const DataSet two = LabelRows({2, 0, 1, 0, 0}, {}, {0, 3, 5});
   const std::vector<float> p2{0.1f, 0.9f, 0.5f, 0.3f, 0.4f};
   const double g1 = (inv_log3 + 1.5) / (3 + inv_log3);
   EXPECT_NEAR(Eval("ndcg", p2, two), (g1 + 1) / 2, 1e-12);
@@ -153,11 +147,11 @@ TEST(Metric, Ndcg) {
 
 TEST(Metric, Map) {
   // Hits at ranks 1 and 3: (1/1 + 2/3) / 2; map@2 keeps rank 1 only but divides by both hits.
-  const DataSet d = Rows({1, 0, 1});
+  const DataSet d = LabelRows({1, 0, 1});
   EXPECT_NEAR(Eval("map", {0.9f, 0.8f, 0.7f}, d), (1 + 2.0 / 3) / 2, 1e-12);
   EXPECT_NEAR(Eval("map@2", {0.9f, 0.8f, 0.7f}, d), 0.5, 1e-12);
-  EXPECT_DOUBLE_EQ(Eval("map", {0.9f, 0.8f}, Rows({0, 0})), 1.0);
-  EXPECT_DOUBLE_EQ(Eval("map-", {0.9f, 0.8f}, Rows({0, 0})), 0.0);
+  EXPECT_DOUBLE_EQ(Eval("map", {0.9f, 0.8f}, LabelRows({0, 0})), 1.0);
+  EXPECT_DOUBLE_EQ(Eval("map-", {0.9f, 0.8f}, LabelRows({0, 0})), 0.0);
 }
 
 TEST(Metric, Names) {
@@ -269,7 +263,7 @@ DataSet Slice(const DataSet& d, size_t begin, size_t end) {
   for (uint32_t g : d.group_ptr) {
     if (g >= begin && g <= end) groups.push_back(g - static_cast<uint32_t>(begin));
   }
-  return Rows(labels, weights, groups);
+  return LabelRows(labels, weights, groups);
 }
 
 // The metric over both halves, each half on its own rank, as rank 0 and rank 1 see it.
@@ -302,8 +296,8 @@ TEST(Metric, TwoWorkersEqualOneProcess) {
     probs.push_back(a / (a + b));
     probs.push_back(b / (a + b));
   }
-  const DataSet flat = Rows(labels, weights);
-  const DataSet grouped = Rows(labels, {}, {0, 4, 9, 15, 20, 27, 35, 40});
+  const DataSet flat = LabelRows(labels, weights);
+  const DataSet grouped = LabelRows(labels, {}, {0, 4, 9, 15, 20, 27, 35, 40});
   for (const char* name : {"rmse", "logloss", "error@0.7", "mae", "auc", "aucpr"}) {
     const double whole = Eval(name, preds, flat);
     for (double v : EvalOnTwoRanks(name, preds, flat, 20, 1)) EXPECT_NEAR(v, whole, 1e-12) << name;

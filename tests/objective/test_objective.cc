@@ -8,21 +8,13 @@
 #include <vector>
 
 #include "common/error.h"
+#include "label_rows.h"
 #include "objective/objective.h"
 
 namespace ringboost {
 namespace {
 
-DataSet Rows(std::vector<float> labels, std::vector<float> weights = {},
-             std::vector<uint32_t> groups = {}) {
-  DataSet d;
-  d.row_ptr.assign(labels.size() + 1, 0);
-  d.label = std::move(labels);
-  d.weight = std::move(weights);
-  d.group_ptr = std::move(groups);
-  d.name = "test.libsvm";
-  return d;
-}
+using test::LabelRows;
 
 std::unique_ptr<Objective> Make(const std::string& name, Params p = Params()) {
   p.objective = name;
@@ -39,7 +31,7 @@ std::vector<GradPair> Grad(const Objective& obj, const DataSet& d, std::vector<f
 TEST(Objective, LogisticAtMarginZero) {
   // p = sigmoid(0) = 0.5: g = p - y, h = p (1 - p) = 0.25.
   auto obj = Make("binary:logistic");
-  auto g = Grad(*obj, Rows({0.0f, 1.0f, 0.25f}), {0.0f, 0.0f, 0.0f});
+  auto g = Grad(*obj, LabelRows({0.0f, 1.0f, 0.25f}), {0.0f, 0.0f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, 0.5f);
   EXPECT_FLOAT_EQ(g[1].grad, -0.5f);
   EXPECT_FLOAT_EQ(g[2].grad, 0.25f);
@@ -48,7 +40,7 @@ TEST(Objective, LogisticAtMarginZero) {
 
 TEST(Objective, LogisticWeightsAndScalePosWeight) {
   auto weighted = Make("binary:logistic");
-  auto g = Grad(*weighted, Rows({0.0f, 1.0f}, {2.0f, 3.0f}), {0.0f, 0.0f});
+  auto g = Grad(*weighted, LabelRows({0.0f, 1.0f}, {2.0f, 3.0f}), {0.0f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, 1.0f);   // 0.5 * 2
   EXPECT_FLOAT_EQ(g[0].hess, 0.5f);   // 0.25 * 2
   EXPECT_FLOAT_EQ(g[1].grad, -1.5f);  // -0.5 * 3
@@ -57,7 +49,7 @@ TEST(Objective, LogisticWeightsAndScalePosWeight) {
   Params p;
   p.scale_pos_weight = 4.0;
   auto scaled = Make("binary:logistic", p);
-  g = Grad(*scaled, Rows({0.0f, 1.0f}), {0.0f, 0.0f});
+  g = Grad(*scaled, LabelRows({0.0f, 1.0f}), {0.0f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, 0.5f);  // negatives unchanged
   EXPECT_FLOAT_EQ(g[1].grad, -2.0f);
   EXPECT_FLOAT_EQ(g[1].hess, 1.0f);
@@ -65,14 +57,14 @@ TEST(Objective, LogisticWeightsAndScalePosWeight) {
 
 TEST(Objective, LogisticMarginOne) {
   // sigmoid(1) = 0.7310586; h = 0.7310586 * 0.2689414 = 0.1966119.
-  auto g = Grad(*Make("reg:logistic"), Rows({1.0f}), {1.0f});
+  auto g = Grad(*Make("reg:logistic"), LabelRows({1.0f}), {1.0f});
   EXPECT_NEAR(g[0].grad, -0.2689414f, 1e-6);
   EXPECT_NEAR(g[0].hess, 0.1966119f, 1e-6);
 }
 
 TEST(Objective, SquaredError) {
   auto obj = Make("reg:squarederror");
-  auto g = Grad(*obj, Rows({3.0f, 0.5f}, {1.0f, 2.0f}), {1.0f, 2.0f});
+  auto g = Grad(*obj, LabelRows({3.0f, 0.5f}, {1.0f, 2.0f}), {1.0f, 2.0f});
   EXPECT_FLOAT_EQ(g[0].grad, -2.0f);
   EXPECT_FLOAT_EQ(g[0].hess, 1.0f);
   EXPECT_FLOAT_EQ(g[1].grad, 3.0f);  // (2 - 0.5) * 2
@@ -81,14 +73,14 @@ TEST(Objective, SquaredError) {
   // XGBoost applies scale_pos_weight to label == 1 for every loss of this family.
   Params p;
   p.scale_pos_weight = 3.0;
-  g = Grad(*Make("reg:squarederror", p), Rows({1.0f}), {0.0f});
+  g = Grad(*Make("reg:squarederror", p), LabelRows({1.0f}), {0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, -3.0f);
   EXPECT_FLOAT_EQ(g[0].hess, 3.0f);
 }
 
 TEST(Objective, LogitRawKeepsMargins) {
   auto obj = Make("binary:logitraw");
-  auto g = Grad(*obj, Rows({1.0f}), {0.0f});
+  auto g = Grad(*obj, LabelRows({1.0f}), {0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, -0.5f);
   EXPECT_FLOAT_EQ(g[0].hess, 0.25f);
   std::vector<float> preds{-2.0f, 3.0f};
@@ -119,7 +111,7 @@ TEST(Objective, PredTransformAndBaseMargin) {
 
 TEST(Objective, PoissonDefaultMaxDeltaStep) {
   // grad exp(0) - 2 = -1; hess exp(0 + 0.7) (0.7 is the Poisson default).
-  auto g = Grad(*Make("count:poisson"), Rows({2.0f, 0.0f}, {1.0f, 3.0f}), {0.0f, 0.0f});
+  auto g = Grad(*Make("count:poisson"), LabelRows({2.0f, 0.0f}, {1.0f, 3.0f}), {0.0f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, -1.0f);
   EXPECT_FLOAT_EQ(g[0].hess, std::exp(0.7f));
   EXPECT_NEAR(g[0].hess, 2.0137527f, 1e-6);
@@ -129,7 +121,7 @@ TEST(Objective, PoissonDefaultMaxDeltaStep) {
   Params p;
   p.max_delta_step = 0.0;
   p.given["max_delta_step"] = "0";
-  g = Grad(*Make("count:poisson", p), Rows({2.0f}), {0.0f});
+  g = Grad(*Make("count:poisson", p), LabelRows({2.0f}), {0.0f});
   EXPECT_FLOAT_EQ(g[0].hess, 1.0f);
 }
 
@@ -139,13 +131,13 @@ TEST(Objective, SoftmaxGradient) {
   auto obj = Make("multi:softprob", p);
   EXPECT_EQ(obj->NumGroups(), 3);
   // Equal margins: p = 1/3; g = p - [k == y]; h = 2 p (1 - p) = 4/9.
-  auto g = Grad(*obj, Rows({1.0f}), {0.0f, 0.0f, 0.0f});
+  auto g = Grad(*obj, LabelRows({1.0f}), {0.0f, 0.0f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, 1.0f / 3);
   EXPECT_FLOAT_EQ(g[1].grad, -2.0f / 3);
   EXPECT_FLOAT_EQ(g[2].grad, 1.0f / 3);
   for (const auto& gp : g) EXPECT_FLOAT_EQ(gp.hess, 4.0f / 9);
   // Margins {0, ln 3, -inf-ish}: p = {0.25, 0.75, ~0}; weight 2 scales grad and hess.
-  g = Grad(*obj, Rows({0.0f}, {2.0f}), {0.0f, std::log(3.0f), -100.0f});
+  g = Grad(*obj, LabelRows({0.0f}, {2.0f}), {0.0f, std::log(3.0f), -100.0f});
   EXPECT_NEAR(g[0].grad, -1.5f, 1e-6);  // (0.25 - 1) * 2
   EXPECT_NEAR(g[1].grad, 1.5f, 1e-6);
   EXPECT_NEAR(g[0].hess, 0.75f, 1e-6);  // 2 * 0.25 * 0.75 * 2
@@ -193,8 +185,8 @@ TEST(Objective, LabelRules) {
   EXPECT_NE(Make("rank:ndcg")->CheckLabel(-1.0f), nullptr);
   // GetGradient refuses bad labels too.
   std::vector<GradPair> out;
-  EXPECT_THROW(Make("binary:logistic")->GetGradient(Rows({2.0f}), {0.0f}, 0, &out), Error);
-  EXPECT_THROW(multi->GetGradient(Rows({3.0f}), {0.0f, 0.0f, 0.0f}, 0, &out), Error);
+  EXPECT_THROW(Make("binary:logistic")->GetGradient(LabelRows({2.0f}), {0.0f}, 0, &out), Error);
+  EXPECT_THROW(multi->GetGradient(LabelRows({3.0f}), {0.0f, 0.0f, 0.0f}, 0, &out), Error);
 }
 
 TEST(Objective, DefaultMetricsAsXGBoost17) {
@@ -224,7 +216,7 @@ TEST(Objective, UnknownNameListsAllowed) {
 TEST(Objective, PairwiseTwoItems) {
   // Labels {1, 0}: both items draw the other one, so the pair (pos 0, neg 1) counts twice.
   // Each: p = sigmoid(0) = 0.5, g = -0.5, h = 0.25 -> pos grad 2 * -0.5, hess 2 * 2 * 0.25.
-  auto g = Grad(*Make("rank:pairwise"), Rows({1.0f, 0.0f}), {0.0f, 0.0f});
+  auto g = Grad(*Make("rank:pairwise"), LabelRows({1.0f, 0.0f}), {0.0f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, -1.0f);
   EXPECT_FLOAT_EQ(g[0].hess, 1.0f);
   EXPECT_FLOAT_EQ(g[1].grad, 1.0f);
@@ -233,8 +225,9 @@ TEST(Objective, PairwiseTwoItems) {
 
 TEST(Objective, PairwiseGroupWeights) {
   // Two groups weighted 1 and 3: normalisation 2 / 4 scales them to 0.5 and 1.5.
-  auto g = Grad(*Make("rank:pairwise"), Rows({1.0f, 0.0f, 0.0f, 1.0f}, {1.0f, 3.0f}, {0, 2, 4}),
-                {0.0f, 0.0f, 0.0f, 0.0f});
+  auto g =
+      Grad(*Make("rank:pairwise"), LabelRows({1.0f, 0.0f, 0.0f, 1.0f}, {1.0f, 3.0f}, {0, 2, 4}),
+           {0.0f, 0.0f, 0.0f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, -0.5f);
   EXPECT_FLOAT_EQ(g[0].hess, 0.5f);
   EXPECT_FLOAT_EQ(g[1].grad, 0.5f);
@@ -242,14 +235,14 @@ TEST(Objective, PairwiseGroupWeights) {
   EXPECT_FLOAT_EQ(g[3].grad, -1.5f);
   EXPECT_FLOAT_EQ(g[3].hess, 1.5f);
   // One label throughout a group: no pairs.
-  g = Grad(*Make("rank:pairwise"), Rows({2.0f, 2.0f, 2.0f}), {0.3f, 0.1f, 0.2f});
+  g = Grad(*Make("rank:pairwise"), LabelRows({2.0f, 2.0f, 2.0f}), {0.3f, 0.1f, 0.2f});
   for (const auto& gp : g) EXPECT_EQ(gp.grad, 0.0f);
 }
 
 TEST(Objective, NdcgDeltaWeight) {
   // Labels {1, 0}, preds {1, 0}: IDCG = 1; swapping ranks 0 and 1 changes DCG by
   // 1 - 1/log2(3) = 0.3690702. p = sigmoid(1) = 0.7310586, g = -0.2689414, h = 0.1966119.
-  auto g = Grad(*Make("rank:ndcg"), Rows({1.0f, 0.0f}), {1.0f, 0.0f});
+  auto g = Grad(*Make("rank:ndcg"), LabelRows({1.0f, 0.0f}), {1.0f, 0.0f});
   EXPECT_NEAR(g[0].grad, 2 * -0.2689414 * 0.3690702, 1e-6);
   EXPECT_NEAR(g[0].hess, 2 * 2 * 0.3690702 * 0.1966119, 1e-6);
   EXPECT_NEAR(g[1].grad, 2 * 0.2689414 * 0.3690702, 1e-6);
@@ -257,7 +250,7 @@ TEST(Objective, NdcgDeltaWeight) {
 
 TEST(Objective, RankGradientsSumToZero) {
   // Every pair adds g to one item and -g to the other.
-  auto g = Grad(*Make("rank:ndcg"), Rows({2, 1, 0, 1, 3}), {0.5f, -0.1f, 0.3f, 0.9f, 0.0f});
+  auto g = Grad(*Make("rank:ndcg"), LabelRows({2, 1, 0, 1, 3}), {0.5f, -0.1f, 0.3f, 0.9f, 0.0f});
   double sum = 0.0;
   for (const auto& gp : g) sum += gp.grad;
   EXPECT_NEAR(sum, 0.0, 1e-6);
@@ -278,7 +271,7 @@ DataSet RandomRankData(std::vector<float>* preds) {
     }
     gptr.push_back(static_cast<uint32_t>(labels.size()));
   }
-  return Rows(labels, {}, gptr);
+  return LabelRows(labels, {}, gptr);
 }
 
 TEST(Objective, RankGradientsIndependentOfThreads) {
