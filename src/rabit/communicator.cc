@@ -8,11 +8,16 @@ namespace ringboost::rabit {
 
 std::size_t SizeOf(DataType type) {
   switch (type) {
-    case DataType::kInt32: return 4;
-    case DataType::kInt64: return 8;
-    case DataType::kUInt64: return 8;
-    case DataType::kFloat: return 4;
-    case DataType::kDouble: return 8;
+    case DataType::kInt32:
+      return 4;
+    case DataType::kInt64:
+      return 8;
+    case DataType::kUInt64:
+      return 8;
+    case DataType::kFloat:
+      return 4;
+    case DataType::kDouble:
+      return 8;
   }
   return 0;
 }
@@ -61,14 +66,36 @@ void Reduce(void* dst, const void* src, std::size_t count, DataType type, Op op)
   }
 }
 
+bool StartedByMpirun() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
+}
+
 std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config) {
   std::string backend = config.backend;
   if (backend == "auto") {
-    // tcp and mpi backends arrive with the collective issue; until then auto is local.
-    backend = "local";
+    // tcp (DMLC_TRACKER_URI) arrives with the rest of the collective issue.
+    backend = StartedByMpirun() && MpiBuiltIn() ? "mpi" : "local";
   }
   if (backend == "local") return MakeLocalCommunicator();
-  RB_FAIL("communicator=" << backend << " is not built into this ringboost; allowed: auto, local");
+  if (backend == "mpi") {
+#if defined(RINGBOOST_USE_MPI)
+    return MakeMpiCommunicator();
+#else
+    RB_FAIL(
+        "communicator=mpi: this ringboost was built without MPI (RINGBOOST_USE_MPI=OFF); "
+        "allowed here: auto, local");
+#endif
+  }
+  RB_FAIL("communicator=" << backend << " is not available in this version; allowed: auto, local"
+                          << (MpiBuiltIn() ? ", mpi" : ""));
+}
+
+bool MpiBuiltIn() {
+#if defined(RINGBOOST_USE_MPI)
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace ringboost::rabit

@@ -21,11 +21,26 @@ enum class DataType : int { kInt32 = 0, kInt64 = 1, kUInt64 = 2, kFloat = 3, kDo
 
 template <typename T>
 constexpr DataType DataTypeOf();
-template <> constexpr DataType DataTypeOf<int32_t>() { return DataType::kInt32; }
-template <> constexpr DataType DataTypeOf<int64_t>() { return DataType::kInt64; }
-template <> constexpr DataType DataTypeOf<uint64_t>() { return DataType::kUInt64; }
-template <> constexpr DataType DataTypeOf<float>() { return DataType::kFloat; }
-template <> constexpr DataType DataTypeOf<double>() { return DataType::kDouble; }
+template <>
+constexpr DataType DataTypeOf<int32_t>() {
+  return DataType::kInt32;
+}
+template <>
+constexpr DataType DataTypeOf<int64_t>() {
+  return DataType::kInt64;
+}
+template <>
+constexpr DataType DataTypeOf<uint64_t>() {
+  return DataType::kUInt64;
+}
+template <>
+constexpr DataType DataTypeOf<float>() {
+  return DataType::kFloat;
+}
+template <>
+constexpr DataType DataTypeOf<double>() {
+  return DataType::kDouble;
+}
 
 std::size_t SizeOf(DataType type);
 // Element-wise dst = op(dst, src) over `count` elements of `type` (the reduction kernel all
@@ -82,5 +97,10 @@ struct CommunicatorConfig {
 std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config);
 // A world of one.
 std::unique_ptr<Communicator> MakeLocalCommunicator();
+// MPI_COMM_WORLD (only in builds with MPI; MpiBuiltIn() tells).
+std::unique_ptr<Communicator> MakeMpiCommunicator();
+bool MpiBuiltIn();
+// Whether mpirun started this process (OMPI_COMM_WORLD_SIZE or PMI_SIZE is set).
+bool StartedByMpirun();
 
 }  // namespace ringboost::rabit

@@ -15,8 +15,9 @@ class LocalCommunicator : public Communicator {
   std::string Backend() const override { return "local"; }
   Status AllreduceRaw(void*, std::size_t, DataType, Op) override { return Status::OK(); }
   Status BroadcastRaw(void*, std::size_t, int root) override {
-    return root == 0 ? Status::OK() : Status::Fail("Broadcast: root " + std::to_string(root) +
-                                                   " outside a world of 1");
+    return root == 0
+               ? Status::OK()
+               : Status::Fail("Broadcast: root " + std::to_string(root) + " outside a world of 1");
   }
   Status AllgatherRaw(const void* in, std::size_t bytes, void* out) override {
     if (bytes != 0) std::memcpy(out, in, bytes);

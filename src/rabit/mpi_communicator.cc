@@ -1,0 +1,182 @@
+// The `mpi` backend: MPI_COMM_WORLD of Open MPI. Built only with MPI (CMake drops mpi_*.cc
+// otherwise). MPI is initialised once, by the first communicator, with MPI_THREAD_FUNNELED (only
+// the driving thread calls MPI), and finalised by Shutdown(), which the tasks call at the end of
+// main, never from a destructor. Errors come back as Status with MPI's own text.
+#include <mpi.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+#include "rabit/communicator.h"
+
+namespace ringboost::rabit {
+namespace {
+
+Status MpiStatus(int code, const std::string& call) {
+  if (code == MPI_SUCCESS) return Status::OK();
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  return Status::Fail(call + " failed: " + std::string(text, len) + " (MPI error " +
+                      std::to_string(code) + ")");
+}
+
+MPI_Datatype MpiType(DataType type) {
+  switch (type) {
+    case DataType::kInt32:
+      return MPI_INT32_T;
+    case DataType::kInt64:
+      return MPI_INT64_T;
+    case DataType::kUInt64:
+      return MPI_UINT64_T;
+    case DataType::kFloat:
+      return MPI_FLOAT;
+    case DataType::kDouble:
+      return MPI_DOUBLE;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Op MpiOp(Op op) {
+  switch (op) {
+    case Op::kSum:
+      return MPI_SUM;
+    case Op::kMax:
+      return MPI_MAX;
+    case Op::kMin:
+      return MPI_MIN;
+    case Op::kBitOr:
+      return MPI_BOR;
+  }
+  return MPI_OP_NULL;
+}
+
+// MPI counts are int: larger buffers go in pieces of this many elements.
+constexpr std::size_t kMaxMpiCount = INT_MAX;
+
+class MpiCommunicator : public Communicator {
+ public:
+  MpiCommunicator() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      int provided = 0;
+      ThrowIfError(MpiStatus(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided),
+                             "MPI_Init_thread"));
+      owns_mpi_ = true;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+
+  int Rank() const override { return rank_; }
+  int WorldSize() const override { return size_; }
+  std::string Backend() const override { return "mpi"; }
+
+  Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) override {
+    if (op == Op::kBitOr && (type == DataType::kFloat || type == DataType::kDouble)) {
+      return Status::Fail("Allreduce: bitwise or of floating-point values");
+    }
+    char* p = static_cast<char*>(buf);
+    for (std::size_t done = 0; done < count;) {
+      const std::size_t n = std::min(count - done, kMaxMpiCount);
+      Status s = MpiStatus(MPI_Allreduce(MPI_IN_PLACE, p + done * SizeOf(type), static_cast<int>(n),
+                                         MpiType(type), MpiOp(op), MPI_COMM_WORLD),
+                           "MPI_Allreduce");
+      if (!s.ok()) return s.Wrap("rank " + std::to_string(rank_));
+      done += n;
+    }
+    return Status::OK();
+  }
+
+  Status BroadcastRaw(void* buf, std::size_t bytes, int root) override {
+    if (root < 0 || root >= size_) {
+      return Status::Fail("Broadcast: root " + std::to_string(root) + " outside a world of " +
+                          std::to_string(size_));
+    }
+    char* p = static_cast<char*>(buf);
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t n = std::min(bytes - done, kMaxMpiCount);
+      Status s = MpiStatus(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root, MPI_COMM_WORLD),
+                           "MPI_Bcast");
+      if (!s.ok()) return s.Wrap("rank " + std::to_string(rank_));
+      done += n;
+    }
+    return Status::OK();
+  }
+
+  Status AllgatherRaw(const void* in, std::size_t bytes, void* out) override {
+    std::vector<char> all;
+    Status s = AllgathervRaw(in, bytes, &all);
+    if (!s.ok()) return s;
+    if (all.size() != bytes * size_) return Status::Fail("Allgather: ranks sent different sizes");
+    if (!all.empty()) std::memcpy(out, all.data(), all.size());
+    return Status::OK();
+  }
+
+  Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) override {
+    std::vector<int64_t> sizes(size_);
+    int64_t mine = static_cast<int64_t>(bytes);
+    Status s = MpiStatus(
+        MPI_Allgather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, MPI_COMM_WORLD),
+        "MPI_Allgather");
+    if (!s.ok()) return s.Wrap("rank " + std::to_string(rank_));
+    std::vector<int> counts(size_), displs(size_);
+    int64_t total = 0;
+    for (int r = 0; r < size_; ++r) {
+      if (total + sizes[r] > INT_MAX) {
+        return Status::Fail("Allgatherv: " + std::to_string(total + sizes[r]) +
+                            " bytes in all, more than MPI_Allgatherv takes at once");
+      }
+      counts[r] = static_cast<int>(sizes[r]);
+      displs[r] = static_cast<int>(total);
+      total += sizes[r];
+    }
+    out->resize(static_cast<std::size_t>(total));
+    s = MpiStatus(MPI_Allgatherv(in, static_cast<int>(bytes), MPI_BYTE, out->data(), counts.data(),
+                                 displs.data(), MPI_BYTE, MPI_COMM_WORLD),
+                  "MPI_Allgatherv");
+    return s.ok() ? s : s.Wrap("rank " + std::to_string(rank_));
+  }
+
+  Status TrackerPrint(const std::string& message) override {
+    std::string line = "[rank " + std::to_string(rank_) + "] " + message;
+    if (line.back() != '\n') line += '\n';
+    std::fputs(line.c_str(), stderr);
+    return Status::OK();
+  }
+
+  // In memory for now; the checkpoint file of MPI jobs is the fault-tolerance issue's.
+  Status LoadCheckPoint(std::string* model, int* version) override {
+    if (version_ > 0) *model = checkpoint_;
+    *version = version_;
+    return Status::OK();
+  }
+  Status CheckPoint(const std::string& model) override {
+    checkpoint_ = model;
+    ++version_;
+    return Status::OK();
+  }
+  int VersionNumber() const override { return version_; }
+
+  Status Shutdown() override {
+    if (!owns_mpi_) return Status::OK();
+    owns_mpi_ = false;
+    return MpiStatus(MPI_Finalize(), "MPI_Finalize");
+  }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool owns_mpi_ = false;
+  std::string checkpoint_;
+  int version_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> MakeMpiCommunicator() { return std::make_unique<MpiCommunicator>(); }
+
+}  // namespace ringboost::rabit
