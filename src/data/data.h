@@ -20,6 +20,7 @@ struct DataSet {
                                      // empty when the data has no groups
   uint32_t num_col = 0;              // 1 + the largest feature id seen (0 for no entries)
   uint64_t first_row = 0;            // global id of row 0 (distributed: exclusive scan)
+  uint64_t first_group = 0;          // global id of query group 0 (likewise)
   std::string name;                  // the URI it came from, for messages
 
   uint64_t NumRows() const { return row_ptr.size() - 1; }
@@ -28,7 +29,7 @@ struct DataSet {
 };
 
 struct LoadOptions {
-  int part = 0;       // this reader takes byte range `part` of `num_parts` (line-aligned)
+  int part = 0;  // this reader takes byte range `part` of `num_parts` (line-aligned)
   int num_parts = 1;
   int indexing_mode = 0;  // LibSVM ids: 0 = 0-based (XGBoost's default), 1 = 1-based, -1 = detect
   int nthread = 0;        // 0 = all cores

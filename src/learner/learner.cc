@@ -39,6 +39,18 @@ Learner::~Learner() = default;
 SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, DataSet>> evals,
                           const Model* init) {
   SetupTimes times;
+  // Global ids of this worker's first row and query group: exclusive scans of the counts (random
+  // draws are keyed by them, so they do not depend on how rows are spread).
+  {
+    std::vector<uint64_t> counts(2 * comm_->WorldSize());
+    uint64_t mine[2] = {train.NumRows(), train.group_ptr.empty() ? 0 : train.group_ptr.size() - 1};
+    ThrowIfError(comm_->AllgatherRaw(mine, sizeof(mine), counts.data()));
+    train.first_row = train.first_group = 0;
+    for (int r = 0; r < comm_->Rank(); ++r) {
+      train.first_row += counts[2 * r];
+      train.first_group += counts[2 * r + 1];
+    }
+  }
   uint32_t num_col =
       static_cast<uint32_t>(comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
   if (init != nullptr) {

@@ -113,6 +113,8 @@ int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   auto comm = OpenCommunicator(params);
+  RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
+                                << comm->WorldSize());
   Learner learner(params, comm.get());
   auto t0 = Clock::now();
   DataSet train = LoadFor(params.data, params, &learner.objective(), *comm);

@@ -107,7 +107,7 @@ class LambdaRankObjective : public Objective {
     for (int64_t k = 0; k < groups; ++k) {
       GroupGradient(data, preds, gptr[k], gptr[k + 1], GroupWeight(data, gptr, k) * norm,
                     CounterHash(seed_, static_cast<uint64_t>(RandomStream::kRankPairs),
-                                static_cast<uint64_t>(iter), static_cast<uint64_t>(k)),
+                                static_cast<uint64_t>(iter), data.first_group + k),
                     out);
     }
   }

@@ -16,8 +16,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <numeric>
+#include <type_traits>
 #include <utility>
 
 #include "common/error.h"
@@ -333,10 +335,7 @@ HistogramCuts BuildCuts(const DataSet& data, uint32_t num_features, int max_bin,
   // Totals agreed across workers (what the distributed bisection will start from).
   std::vector<uint64_t> global_weight = counts.weight;
   comm->Allreduce(Span<uint64_t>(global_weight), rabit::Op::kSum);
-  if (comm->WorldSize() != 1) {
-    RB_FAIL("quantile cuts over " << comm->WorldSize()
-                                  << " workers are not implemented yet; run with one worker");
-  }
+  RB_CHECK(comm->WorldSize() == 1);  // ComputeCuts gathers several workers' data first
   const uint64_t csr_bytes = data.NumNonZero() * (sizeof(uint32_t) + sizeof(float));
   const uint64_t capacity = std::max(kMinBatchBytes, csr_bytes / kBatchCsrFraction) / sizeof(Elem);
   const std::vector<uint32_t> bounds = PlanBatches(counts, capacity, nthread);
@@ -367,10 +366,49 @@ uint32_t HistogramCuts::SearchBin(uint32_t f, float v) const {
   return static_cast<uint32_t>(it - values.data());
 }
 
+namespace {
+
+// Every worker's entries and weights, rows in rank order: the data one process would cut.
+// Exact and simple, but it moves and holds the whole input on every worker for the time of the
+// cuts; the distributed-training issue replaces it with rank queries on allreduced counts.
+DataSet GatherForCuts(const DataSet& data, rabit::Communicator* comm) {
+  auto gather = [comm](const auto& local, auto* all) {
+    using T = typename std::decay_t<decltype(local)>::value_type;
+    std::vector<char> bytes;
+    ThrowIfError(comm->AllgathervRaw(local.data(), local.size() * sizeof(T), &bytes));
+    all->resize(bytes.size() / sizeof(T));
+    if (!bytes.empty()) std::memcpy(all->data(), bytes.data(), bytes.size());
+  };
+  DataSet all;
+  std::vector<uint64_t> lengths(data.NumRows()), all_lengths;
+  for (uint64_t i = 0; i < data.NumRows(); ++i) lengths[i] = data.row_ptr[i + 1] - data.row_ptr[i];
+  gather(lengths, &all_lengths);
+  all.row_ptr.assign(all_lengths.size() + 1, 0);
+  for (std::size_t i = 0; i < all_lengths.size(); ++i) {
+    all.row_ptr[i + 1] = all.row_ptr[i] + all_lengths[i];
+  }
+  gather(data.index, &all.index);
+  gather(data.value, &all.value);
+  const bool weighted = comm->AllreduceValue<int32_t>(data.weight.empty() ? 0 : 1, rabit::Op::kMax);
+  if (weighted) {
+    std::vector<float> w = data.weight;
+    if (w.empty()) w.assign(data.NumRows(), 1.0f);
+    gather(w, &all.weight);
+  }
+  all.name = data.name;
+  return all;
+}
+
+}  // namespace
+
 HistogramCuts ComputeCuts(const DataSet& data, uint32_t num_features, int max_bin,
                           rabit::Communicator* comm, int nthread) {
   if (max_bin < 1) RB_FAIL("max_bin=" << max_bin << " is invalid; it must be at least 1");
   RB_CHECK(comm != nullptr);
+  if (comm->WorldSize() > 1) {
+    auto local = rabit::MakeLocalCommunicator();
+    return ComputeCuts(GatherForCuts(data, comm), num_features, max_bin, local.get(), nthread);
+  }
   const int threads = NumThreads(nthread);
   if (data.weight.empty()) {
     const UnitTraits traits{static_cast<uint64_t>(std::llround(kWeightScale))};
