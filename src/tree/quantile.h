@@ -44,7 +44,9 @@ struct HistogramCuts {
 };
 
 // Cuts over all rows of `data` for `num_features` features (callers pass the num_col agreed
-// across workers). `comm` agrees totals across workers.
+// across workers). With several workers in `comm`, every worker's entries are gathered first
+// (exact, the same cuts as one process; it holds the whole input for the time of the cuts, which
+// the distributed-training issue replaces with rank queries on allreduced counts).
 HistogramCuts ComputeCuts(const DataSet& data, uint32_t num_features, int max_bin,
                           rabit::Communicator* comm, int nthread);
 
