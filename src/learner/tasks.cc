@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "common/error.h"
@@ -107,6 +108,48 @@ struct EarlyStop {
   }
 };
 
+// Every worker must train with the same settings (nthread and verbosity excepted: they are the
+// machine's own). Each rank's explicitly given keys are gathered; all ranks stop with the same
+// error naming the first key that differs.
+void CheckSameConfig(const Params& params, rabit::Communicator* comm) {
+  if (comm->WorldSize() == 1) return;
+  std::string mine;
+  for (const auto& [key, value] : params.given) {
+    if (key != "nthread" && key != "verbosity") mine += key + "=" + value + "\n";
+  }
+  std::vector<uint64_t> sizes(comm->WorldSize());
+  uint64_t size = mine.size();
+  ThrowIfError(comm->AllgatherRaw(&size, sizeof(size), sizes.data()));
+  std::vector<char> all;
+  ThrowIfError(comm->AllgathervRaw(mine.data(), mine.size(), &all));
+  std::vector<std::map<std::string, std::string>> configs(comm->WorldSize());
+  std::size_t at = 0;
+  for (int r = 0; r < comm->WorldSize(); ++r) {
+    std::istringstream lines(std::string(all.data() + at, sizes[r]));
+    at += sizes[r];
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t eq = line.find('=');
+      configs[r][line.substr(0, eq)] = line.substr(eq + 1);
+    }
+  }
+  for (int r = 1; r < comm->WorldSize(); ++r) {
+    std::map<std::string, std::string> keys = configs[0];
+    keys.insert(configs[r].begin(), configs[r].end());
+    for (const auto& entry : keys) {
+      auto value = [&](int rank) {
+        auto it = configs[rank].find(entry.first);
+        return it == configs[rank].end() ? std::string("(not set)") : "'" + it->second + "'";
+      };
+      if (value(0) != value(r)) {
+        RB_FAIL("the workers' settings differ: " << entry.first << " is " << value(r) << " on rank "
+                                                 << r << " but " << value(0)
+                                                 << " on rank 0; every worker must train with "
+                                                    "the same config and key=value arguments");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int RunTrain(const Params& params) {
@@ -115,6 +158,7 @@ int RunTrain(const Params& params) {
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
                                 << comm->WorldSize());
+  CheckSameConfig(params, comm.get());
   Learner learner(params, comm.get());
   auto t0 = Clock::now();
   DataSet train = LoadFor(params.data, params, &learner.objective(), *comm);

@@ -74,6 +74,27 @@ TEST(MpiTraining, WeightedMulticlassSameModelForOneTwoThreeWorkers) {
                   "colsample_bytree = 0.7\ndata = \"m.txt\"\n");
   ExpectSameModel(dir.path(), "train m.conf");
 }
+// Two ranks started with different settings (mpirun's MPMD form) stop before training, both with
+// an error naming the key; nthread may differ. Nothing is written.
+TEST(MpiTraining, DifferentConfigsAreRefusedNamingTheKey) {
+  test::TempDir dir;
+  test::WriteFile(dir.File("d.txt"), "1 0:1\n0 0:2\n1 0:3\n0 0:4\n");
+  test::WriteFile(dir.File("c.conf"),
+                  "objective = binary:logistic\nnum_round = 2\n"
+                  "data = \"d.txt\"\nmodel_out = \"m.json\"\n");
+  const std::string exe = std::string("'") + RINGBOOST_EXE + "' train c.conf";
+  std::string cmd = "cd '" + dir.path() + "' && OMPI_ALLOW_RUN_AS_ROOT=1 " +
+                    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " + RINGBOOST_MPIEXEC +
+                    " --oversubscribe -np 1 " + exe + " : -np 1 " + exe +
+                    " max_depth=4 nthread=1 > mpi.out 2>&1 </dev/null";
+  int status = std::system(cmd.c_str());
+  EXPECT_NE(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+  const std::string log = test::ReadFile(dir.File("mpi.out"));
+  EXPECT_NE(log.find("settings differ: max_depth is '4' on rank 1 but (not set) on rank 0"),
+            std::string::npos)
+      << log;
+  EXPECT_FALSE(test::FileExists(dir.File("m.json")));
+}
 #else
 TEST(MpiTraining, Skipped) { GTEST_SKIP() << "built without MPI (RINGBOOST_USE_MPI=OFF)"; }
 #endif
