@@ -245,7 +245,11 @@ int RunPredict(const Params& params) {
     text += FloatText(preds[i]);
     text += (per_row > 0 && (i + 1) % per_row == 0) ? '\n' : '\t';
   }
-  if (comm->Rank() == 0) WriteFileAtomic(params.name_pred, text);
+  // Each worker predicted its share of the rows; shares are consecutive in the input, so rank
+  // order is input order.
+  std::vector<char> all;
+  ThrowIfError(comm->AllgathervRaw(text.data(), text.size(), &all));
+  if (comm->Rank() == 0) WriteFileAtomic(params.name_pred, std::string(all.begin(), all.end()));
   ThrowIfError(comm->Shutdown());
   return 0;
 }

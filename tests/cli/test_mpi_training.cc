@@ -3,6 +3,7 @@
 // metrics agreed through the mpi communicator; random draws keyed by global row and group ids).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -74,6 +75,29 @@ TEST(MpiTraining, WeightedMulticlassSameModelForOneTwoThreeWorkers) {
                   "colsample_bytree = 0.7\ndata = \"m.txt\"\n");
   ExpectSameModel(dir.path(), "train m.conf");
 }
+// task=pred over 3 workers writes the file one process writes (rows in input order).
+TEST(MpiTraining, PredictionOverThreeWorkersEqualsOneProcess) {
+  RB_REQUIRE_SHARED_DATA();
+  test::TempDir dir;
+  const std::string data = test::SharedDataDir() + "/agaricus/";
+  test::WriteFile(dir.File("p.conf"),
+                  "objective = binary:logistic\nnum_round = 3\n"
+                  "data = \"" +
+                      data +
+                      "agaricus.txt.train\"\n"
+                      "test:data = \"" +
+                      data + "agaricus.txt.test\"\n");
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train p.conf model_out=m.json").exit_code, 0);
+  ASSERT_EQ(
+      test::RunRingboost(dir.path(), "predict p.conf model_in=m.json name_pred=one.txt").exit_code,
+      0);
+  ASSERT_EQ(RunUnderMpirun(dir.path(), 3, "predict p.conf model_in=m.json name_pred=three.txt"), 0)
+      << test::ReadFile(dir.File("mpi.out"));
+  const std::string one = test::ReadFile(dir.File("one.txt"));
+  EXPECT_EQ(std::count(one.begin(), one.end(), '\n'), 1611);
+  EXPECT_EQ(test::ReadFile(dir.File("three.txt")), one);
+}
+
 // Two ranks started with different settings (mpirun's MPMD form) stop before training, both with
 // an error naming the key; nthread may differ. Nothing is written.
 TEST(MpiTraining, DifferentConfigsAreRefusedNamingTheKey) {
