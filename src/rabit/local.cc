@@ -8,7 +8,7 @@
 namespace ringboost::rabit {
 namespace {
 
-class LocalCommunicator : public Communicator {
+class LocalCommunicator : public InMemoryCheckpointCommunicator {
  public:
   int Rank() const override { return 0; }
   int WorldSize() const override { return 1; }
@@ -33,22 +33,9 @@ class LocalCommunicator : public Communicator {
     if (message.empty() || message.back() != '\n') std::fputc('\n', stderr);
     return Status::OK();
   }
-  Status LoadCheckPoint(std::string* model, int* version) override {
-    if (version_ > 0) *model = checkpoint_;
-    *version = version_;
-    return Status::OK();
-  }
-  Status CheckPoint(const std::string& model) override {
-    checkpoint_ = model;
-    ++version_;
-    return Status::OK();
-  }
-  int VersionNumber() const override { return version_; }
   Status Shutdown() override { return Status::OK(); }
 
  private:
-  std::string checkpoint_;
-  int version_{0};
 };
 
 }  // namespace

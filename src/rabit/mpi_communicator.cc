@@ -55,7 +55,7 @@ MPI_Op MpiOp(Op op) {
 // MPI counts are int: larger buffers go in pieces of this many elements.
 constexpr std::size_t kMaxMpiCount = INT_MAX;
 
-class MpiCommunicator : public Communicator {
+class MpiCommunicator : public InMemoryCheckpointCommunicator {
  public:
   MpiCommunicator() {
     int initialized = 0;
@@ -148,19 +148,6 @@ class MpiCommunicator : public Communicator {
     return Status::OK();
   }
 
-  // In memory for now; the checkpoint file of MPI jobs is the fault-tolerance issue's.
-  Status LoadCheckPoint(std::string* model, int* version) override {
-    if (version_ > 0) *model = checkpoint_;
-    *version = version_;
-    return Status::OK();
-  }
-  Status CheckPoint(const std::string& model) override {
-    checkpoint_ = model;
-    ++version_;
-    return Status::OK();
-  }
-  int VersionNumber() const override { return version_; }
-
   Status Shutdown() override {
     if (!owns_mpi_) return Status::OK();
     owns_mpi_ = false;
@@ -171,8 +158,6 @@ class MpiCommunicator : public Communicator {
   int rank_ = 0;
   int size_ = 1;
   bool owns_mpi_ = false;
-  std::string checkpoint_;
-  int version_ = 0;
 };
 
 }  // namespace
