@@ -212,8 +212,9 @@ int RunTrain(const Params& params) {
     learner.model().best_score = stop.best;
   }
   std::string out = params.model_out.empty() ? ModelPath(params, rounds_done) : params.model_out;
+  // The last snapshot already is the final model unless early stopping added its best round.
   bool saved_by_period = params.model_out.empty() && params.save_period > 0 &&
-                         rounds_done % params.save_period == 0 && stop.best_round < 0;
+                         rounds_done % params.save_period == 0 && params.early_stopping_rounds == 0;
   if (is_root && !saved_by_period) learner.model().Save(out);
   if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
   ThrowIfError(comm->Shutdown());
