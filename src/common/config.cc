@@ -107,6 +107,11 @@ bool ApplyEval(const Setting& s, Params* params) {
 
 void ApplySetting(const Setting& s, Params* params, std::vector<std::string>* warnings) {
   if (ApplyEval(s, params)) return;
+  // Settings of the collective, as rabit takes them; the tcp backend checks them.
+  if (s.key.rfind("DMLC_", 0) == 0 || s.key.rfind("rabit_", 0) == 0) {
+    params->collective_args.emplace_back(s.key, s.value);
+    return;
+  }
   const ParamSpec* spec = FindParam(s.key);
   if (spec == nullptr) {
     std::string closest = ClosestKey(s.key);

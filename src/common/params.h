@@ -67,6 +67,9 @@ struct Params {
   int early_stopping_rounds = 0;
   // --- collective ---------------------------------------------------------------------------
   std::string communicator = "auto";  // auto | local | mpi | tcp
+  // DMLC_* and rabit_* keys, passed on to the collective as they are (per worker, so not in
+  // `given`: DMLC_TASK_ID differs between the workers of one job).
+  std::vector<std::pair<std::string, std::string>> collective_args;
 
   // Keys given explicitly (after alias resolution), for "was this set by the user?".
   std::map<std::string, std::string> given;

@@ -42,6 +42,7 @@ std::string FloatText(float v) {
 std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
   rabit::CommunicatorConfig config;
   config.backend = params.communicator;
+  config.args = params.collective_args;
   return rabit::MakeCommunicator(config);
 }
 

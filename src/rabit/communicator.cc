@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "rabit/tcp_communicator.h"
+
 namespace ringboost::rabit {
 
 std::size_t SizeOf(DataType type) {
@@ -73,10 +75,16 @@ bool StartedByMpirun() {
 std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config) {
   std::string backend = config.backend;
   if (backend == "auto") {
-    // tcp (DMLC_TRACKER_URI) arrives with the rest of the collective issue.
-    backend = StartedByMpirun() && MpiBuiltIn() ? "mpi" : "local";
+    bool tracker = std::getenv("DMLC_TRACKER_URI") != nullptr;
+    for (const auto& kv : config.args) tracker = tracker || kv.first == "DMLC_TRACKER_URI";
+    if (tracker) {
+      backend = "tcp";
+    } else {
+      backend = StartedByMpirun() && MpiBuiltIn() ? "mpi" : "local";
+    }
   }
   if (backend == "local") return MakeLocalCommunicator();
+  if (backend == "tcp") return MakeTcpCommunicator(ReadTcpSettings(config));
   if (backend == "mpi") {
 #if defined(RINGBOOST_USE_MPI)
     return MakeMpiCommunicator();
@@ -86,7 +94,7 @@ std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config)
         "allowed here: auto, local");
 #endif
   }
-  RB_FAIL("communicator=" << backend << " is not available in this version; allowed: auto, local"
+  RB_FAIL("communicator=" << backend << ": allowed: auto, local, tcp"
                           << (MpiBuiltIn() ? ", mpi" : ""));
 }
 

@@ -1,4 +1,4 @@
-// The mpi backend across real Open MPI processes: mpirun -np 2 and 4 of mpi_check/main.cc.
+// The mpi backend across real Open MPI processes: mpirun -np 2 and 4 of check/main.cc.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,13 +10,13 @@
 namespace ringboost {
 namespace {
 
-#if defined(RINGBOOST_MPI_CHECK)
+#if defined(RINGBOOST_MPIEXEC)
 std::string RunMpi(int np, int* exit_code) {
   test::TempDir dir;
   std::string out = dir.File("out.txt");
   std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " +
                     std::string(RINGBOOST_MPIEXEC) + " --oversubscribe -np " + std::to_string(np) +
-                    " '" + RINGBOOST_MPI_CHECK + "' > '" + out + "' 2>&1 </dev/null";
+                    " '" + RINGBOOST_RABIT_CHECK + "' expect=mpi > '" + out + "' 2>&1 </dev/null";
   int status = std::system(cmd.c_str());
   *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return test::ReadFile(out);

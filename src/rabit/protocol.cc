@@ -1,0 +1,50 @@
+#include "rabit/protocol.h"
+
+namespace ringboost::rabit::proto {
+
+Status SendInt(TcpSocket* sock, int32_t value, Deadline deadline) {
+  return sock->SendAll(&value, sizeof(value), deadline);
+}
+
+Status RecvInt(TcpSocket* sock, int32_t* value, Deadline deadline) {
+  return sock->RecvAll(value, sizeof(*value), deadline);
+}
+
+Status SendStr(TcpSocket* sock, const std::string& value, Deadline deadline) {
+  Status s = SendInt(sock, static_cast<int32_t>(value.size()), deadline);
+  if (!s.ok() || value.empty()) return s;
+  return sock->SendAll(value.data(), value.size(), deadline);
+}
+
+Status RecvStr(TcpSocket* sock, std::string* value, Deadline deadline, int32_t max_bytes) {
+  int32_t length = 0;
+  Status s = RecvInt(sock, &length, deadline);
+  if (!s.ok()) return s;
+  if (length < 0 || length > max_bytes) {
+    return Status::Fail("a string of " + std::to_string(length) + " bytes from " + sock->peer() +
+                        " is refused (allowed: 0 to " + std::to_string(max_bytes) + ")");
+  }
+  value->assign(static_cast<std::size_t>(length), '\0');
+  if (length == 0) return Status::OK();
+  return sock->RecvAll(value->data(), value->size(), deadline);
+}
+
+std::string TaskIdWithToken(const std::string& task_id, const std::string& token) {
+  return token.empty() ? task_id : task_id + ":" + token;
+}
+
+bool TaskIdHasToken(const std::string& task_id, const std::string& token, std::string* bare_id) {
+  if (token.empty()) {
+    *bare_id = task_id;
+    return true;
+  }
+  const std::string suffix = ":" + token;
+  if (task_id.size() < suffix.size() ||
+      task_id.compare(task_id.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return false;
+  }
+  *bare_id = task_id.substr(0, task_id.size() - suffix.size());
+  return true;
+}
+
+}  // namespace ringboost::rabit::proto

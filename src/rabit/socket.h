@@ -1,0 +1,87 @@
+// TCP sockets for the tcp backend and the tracker: non-blocking file descriptors driven by
+// poll(), every wait bounded by a Deadline, every failure a Status that names the call and the
+// peer ("host:port", or "rank N" once the link knows it) with errno.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/error.h"
+
+namespace ringboost::rabit {
+
+// A point in time after which a wait fails with "timed out".
+class Deadline {
+ public:
+  static Deadline After(double seconds);
+  static Deadline Never();
+  bool Expired() const;
+  // Milliseconds left for poll(): -1 for Never, 0 when expired.
+  int RemainingMs() const;
+
+ private:
+  std::chrono::steady_clock::time_point at_{};
+  bool never_ = false;
+};
+
+class TcpSocket {
+ public:
+  TcpSocket() = default;
+  ~TcpSocket();
+  TcpSocket(TcpSocket&& other) noexcept;
+  TcpSocket& operator=(TcpSocket&& other) noexcept;
+  TcpSocket(const TcpSocket&) = delete;
+  TcpSocket& operator=(const TcpSocket&) = delete;
+
+  // A listening socket on host:port (port 0: any free port; host "" or "0.0.0.0": all IPv4
+  // addresses). Fails with EADDRINUSE when the port is taken (the caller may try the next).
+  static Status Listen(const std::string& host, int port, TcpSocket* out, int backlog = 256);
+  // Connects to host:port, retrying refused or unreachable attempts with growing pauses until
+  // `deadline` (a peer or tracker that is still starting up is not an error).
+  static Status Connect(const std::string& host, int port, Deadline deadline, TcpSocket* out);
+
+  // Waits for one connection on a listening socket.
+  Status Accept(Deadline deadline, TcpSocket* out);
+
+  // Whole-buffer transfers: loop over partial sends/receives, waiting in poll() until deadline.
+  // A closed connection during RecvAll is an error ("closed by peer").
+  Status SendAll(const void* data, std::size_t bytes, Deadline deadline);
+  Status RecvAll(void* data, std::size_t bytes, Deadline deadline);
+
+  // One non-blocking step: moves what the kernel takes or has now (possibly nothing) and adds it
+  // to *done. Used by loops that drive several links at once with PollLinks().
+  Status SendSome(const void* data, std::size_t bytes, std::size_t* done);
+  Status RecvSome(void* data, std::size_t bytes, std::size_t* done);
+
+  // Kernel buffer sizes (SO_SNDBUF/SO_RCVBUF); tests shrink them to force partial transfers.
+  Status SetBufferSize(int bytes);
+
+  int fd() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  // The local port (of a listening socket: the one bound).
+  int LocalPort() const;
+  // The peer's numeric address as seen by this socket ("" when not connected).
+  std::string PeerAddress() const;
+  // How errors name the other end; defaults to "host:port".
+  const std::string& peer() const { return peer_; }
+  void set_peer(std::string name) { peer_ = std::move(name); }
+  void Close();
+
+ private:
+  TcpSocket(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
+  Status WaitFor(short events, Deadline deadline, const char* call);
+
+  int fd_ = -1;
+  std::string peer_;
+};
+
+// Waits until any of the sockets can make progress: want_read[i]/want_write[i] select the
+// events per socket; ready[i] (when not null) tells which are ready or failed. Returns a failure
+// when the deadline passes first (naming `what` and the sockets waited for).
+Status PollLinks(TcpSocket* const* sockets, const bool* want_read, const bool* want_write,
+                 std::size_t count, Deadline deadline, const std::string& what,
+                 bool* ready = nullptr);
+
+}  // namespace ringboost::rabit

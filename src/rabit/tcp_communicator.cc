@@ -1,0 +1,581 @@
+#include "rabit/tcp_communicator.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/logging.h"
+#include "rabit/protocol.h"
+#include "rabit/socket.h"
+
+namespace ringboost::rabit {
+namespace {
+
+// ---- settings ---------------------------------------------------------------------------------
+
+struct SettingKey {
+  const char* arg;      // key=value argument
+  const char* alt_arg;  // rabit's own spelling, or nullptr
+  const char* env;      // environment variable
+};
+
+constexpr SettingKey kTrackerUri{"DMLC_TRACKER_URI", "rabit_tracker_uri", "DMLC_TRACKER_URI"};
+constexpr SettingKey kTrackerPort{"DMLC_TRACKER_PORT", "rabit_tracker_port", "DMLC_TRACKER_PORT"};
+constexpr SettingKey kTaskId{"DMLC_TASK_ID", "rabit_task_id", "DMLC_TASK_ID"};
+constexpr SettingKey kNumWorker{"DMLC_NUM_WORKER", "rabit_world_size", "DMLC_NUM_WORKER"};
+constexpr SettingKey kRole{"DMLC_ROLE", nullptr, "DMLC_ROLE"};
+constexpr SettingKey kNumAttempt{"DMLC_NUM_ATTEMPT", "rabit_num_trial", "DMLC_NUM_ATTEMPT"};
+constexpr SettingKey kToken{"RINGBOOST_JOB_TOKEN", nullptr, "RINGBOOST_JOB_TOKEN"};
+constexpr SettingKey kTimeout{"rabit_timeout_sec", nullptr, "RABIT_TIMEOUT_SEC"};
+constexpr SettingKey kListenHost{"rabit_listen_host", nullptr, "RABIT_LISTEN_HOST"};
+constexpr SettingKey kRingMinCount{"rabit_reduce_ring_mincount", nullptr,
+                                   "RABIT_REDUCE_RING_MINCOUNT"};
+constexpr SettingKey kSocketBuffer{"rabit_socket_buffer", nullptr, "RABIT_SOCKET_BUFFER"};
+constexpr SettingKey kAllKeys[] = {kTrackerUri, kTrackerPort,  kTaskId,      kNumWorker,
+                                   kRole,       kNumAttempt,   kToken,       kTimeout,
+                                   kListenHost, kRingMinCount, kSocketBuffer};
+
+// The value of a setting: the last matching key=value argument, else the environment.
+std::optional<std::pair<std::string, std::string>> Lookup(const CommunicatorConfig& config,
+                                                          const SettingKey& key) {
+  std::optional<std::pair<std::string, std::string>> found;
+  for (const auto& [k, v] : config.args) {
+    if (k == key.arg || (key.alt_arg != nullptr && k == key.alt_arg)) found = {k, v};
+  }
+  if (found) return found;
+  if (const char* v = std::getenv(key.env)) return std::make_pair(std::string(key.env), v);
+  return std::nullopt;
+}
+
+int64_t ParseInteger(const std::pair<std::string, std::string>& kv, int64_t lo, int64_t hi) {
+  const std::string& text = kv.second;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) {
+    RB_FAIL(kv.first << "=" << text << ": must be an integer from " << lo << " to " << hi);
+  }
+  return v;
+}
+
+double ParseSeconds(const std::pair<std::string, std::string>& kv) {
+  char* end = nullptr;
+  double v = std::strtod(kv.second.c_str(), &end);
+  if (kv.second.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) {
+    RB_FAIL(kv.first << "=" << kv.second << ": must be a number of seconds above 0");
+  }
+  return v;
+}
+
+bool SameToken(const std::string& a, const std::string& b) {
+  // Compares every byte whatever the first difference, so timing does not reveal a prefix.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return diff == 0;
+}
+
+// ---- the communicator ---------------------------------------------------------------------------
+
+class TcpCommunicator : public InMemoryCheckpointCommunicator {
+ public:
+  explicit TcpCommunicator(TcpSettings settings) : settings_(std::move(settings)) {}
+  ~TcpCommunicator() override = default;
+
+  Status Init();
+
+  int Rank() const override { return rank_; }
+  int WorldSize() const override { return world_; }
+  std::string Backend() const override { return "tcp"; }
+
+  Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) override;
+  Status BroadcastRaw(void* buf, std::size_t bytes, int root) override;
+  Status AllgatherRaw(const void* in, std::size_t bytes, void* out) override;
+  Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) override;
+  Status TrackerPrint(const std::string& message) override;
+  Status Shutdown() override;
+
+ private:
+  Deadline Wait() const { return Deadline::After(settings_.timeout_s); }
+  std::string Where() const { return "tcp rank " + std::to_string(rank_); }
+  Status ConnectTracker(const std::string& command, TcpSocket* tracker);
+  Status ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours);
+  Status LinkPeers(TcpSocket* tracker, const std::set<int>& neighbours);
+  Status Hello(TcpSocket* sock, int* peer_rank);
+  Status AcceptPeers(int count, const std::set<int>& neighbours);
+  void AddLink(int peer_rank, TcpSocket sock);
+
+  Status TreeAllreduce(char* buf, std::size_t count, DataType type, Op op);
+  Status RingAllreduce(char* buf, std::size_t count, DataType type, Op op);
+  Status RingAllgather(char* out, const std::vector<std::size_t>& offsets, int held);
+  template <typename OnReceive>
+  Status Exchange(TcpSocket* next, const char* send, std::size_t send_bytes, TcpSocket* prev,
+                  char* recv, std::size_t recv_bytes, OnReceive on_receive);
+
+  TcpSettings settings_;
+  int rank_ = -1;
+  int world_ = 0;
+  int parent_ = -1;
+  std::vector<int> tree_;  // tree neighbours (parent included)
+  int ring_prev_ = -1;
+  int ring_next_ = -1;
+  TcpSocket listener_;
+  std::map<int, TcpSocket> links_;
+  bool shut_down_ = false;
+};
+
+Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tracker) {
+  const std::string where = "tracker " + settings_.tracker_uri + ":" +
+                            std::to_string(settings_.tracker_port) + " (" + command + ")";
+  Deadline deadline = Wait();
+  Status s = TcpSocket::Connect(settings_.tracker_uri, settings_.tracker_port, deadline, tracker);
+  if (!s.ok()) return s.Wrap(where);
+  tracker->set_peer(where);
+  int32_t magic = 0;
+  s = proto::SendInt(tracker, proto::kMagic, deadline);
+  if (s.ok()) s = proto::RecvInt(tracker, &magic, deadline);
+  if (s.ok() && magic != proto::kMagic) {
+    return Status::Fail(where + " answered magic " + std::to_string(magic) + ", not " +
+                        std::to_string(proto::kMagic) + ": is it a Rabit tracker?");
+  }
+  if (s.ok()) s = proto::SendInt(tracker, rank_, deadline);
+  if (s.ok()) s = proto::SendInt(tracker, settings_.world_size, deadline);
+  if (s.ok()) {
+    s = proto::SendStr(tracker, proto::TaskIdWithToken(settings_.task_id, settings_.token),
+                       deadline);
+  }
+  if (s.ok()) s = proto::SendStr(tracker, command, deadline);
+  return s;
+}
+
+Status TcpCommunicator::ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours) {
+  Deadline deadline = Wait();
+  int32_t rank = 0, parent = 0, world = 0, count = 0, prev = 0, next = 0;
+  Status s = proto::RecvInt(tracker, &rank, deadline);
+  if (!s.ok()) {
+    return s.Wrap(
+        "no rank from the tracker (a tracker that requires a job token closes the "
+        "connection of a worker without it; RINGBOOST_JOB_TOKEN)");
+  }
+  if (s.ok()) s = proto::RecvInt(tracker, &parent, deadline);
+  if (s.ok()) s = proto::RecvInt(tracker, &world, deadline);
+  if (s.ok()) s = proto::RecvInt(tracker, &count, deadline);
+  if (!s.ok()) return s;
+  if (world < 1 || world > proto::kMaxWorldSize || rank < 0 || rank >= world || count < 0 ||
+      count > world) {
+    return Status::Fail(tracker->peer() + " sent an invalid assignment: rank " +
+                        std::to_string(rank) + ", world size " + std::to_string(world) + ", " +
+                        std::to_string(count) + " neighbours");
+  }
+  tree_.clear();
+  for (int i = 0; i < count && s.ok(); ++i) {
+    int32_t r = 0;
+    s = proto::RecvInt(tracker, &r, deadline);
+    tree_.push_back(r);
+  }
+  if (s.ok()) s = proto::RecvInt(tracker, &prev, deadline);
+  if (s.ok()) s = proto::RecvInt(tracker, &next, deadline);
+  if (!s.ok()) return s;
+  rank_ = rank;
+  world_ = world;
+  parent_ = parent;
+  ring_prev_ = prev < 0 ? rank : prev;
+  ring_next_ = next < 0 ? rank : next;
+  // The ring allreduce and allgather index chunks by rank: they need the ring in rank order,
+  // which both XGBoost's tracker and ours hand out.
+  if (ring_next_ != (rank_ + 1) % world_ || ring_prev_ != (rank_ + world_ - 1) % world_) {
+    return Status::Fail(tracker->peer() + " gave rank " + std::to_string(rank_) +
+                        " the ring neighbours " + std::to_string(prev) + " and " +
+                        std::to_string(next) + "; ringboost needs the ring in rank order");
+  }
+  neighbours->clear();
+  for (int r : tree_) neighbours->insert(r);
+  if (ring_prev_ != rank_) neighbours->insert(ring_prev_);
+  if (ring_next_ != rank_) neighbours->insert(ring_next_);
+  for (int r : *neighbours) {
+    if (r < 0 || r >= world_ || r == rank_) {
+      return Status::Fail(tracker->peer() + " sent an invalid neighbour rank " + std::to_string(r));
+    }
+  }
+  return Status::OK();
+}
+
+// Both ends send (magic, rank, token) and check what the other sent.
+Status TcpCommunicator::Hello(TcpSocket* sock, int* peer_rank) {
+  Deadline deadline = Wait();
+  Status s = proto::SendInt(sock, proto::kPeerMagic, deadline);
+  if (s.ok()) s = proto::SendInt(sock, rank_, deadline);
+  if (s.ok()) s = proto::SendStr(sock, settings_.token, deadline);
+  int32_t magic = 0, rank = -1;
+  std::string token;
+  if (s.ok()) s = proto::RecvInt(sock, &magic, deadline);
+  if (s.ok() && magic != proto::kPeerMagic) {
+    return Status::Fail(sock->peer() + " is not a ringboost worker (wrong hello)");
+  }
+  if (s.ok()) s = proto::RecvInt(sock, &rank, deadline);
+  if (s.ok()) s = proto::RecvStr(sock, &token, deadline, 4096);
+  if (!s.ok()) return s;
+  if (!SameToken(token, settings_.token)) {
+    return Status::Fail(sock->peer() + " presented " +
+                        (token.empty() ? std::string("no job token") : "a wrong job token"));
+  }
+  *peer_rank = rank;
+  return Status::OK();
+}
+
+void TcpCommunicator::AddLink(int peer_rank, TcpSocket sock) {
+  sock.set_peer("rank " + std::to_string(peer_rank) + " (" + sock.PeerAddress() + ")");
+  if (settings_.socket_buffer > 0) ThrowIfError(sock.SetBufferSize(settings_.socket_buffer));
+  links_[peer_rank] = std::move(sock);
+}
+
+// The connect loop of the protocol: the tracker names the peers to connect to (those ranked
+// earlier, already listening); the others will connect to us.
+Status TcpCommunicator::LinkPeers(TcpSocket* tracker, const std::set<int>& neighbours) {
+  Deadline deadline = Wait();
+  std::vector<int> good;
+  for (int r : neighbours) {
+    if (links_.count(r) != 0) good.push_back(r);
+  }
+  Status s = proto::SendInt(tracker, static_cast<int32_t>(good.size()), deadline);
+  for (int r : good) {
+    if (s.ok()) s = proto::SendInt(tracker, r, deadline);
+  }
+  int32_t num_connect = 0, num_accept = 0;
+  if (s.ok()) s = proto::RecvInt(tracker, &num_connect, deadline);
+  if (s.ok()) s = proto::RecvInt(tracker, &num_accept, deadline);
+  if (!s.ok()) return s;
+  const int32_t bad = static_cast<int32_t>(neighbours.size() - good.size());
+  if (num_connect < 0 || num_accept < 0 || num_connect + num_accept != bad) {
+    return Status::Fail(tracker->peer() + " asked for " + std::to_string(num_connect) +
+                        " connects and " + std::to_string(num_accept) + " accepts of " +
+                        std::to_string(bad) + " missing links");
+  }
+  for (int i = 0; i < num_connect; ++i) {
+    std::string host;
+    int32_t port = 0, peer_rank = 0;
+    s = proto::RecvStr(tracker, &host, deadline, 1024);
+    if (s.ok()) s = proto::RecvInt(tracker, &port, deadline);
+    if (s.ok()) s = proto::RecvInt(tracker, &peer_rank, deadline);
+    if (!s.ok()) return s;
+    TcpSocket sock;
+    s = TcpSocket::Connect(host, port, Wait(), &sock);
+    int hello_rank = -1;
+    if (s.ok()) s = Hello(&sock, &hello_rank);
+    if (s.ok() && hello_rank != peer_rank) {
+      s = Status::Fail(host + ":" + std::to_string(port) + " answered as rank " +
+                       std::to_string(hello_rank) + ", the tracker said rank " +
+                       std::to_string(peer_rank));
+    }
+    // Connect retries until the timeout itself: a failure here is final, not retried.
+    if (!s.ok()) return s.Wrap("linking to rank " + std::to_string(peer_rank));
+    AddLink(peer_rank, std::move(sock));
+  }
+  s = proto::SendInt(tracker, 0, deadline);  // no failed connects
+  if (s.ok()) s = proto::SendInt(tracker, listener_.LocalPort(), deadline);
+  if (!s.ok()) return s;
+  return AcceptPeers(num_accept, neighbours);
+}
+
+Status TcpCommunicator::AcceptPeers(int count, const std::set<int>& neighbours) {
+  Deadline deadline = Wait();
+  while (count > 0) {
+    TcpSocket sock;
+    Status s = listener_.Accept(deadline, &sock);
+    if (!s.ok()) {
+      return s.Wrap("waiting for " + std::to_string(count) + " more peer link(s) to rank " +
+                    std::to_string(rank_));
+    }
+    int peer_rank = -1;
+    s = Hello(&sock, &peer_rank);
+    if (s.ok() && (neighbours.count(peer_rank) == 0 || links_.count(peer_rank) != 0)) {
+      s = Status::Fail(sock.peer() + " claims rank " + std::to_string(peer_rank) +
+                       ", not a missing neighbour");
+    }
+    if (!s.ok()) {
+      // A stray or hostile connection is dropped; the expected peers may still come.
+      RB_LOG(kWarning, Where() << ": refused a link: " << s.message());
+      continue;
+    }
+    AddLink(peer_rank, std::move(sock));
+    --count;
+  }
+  return Status::OK();
+}
+
+Status TcpCommunicator::Init() {
+  Status s = TcpSocket::Listen(settings_.listen_host, 0, &listener_);
+  if (!s.ok()) return s.Wrap("tcp worker");
+  TcpSocket tracker;
+  s = ConnectTracker(proto::kStart, &tracker);
+  std::set<int> neighbours;
+  if (s.ok()) s = ReceiveAssignment(&tracker, &neighbours);
+  if (s.ok()) s = LinkPeers(&tracker, neighbours);
+  if (!s.ok()) return s.Wrap("tcp worker (task " + settings_.task_id + ") joining the job");
+  RB_LOG(kDebug, Where() << " of " << world_ << ": linked to " << links_.size() << " peer(s)");
+  return Status::OK();
+}
+
+// ---- collectives --------------------------------------------------------------------------------
+
+// Sends `send` to `next` while receiving `recv` from `prev` (the same socket in a ring of two),
+// calling on_receive(bytes received so far) as data arrives.
+template <typename OnReceive>
+Status TcpCommunicator::Exchange(TcpSocket* next, const char* send, std::size_t send_bytes,
+                                 TcpSocket* prev, char* recv, std::size_t recv_bytes,
+                                 OnReceive on_receive) {
+  Deadline deadline = Wait();
+  std::size_t sent = 0, received = 0;
+  while (sent < send_bytes || received < recv_bytes) {
+    const std::size_t before_sent = sent, before_received = received;
+    Status s = next->SendSome(send, send_bytes, &sent);
+    if (s.ok()) s = prev->RecvSome(recv, recv_bytes, &received);
+    if (!s.ok()) return s;
+    if (received != before_received) on_receive(received);
+    if (sent == before_sent && received == before_received) {
+      TcpSocket* socks[2] = {next, prev};
+      bool want_read[2] = {false, received < recv_bytes};
+      bool want_write[2] = {sent < send_bytes, false};
+      s = PollLinks(socks, want_read, want_write, 2, deadline, Where());
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::OK();
+}
+
+Status TcpCommunicator::TreeAllreduce(char* buf, std::size_t count, DataType type, Op op) {
+  const std::size_t bytes = count * SizeOf(type);
+  std::vector<char> incoming(bytes);
+  Deadline deadline = Wait();
+  for (int r : tree_) {
+    if (r == parent_) continue;
+    Status s = links_[r].RecvAll(incoming.data(), bytes, deadline);
+    if (!s.ok()) return s;
+    Reduce(buf, incoming.data(), count, type, op);
+  }
+  if (parent_ >= 0) {
+    Status s = links_[parent_].SendAll(buf, bytes, deadline);
+    if (s.ok()) s = links_[parent_].RecvAll(buf, bytes, deadline);
+    if (!s.ok()) return s;
+  }
+  for (int r : tree_) {
+    if (r == parent_) continue;
+    Status s = links_[r].SendAll(buf, bytes, deadline);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+// Reduce-scatter then allgather around the ring: chunk i (of world_ chunks) ends up reduced on
+// rank i - 1, then travels once around. Each rank sends and receives 2 (P-1)/P of the buffer.
+Status TcpCommunicator::RingAllreduce(char* buf, std::size_t count, DataType type, Op op) {
+  const std::size_t esize = SizeOf(type);
+  std::vector<std::size_t> offsets(world_ + 1);
+  for (int i = 0; i <= world_; ++i) offsets[i] = count * i / world_ * esize;
+  auto chunk = [&](int i) { return (i % world_ + world_) % world_; };
+  TcpSocket* next = &links_[ring_next_];
+  TcpSocket* prev = &links_[ring_prev_];
+  std::size_t largest = 0;
+  for (int i = 0; i < world_; ++i) largest = std::max(largest, offsets[i + 1] - offsets[i]);
+  std::vector<char> incoming(largest);
+  for (int k = 0; k < world_ - 1; ++k) {
+    const int send_i = chunk(rank_ - k), recv_i = chunk(rank_ - k - 1);
+    char* dst = buf + offsets[recv_i];
+    std::size_t reduced = 0;  // elements of the incoming chunk folded in so far
+    Status s =
+        Exchange(next, buf + offsets[send_i], offsets[send_i + 1] - offsets[send_i], prev,
+                 incoming.data(), offsets[recv_i + 1] - offsets[recv_i], [&](std::size_t got) {
+                   const std::size_t whole = got / esize;
+                   Reduce(dst + reduced * esize, incoming.data() + reduced * esize, whole - reduced,
+                          type, op);
+                   reduced = whole;
+                 });
+    if (!s.ok()) return s;
+  }
+  return RingAllgather(buf, offsets, chunk(rank_ + 1));
+}
+
+// Passes blocks around the ring until every rank has all of them: this rank starts with block
+// `held` (offsets[i] to offsets[i + 1] of `out` is block i), at step k it sends block held - k to
+// the next rank and receives block held - k - 1 from the previous one.
+Status TcpCommunicator::RingAllgather(char* out, const std::vector<std::size_t>& offsets,
+                                      int held) {
+  auto block = [&](int i) { return (i % world_ + world_) % world_; };
+  TcpSocket* next = &links_[ring_next_];
+  TcpSocket* prev = &links_[ring_prev_];
+  for (int k = 0; k < world_ - 1; ++k) {
+    const int send_i = block(held - k), recv_i = block(held - k - 1);
+    Status s =
+        Exchange(next, out + offsets[send_i], offsets[send_i + 1] - offsets[send_i], prev,
+                 out + offsets[recv_i], offsets[recv_i + 1] - offsets[recv_i], [](std::size_t) {});
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status TcpCommunicator::AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) {
+  if (op == Op::kBitOr && (type == DataType::kFloat || type == DataType::kDouble)) {
+    return Status::Fail("Allreduce: bitwise or of floating-point values");
+  }
+  if (world_ == 1 || count == 0) return Status::OK();
+  char* p = static_cast<char*>(buf);
+  Status s = UseRingAllreduce(count, world_, settings_.ring_min_count)
+                 ? RingAllreduce(p, count, type, op)
+                 : TreeAllreduce(p, count, type, op);
+  return s.Wrap(Where() + ": Allreduce of " + std::to_string(count * SizeOf(type)) + " bytes");
+}
+
+// Down the tree from `root`: the one neighbour that sends is the way to the root; the data goes
+// on to the others in pieces, so a large broadcast streams through the tree.
+Status TcpCommunicator::BroadcastRaw(void* buf, std::size_t bytes, int root) {
+  if (root < 0 || root >= world_) {
+    return Status::Fail("Broadcast: root " + std::to_string(root) + " outside a world of " +
+                        std::to_string(world_));
+  }
+  if (world_ == 1 || bytes == 0) return Status::OK();
+  const std::string what = Where() + ": Broadcast of " + std::to_string(bytes) +
+                           " bytes from rank " + std::to_string(root);
+  Deadline deadline = Wait();
+  int in_link = -1;
+  if (rank_ != root) {
+    const std::size_t n = tree_.size();
+    std::vector<TcpSocket*> socks;
+    for (int r : tree_) socks.push_back(&links_[r]);
+    std::unique_ptr<bool[]> want_read(new bool[n]), want_write(new bool[n]), ready(new bool[n]);
+    std::fill_n(want_read.get(), n, true);
+    std::fill_n(want_write.get(), n, false);
+    Status s =
+        PollLinks(socks.data(), want_read.get(), want_write.get(), n, deadline, what, ready.get());
+    if (!s.ok()) return s;
+    for (std::size_t i = 0; i < n && in_link < 0; ++i) {
+      if (ready[i]) in_link = tree_[i];
+    }
+  }
+  constexpr std::size_t kPiece = 4 << 20;
+  char* p = static_cast<char*>(buf);
+  for (std::size_t done = 0; done < bytes; done += kPiece) {
+    const std::size_t n = std::min(kPiece, bytes - done);
+    Status s = in_link < 0 ? Status::OK() : links_[in_link].RecvAll(p + done, n, deadline);
+    for (int r : tree_) {
+      if (s.ok() && r != in_link) s = links_[r].SendAll(p + done, n, deadline);
+    }
+    if (!s.ok()) return s.Wrap(what);
+  }
+  return Status::OK();
+}
+
+// Sizes first (an allreduce of one slot per rank), then the blocks around the ring.
+Status TcpCommunicator::AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) {
+  std::vector<int64_t> sizes(world_, 0);
+  sizes[rank_] = static_cast<int64_t>(bytes);
+  Status s = AllreduceRaw(sizes.data(), sizes.size(), DataType::kInt64, Op::kSum);
+  if (!s.ok()) return s;
+  std::vector<std::size_t> offsets(world_ + 1, 0);
+  for (int r = 0; r < world_; ++r) offsets[r + 1] = offsets[r] + static_cast<std::size_t>(sizes[r]);
+  out->resize(offsets[world_]);
+  if (bytes != 0) std::memcpy(out->data() + offsets[rank_], in, bytes);
+  if (world_ == 1) return Status::OK();
+  return RingAllgather(out->data(), offsets, rank_).Wrap(Where() + ": Allgatherv");
+}
+
+Status TcpCommunicator::AllgatherRaw(const void* in, std::size_t bytes, void* out) {
+  std::vector<char> all;
+  Status s = AllgathervRaw(in, bytes, &all);
+  if (!s.ok()) return s;
+  if (all.size() != bytes * world_) return Status::Fail("Allgather: ranks sent different sizes");
+  if (!all.empty()) std::memcpy(out, all.data(), all.size());
+  return Status::OK();
+}
+
+Status TcpCommunicator::TrackerPrint(const std::string& message) {
+  TcpSocket tracker;
+  Status s = ConnectTracker(proto::kPrint, &tracker);
+  if (s.ok()) s = proto::SendStr(&tracker, message, Wait());
+  return s.Wrap(Where() + ": TrackerPrint");
+}
+
+// Tells the tracker this worker is done, then closes the links (all collectives are over).
+Status TcpCommunicator::Shutdown() {
+  if (shut_down_) return Status::OK();
+  shut_down_ = true;
+  TcpSocket tracker;
+  Status s = ConnectTracker(proto::kShutdown, &tracker);
+  links_.clear();
+  listener_.Close();
+  return s.Wrap(Where() + ": Shutdown");
+}
+
+}  // namespace
+
+bool UseRingAllreduce(std::size_t count, int world_size, int64_t ring_min_count) {
+  return world_size > 1 && count >= static_cast<std::size_t>(world_size) &&
+         static_cast<int64_t>(count) >= ring_min_count;
+}
+
+std::string TcpSettingKeys() {
+  std::string keys;
+  for (const SettingKey& k : kAllKeys) {
+    keys += keys.empty() ? "" : ", ";
+    keys += k.arg;
+    if (k.alt_arg != nullptr) keys += std::string(" or ") + k.alt_arg;
+    keys += std::string(" (environment ") + k.env + ")";
+  }
+  return keys;
+}
+
+TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
+  for (const auto& [key, value] : config.args) {
+    bool known = false;
+    for (const SettingKey& k : kAllKeys) {
+      known = known || key == k.arg || (k.alt_arg != nullptr && key == k.alt_arg);
+    }
+    // dmlc launchers set more DMLC_* variables than a worker needs; rabit_* keys must be ours.
+    if (!known && key.rfind("rabit_", 0) == 0) {
+      RB_FAIL("unknown collective setting '" << key << "'; allowed: " << TcpSettingKeys());
+    }
+  }
+  TcpSettings t;
+  if (auto v = Lookup(config, kTrackerUri)) t.tracker_uri = v->second;
+  if (t.tracker_uri.empty()) {
+    RB_FAIL(
+        "communicator=tcp needs the tracker's address: DMLC_TRACKER_URI (set by "
+        "ringboost-submit, dmlc-submit or XGBoost's RabitTracker)");
+  }
+  if (auto v = Lookup(config, kTrackerPort)) t.tracker_port = ParseInteger(*v, 1, 65535);
+  if (auto v = Lookup(config, kTaskId)) t.task_id = v->second;
+  if (t.task_id.empty() || t.task_id.size() > 256) {
+    RB_FAIL("DMLC_TASK_ID='" << t.task_id << "': must be 1 to 256 characters");
+  }
+  if (auto v = Lookup(config, kNumWorker)) {
+    t.world_size = ParseInteger(*v, 1, proto::kMaxWorldSize);
+  }
+  if (auto v = Lookup(config, kRole); v && v->second != "worker") {
+    RB_FAIL(v->first << "=" << v->second << ": ringboost runs as a worker only; allowed: worker");
+  }
+  if (auto v = Lookup(config, kNumAttempt)) t.num_attempt = ParseInteger(*v, 0, 1 << 20);
+  if (auto v = Lookup(config, kToken)) t.token = v->second;
+  if (t.token.size() > 1024) RB_FAIL("RINGBOOST_JOB_TOKEN: longer than 1024 characters");
+  if (auto v = Lookup(config, kTimeout)) t.timeout_s = ParseSeconds(*v);
+  if (auto v = Lookup(config, kListenHost)) t.listen_host = v->second;
+  if (auto v = Lookup(config, kRingMinCount)) {
+    t.ring_min_count = ParseInteger(*v, 1, int64_t{1} << 62);
+  }
+  if (auto v = Lookup(config, kSocketBuffer)) {
+    t.socket_buffer = static_cast<int>(ParseInteger(*v, 0, 1 << 30));
+  }
+  return t;
+}
+
+std::unique_ptr<Communicator> MakeTcpCommunicator(const TcpSettings& settings) {
+  auto comm = std::make_unique<TcpCommunicator>(settings);
+  ThrowIfError(comm->Init());
+  return comm;
+}
+
+}  // namespace ringboost::rabit

@@ -1,0 +1,43 @@
+// The `tcp` backend: ranks and links from a Rabit tracker (rabit/protocol.h), then collectives
+// over direct TCP links between workers: a tree allreduce for small buffers, a ring
+// reduce-scatter + allgather for large ones, tree broadcast, ring allgather.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rabit/communicator.h"
+
+namespace ringboost::rabit {
+
+// What a tcp worker needs. Each setting is read from CommunicatorConfig::args (key=value given
+// to the program) first, then from the environment, as rabit does; the keys are listed in
+// TcpSettingKeys() and in docs/parameters.md.
+struct TcpSettings {
+  std::string tracker_uri;       // DMLC_TRACKER_URI (required)
+  int tracker_port = 9091;       // DMLC_TRACKER_PORT
+  std::string task_id = "NULL";  // DMLC_TASK_ID (stable across restarts of one worker)
+  int world_size = -1;           // DMLC_NUM_WORKER (-1: the tracker's)
+  int num_attempt = 0;           // DMLC_NUM_ATTEMPT (restarts so far)
+  std::string token;             // RINGBOOST_JOB_TOKEN (empty: no token)
+  double timeout_s = 1800;       // rabit_timeout_sec: longest wait for a peer or the tracker
+  std::string listen_host;       // rabit_listen_host ("" = all addresses)
+  int64_t ring_min_count =
+      32768;              // rabit_reduce_ring_mincount: elements from which to use the ring
+  int socket_buffer = 0;  // rabit_socket_buffer: SO_SNDBUF/SO_RCVBUF of links (0: default)
+};
+
+// The accepted keys, "arg key (environment variable)" each, for messages and docs.
+std::string TcpSettingKeys();
+// Reads the settings; throws ringboost::Error naming the key and its allowed values.
+TcpSettings ReadTcpSettings(const CommunicatorConfig& config);
+
+// Connects to the tracker, gets a rank and links up with the peers (throws on failure, naming
+// the tracker or the peer).
+std::unique_ptr<Communicator> MakeTcpCommunicator(const TcpSettings& settings);
+
+// Whether an allreduce of `count` elements runs on the ring (else on the tree).
+bool UseRingAllreduce(std::size_t count, int world_size, int64_t ring_min_count);
+
+}  // namespace ringboost::rabit

@@ -1,0 +1,457 @@
+// The serving side of the Rabit tracker protocol (rabit/protocol.h), following XGBoost 1.7's
+// RabitTracker.accept_workers: one connection at a time, ranks handed out in one sorted batch,
+// peers' addresses handed out so that each worker connects to the earlier ones and accepts the
+// later ones.
+//
+// Unlike the Python tracker, a connection that breaks the protocol (wrong magic, over-long
+// string, missing job token, impossible rank or world size) or stalls past io_timeout_s is
+// logged and dropped; the tracker keeps serving the others. Only Stop() or the last shutdown
+// ends Run().
+#include "rabit/tracker.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "rabit/protocol.h"
+
+namespace ringboost::rabit {
+namespace {
+
+// How often Run() looks at the stop flag while no worker is connecting.
+constexpr int kStopPollMs = 200;
+// Bound on the connect rounds of one assignment (a worker that keeps reporting failed connects
+// would otherwise hold the tracker forever); XGBoost's tracker loops without bound.
+constexpr int kMaxConnectRounds = 64;
+// Bound on the length of a command name read off the wire.
+constexpr int32_t kMaxCommandBytes = 64;
+// dmlc's task id meaning "none": never remembered for recovery.
+constexpr const char* kNullTaskId = "NULL";
+
+// One connection to the tracker, after its hello.
+struct Hello {
+  TcpSocket sock;
+  std::string host;  // numeric address the worker connected from
+  int32_t rank = -1;
+  int32_t world_size = -1;
+  std::string task_id;  // without the job token
+  std::string cmd;
+};
+
+// A worker that has its rank and still expects `wait_accept` peers to connect to it.
+struct Waiting {
+  std::string host;
+  int32_t port = 0;
+  int wait_accept = 0;
+};
+
+bool AllDigits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Task ids compare as numbers when both are, so "10" comes after "9"; any length works.
+bool TaskIdLess(const std::string& a, const std::string& b) {
+  if (AllDigits(a) && AllDigits(b)) {
+    const std::size_t za = std::min(a.find_first_not_of('0'), a.size());
+    const std::size_t zb = std::min(b.find_first_not_of('0'), b.size());
+    const std::size_t la = a.size() - za, lb = b.size() - zb;
+    if (la != lb) return la < lb;
+    const int c = a.compare(za, la, b, zb, lb);
+    if (c != 0) return c < 0;
+  }
+  return a < b;
+}
+
+// For log lines: a string from the wire, shortened.
+std::string Quote(const std::string& s) {
+  constexpr std::size_t kMax = 64;
+  return "'" + (s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "'";
+}
+
+std::string StripTrailingSpace(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// What outlives one Run() and what other threads may touch (Stop, RanksByTask).
+struct TrackerState {
+  TrackerOptions options;
+  TcpSocket listener;
+  int port = 0;
+  std::atomic<bool> stop{false};
+  mutable std::mutex mutex;
+  std::map<std::string, int> ranks_by_task;  // guarded by mutex
+
+  void Log(const std::string& line) const { options.log(line); }
+  void Refuse(const std::string& host, const std::string& why) const {
+    Log("tracker: refused a connection from " + host + ": " + why);
+  }
+  bool FindRank(const std::string& task_id, int* rank) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = ranks_by_task.find(task_id);
+    if (it == ranks_by_task.end()) return false;
+    *rank = it->second;
+    return true;
+  }
+  void SetRank(const std::string& task_id, int rank) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ranks_by_task[task_id] = rank;
+  }
+};
+
+// The state of one Run(): what accept_workers keeps in its locals.
+class Session {
+ public:
+  explicit Session(TrackerState* impl) : impl_(impl), num_workers_(impl->options.num_workers) {}
+  Status Serve();
+
+ private:
+  Status ReadHello(TcpSocket sock, Hello* hello) const;
+  void Dispatch(Hello hello);
+  void HandlePrint(Hello* hello);
+  void HandleShutdown(const Hello& hello);
+  void HandleStart(Hello hello);
+  bool CheckStart(const Hello& hello);
+  void AssignBatch();
+  bool Assign(Hello* worker, int rank);
+  Status SendAssignment(Hello* worker, int rank, std::set<int>* links) const;
+  Status ConnectLoop(Hello* worker, const std::set<int>& links, std::vector<int>* connects,
+                     int* num_accept) const;
+  void Commit(int rank, const Hello& worker, int32_t port, const std::vector<int>& connects,
+              int num_accept);
+
+  TrackerState* impl_;
+  int num_workers_;
+  bool started_ = false;  // the first start fixed the world size and the link map
+  proto::LinkMap links_;
+  std::vector<int> todo_;       // ranks not handed out yet, ascending
+  std::vector<Hello> pending_;  // workers waiting for the batch assignment
+  std::map<int, Waiting> wait_conn_;
+  std::set<int> shutdown_;
+};
+
+Status Session::Serve() {
+  TcpSocket& listener = impl_->listener;
+  while (static_cast<int>(shutdown_.size()) != num_workers_) {
+    if (impl_->stop.load()) return Status::Fail("tracker stopped");
+    pollfd p{listener.fd(), POLLIN, 0};
+    const int rc = ::poll(&p, 1, kStopPollMs);
+    if (rc <= 0) continue;  // timeout or EINTR: look at the stop flag again
+    TcpSocket conn;
+    Status s = listener.Accept(Deadline::After(impl_->options.io_timeout_s), &conn);
+    if (!s.ok()) {
+      impl_->Log("tracker: accept failed: " + s.message());
+      continue;
+    }
+    Hello hello;
+    hello.host = conn.PeerAddress();
+    s = ReadHello(std::move(conn), &hello);
+    if (!s.ok()) {
+      impl_->Refuse(hello.host, s.message());
+      continue;
+    }
+    Dispatch(std::move(hello));
+  }
+  impl_->Log("tracker: all " + std::to_string(num_workers_) + " workers have shut down");
+  return Status::OK();
+}
+
+Status Session::ReadHello(TcpSocket sock, Hello* hello) const {
+  hello->sock = std::move(sock);
+  TcpSocket* w = &hello->sock;
+  const Deadline deadline = Deadline::After(impl_->options.io_timeout_s);
+  int32_t magic = 0;
+  Status s = proto::RecvInt(w, &magic, deadline);
+  if (!s.ok()) return s;
+  if (magic != proto::kMagic) {
+    std::ostringstream oss;
+    oss << "wrong magic 0x" << std::hex << magic << " (expected 0x" << proto::kMagic << ")";
+    return Status::Fail(oss.str());
+  }
+  std::string task_id;
+  if (!(s = proto::SendInt(w, proto::kMagic, deadline)).ok() ||
+      !(s = proto::RecvInt(w, &hello->rank, deadline)).ok() ||
+      !(s = proto::RecvInt(w, &hello->world_size, deadline)).ok() ||
+      !(s = proto::RecvStr(w, &task_id, deadline)).ok() ||
+      !(s = proto::RecvStr(w, &hello->cmd, deadline, kMaxCommandBytes)).ok()) {
+    return s;
+  }
+  if (!proto::TaskIdHasToken(task_id, impl_->options.token, &hello->task_id)) {
+    return Status::Fail("task id " + Quote(task_id) + " does not carry the job token");
+  }
+  return Status::OK();
+}
+
+void Session::Dispatch(Hello hello) {
+  if (hello.cmd == proto::kPrint) {
+    HandlePrint(&hello);
+  } else if (hello.cmd == proto::kShutdown) {
+    HandleShutdown(hello);
+  } else if (hello.cmd == proto::kStart || hello.cmd == proto::kRecover) {
+    HandleStart(std::move(hello));
+  } else {
+    impl_->Refuse(hello.host, "unknown command " + Quote(hello.cmd));
+  }
+}
+
+void Session::HandlePrint(Hello* hello) {
+  std::string message;
+  Status s = proto::RecvStr(&hello->sock, &message, Deadline::After(impl_->options.io_timeout_s));
+  if (!s.ok()) {
+    impl_->Refuse(hello->host, "print: " + s.message());
+    return;
+  }
+  impl_->Log("[rank " + std::to_string(hello->rank) + "] " + StripTrailingSpace(message));
+}
+
+void Session::HandleShutdown(const Hello& hello) {
+  const int rank = hello.rank;
+  if (rank < 0 || rank >= num_workers_ || shutdown_.count(rank) != 0) {
+    impl_->Refuse(hello.host,
+                  "shutdown from rank " + std::to_string(rank) +
+                      (rank >= 0 && rank < num_workers_ ? " (a second time)" : " (no such rank)"));
+    return;
+  }
+  // A worker that leaves no longer accepts links (XGBoost's tracker asserts it was not waiting).
+  wait_conn_.erase(rank);
+  shutdown_.insert(rank);
+}
+
+// World size and command checks of a start/recover; fixes the world at the first start.
+bool Session::CheckStart(const Hello& hello) {
+  const bool known_size = hello.world_size > 0;
+  if (!started_) {
+    if (hello.cmd != proto::kStart) {
+      impl_->Refuse(hello.host, "recover before any worker started");
+      return false;
+    }
+    const int world = known_size ? hello.world_size : num_workers_;
+    if (world < 1 || world > proto::kMaxWorldSize) {
+      impl_->Refuse(hello.host, "world size " + std::to_string(world) + " out of range");
+      return false;
+    }
+    num_workers_ = world;
+    links_ = proto::ComputeLinkMap(world);
+    todo_.clear();
+    for (int r = 0; r < world; ++r) todo_.push_back(r);
+    started_ = true;
+    return true;
+  }
+  if (known_size && hello.world_size != num_workers_) {
+    impl_->Refuse(hello.host, "world size " + std::to_string(hello.world_size) +
+                                  " differs from the job's " + std::to_string(num_workers_));
+    return false;
+  }
+  return true;
+}
+
+void Session::HandleStart(Hello hello) {
+  if (!CheckStart(hello)) return;
+  int rank = hello.rank;
+  if (rank >= num_workers_) {
+    impl_->Refuse(hello.host, "rank " + std::to_string(rank) + " out of range");
+    return;
+  }
+  if (rank < 0 && hello.task_id != kNullTaskId) impl_->FindRank(hello.task_id, &rank);
+  if (rank >= 0) {
+    // A known rank (recover, restarted worker) is served at once.
+    todo_.erase(std::remove(todo_.begin(), todo_.end(), rank), todo_.end());
+    Assign(&hello, rank);
+  } else if (hello.cmd == proto::kRecover) {
+    impl_->Refuse(hello.host,
+                  "recover without a rank from unknown task id " + Quote(hello.task_id));
+    return;
+  } else if (todo_.empty()) {
+    impl_->Refuse(hello.host, "all " + std::to_string(num_workers_) + " ranks are taken");
+    return;
+  } else {
+    pending_.push_back(std::move(hello));
+  }
+  if (!pending_.empty() && pending_.size() >= todo_.size()) AssignBatch();
+}
+
+// Ranks the pending workers in one go once every free rank has a taker: by host, then task id.
+void Session::AssignBatch() {
+  std::vector<Hello> batch;
+  batch.swap(pending_);
+  std::stable_sort(batch.begin(), batch.end(), [](const Hello& a, const Hello& b) {
+    if (a.host != b.host) return a.host < b.host;
+    return TaskIdLess(a.task_id, b.task_id);
+  });
+  // More takers than free ranks only when known ranks were served meanwhile: the last refused.
+  const std::size_t count = std::min(batch.size(), todo_.size());
+  for (std::size_t i = count; i < batch.size(); ++i) {
+    impl_->Refuse(batch[i].host, "all " + std::to_string(num_workers_) + " ranks are taken");
+  }
+  std::vector<int> ranks(todo_.begin(), todo_.begin() + count);
+  todo_.erase(todo_.begin(), todo_.begin() + count);
+  for (std::size_t i = 0; i < count; ++i) {
+    Hello& worker = batch[i];
+    const bool remembered = worker.task_id != kNullTaskId;
+    // Remembered before the exchange (as XGBoost does): a worker that fails during it and is
+    // restarted with the same task id gets this rank back.
+    if (remembered) impl_->SetRank(worker.task_id, ranks[i]);
+    if (!Assign(&worker, ranks[i]) && !remembered) {
+      todo_.insert(std::lower_bound(todo_.begin(), todo_.end(), ranks[i]), ranks[i]);
+    }
+  }
+  if (todo_.empty()) {
+    impl_->Log("tracker: all " + std::to_string(num_workers_) + " workers have their ranks");
+  }
+}
+
+// The whole exchange of a start/recover with one worker; false (logged) when it failed.
+bool Session::Assign(Hello* worker, int rank) {
+  std::set<int> links;
+  std::vector<int> connects;
+  int num_accept = 0;
+  int32_t port = 0;
+  Status s = SendAssignment(worker, rank, &links);
+  if (s.ok()) s = ConnectLoop(worker, links, &connects, &num_accept);
+  if (s.ok()) {
+    s = proto::RecvInt(&worker->sock, &port, Deadline::After(impl_->options.io_timeout_s));
+  }
+  if (s.ok() && (port <= 0 || port > 65535)) {
+    s = Status::Fail("listening port " + std::to_string(port) + " out of range");
+  }
+  if (!s.ok()) {
+    impl_->Log("tracker: dropped worker " + worker->host + " (task " + Quote(worker->task_id) +
+               ", rank " + std::to_string(rank) + "): " + s.message());
+    return false;
+  }
+  Commit(rank, *worker, port, connects, num_accept);
+  return true;
+}
+
+// Rank, parent, world size, tree neighbours, ring previous and next; *links gets the set of
+// peers the worker must be linked with.
+Status Session::SendAssignment(Hello* worker, int rank, std::set<int>* links) const {
+  const Deadline deadline = Deadline::After(impl_->options.io_timeout_s);
+  TcpSocket* w = &worker->sock;
+  const std::vector<int>& tree = links_.neighbours[rank];
+  const int prev = links_.ring_prev[rank] == rank ? -1 : links_.ring_prev[rank];
+  const int next = links_.ring_next[rank] == rank ? -1 : links_.ring_next[rank];
+  std::vector<int32_t> message{rank, links_.parent[rank], num_workers_,
+                               static_cast<int32_t>(tree.size())};
+  message.insert(message.end(), tree.begin(), tree.end());
+  message.push_back(prev);
+  message.push_back(next);
+  links->clear();
+  links->insert(tree.begin(), tree.end());
+  if (prev >= 0) links->insert(prev);
+  if (next >= 0) links->insert(next);
+  return w->SendAll(message.data(), message.size() * sizeof(int32_t), deadline);
+}
+
+// XGBoost's _get_remote: the worker names the links it holds; of the missing ones, those whose
+// peer waits for connections are handed out to connect to, the rest are to accept. Repeats
+// while the worker reports failed connects.
+Status Session::ConnectLoop(Hello* worker, const std::set<int>& links, std::vector<int>* connects,
+                            int* num_accept) const {
+  TcpSocket* w = &worker->sock;
+  for (int round = 0; round < kMaxConnectRounds; ++round) {
+    const Deadline deadline = Deadline::After(impl_->options.io_timeout_s);
+    int32_t num_good = 0;
+    Status s = proto::RecvInt(w, &num_good, deadline);
+    if (!s.ok()) return s;
+    if (num_good < 0 || num_good > static_cast<int32_t>(links.size())) {
+      return Status::Fail("holds " + std::to_string(num_good) + " links, expected 0 to " +
+                          std::to_string(links.size()));
+    }
+    std::set<int> missing = links;
+    for (int32_t i = 0; i < num_good; ++i) {
+      int32_t peer = -1;
+      if (!(s = proto::RecvInt(w, &peer, deadline)).ok()) return s;
+      if (links.count(peer) == 0) {
+        return Status::Fail("holds a link to rank " + std::to_string(peer) +
+                            ", which is not its neighbour");
+      }
+      missing.erase(peer);
+    }
+    connects->clear();
+    for (int peer : missing) {
+      if (wait_conn_.count(peer) != 0) connects->push_back(peer);
+    }
+    *num_accept = static_cast<int>(missing.size() - connects->size());
+    if (!(s = proto::SendInt(w, static_cast<int32_t>(connects->size()), deadline)).ok() ||
+        !(s = proto::SendInt(w, *num_accept, deadline)).ok()) {
+      return s;
+    }
+    for (int peer : *connects) {
+      const Waiting& target = wait_conn_.at(peer);
+      if (!(s = proto::SendStr(w, target.host, deadline)).ok() ||
+          !(s = proto::SendInt(w, target.port, deadline)).ok() ||
+          !(s = proto::SendInt(w, peer, deadline)).ok()) {
+        return s;
+      }
+    }
+    int32_t num_errors = 0;
+    if (!(s = proto::RecvInt(w, &num_errors, deadline)).ok()) return s;
+    if (num_errors == 0) return Status::OK();
+  }
+  return Status::Fail("connects still failing after " + std::to_string(kMaxConnectRounds) +
+                      " rounds");
+}
+
+// Bookkeeping after a successful exchange: the peers it connected to wait for one link less;
+// it now waits for the links it will accept.
+void Session::Commit(int rank, const Hello& worker, int32_t port, const std::vector<int>& connects,
+                     int num_accept) {
+  for (int peer : connects) {
+    auto it = wait_conn_.find(peer);
+    if (it != wait_conn_.end() && --it->second.wait_accept <= 0) wait_conn_.erase(it);
+  }
+  if (num_accept > 0) {
+    wait_conn_[rank] = Waiting{worker.host, port, num_accept};
+  } else {
+    wait_conn_.erase(rank);
+  }
+}
+
+}  // namespace
+
+struct Tracker::Impl : TrackerState {};
+
+Status Tracker::Create(TrackerOptions options, std::unique_ptr<Tracker>* out) {
+  auto impl = std::make_unique<Impl>();
+  if (!options.log) {
+    options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  }
+  Status s = TcpSocket::Listen(options.host, options.port, &impl->listener);
+  if (!s.ok()) return s.Wrap("tracker");
+  impl->port = impl->listener.LocalPort();
+  impl->options = std::move(options);
+  out->reset(new Tracker(std::move(impl)));
+  return Status::OK();
+}
+
+Tracker::Tracker(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Tracker::~Tracker() = default;
+
+int Tracker::port() const { return impl_->port; }
+const std::string& Tracker::host() const { return impl_->options.host; }
+
+std::vector<std::pair<std::string, std::string>> Tracker::WorkerEnv() const {
+  return {{"DMLC_TRACKER_URI", impl_->options.host},
+          {"DMLC_TRACKER_PORT", std::to_string(impl_->port)},
+          {"DMLC_NUM_WORKER", std::to_string(impl_->options.num_workers)}};
+}
+
+Status Tracker::Run() {
+  Session session(impl_.get());
+  return session.Serve();
+}
+
+void Tracker::Stop() { impl_->stop.store(true); }
+
+std::vector<std::pair<std::string, int>> Tracker::RanksByTask() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return {impl_->ranks_by_task.begin(), impl_->ranks_by_task.end()};
+}
+
+}  // namespace ringboost::rabit

@@ -1,0 +1,61 @@
+// The serving side of the Rabit tracker protocol (rabit/protocol.h): hands out ranks, the tree
+// and ring links and the peers' addresses, prints workers' `print` lines, and returns when every
+// worker has sent `shutdown`. Tests run it in-process on a thread; ringboost-submit runs it in
+// front of its launchers.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+#include "rabit/socket.h"
+
+namespace ringboost::rabit {
+
+struct TrackerOptions {
+  std::string host = "127.0.0.1";  // address to listen on (and to hand to workers)
+  int port = 0;                    // 0: any free port
+  int num_workers = 1;             // a worker's own world size (when > 0) must agree
+  // When not empty, a connection whose task id does not carry this token ("<id>:<token>") is
+  // refused and the refusal logged; empty: the plain dmlc protocol, any task id.
+  std::string token;
+  // Bound on each exchange with one worker (a stray or stuck connection is dropped after it).
+  double io_timeout_s = 30;
+  // Where lines go: print messages ("[rank R] message"), refusals, progress. Default: stderr.
+  std::function<void(const std::string&)> log;
+};
+
+class Tracker {
+ public:
+  // Binds the listening socket; fails (EADDRINUSE and the like) without side effects.
+  static Status Create(TrackerOptions options, std::unique_ptr<Tracker>* out);
+  ~Tracker();
+
+  int port() const;
+  const std::string& host() const;
+  // The environment a worker needs: DMLC_TRACKER_URI, DMLC_TRACKER_PORT, DMLC_NUM_WORKER.
+  std::vector<std::pair<std::string, std::string>> WorkerEnv() const;
+
+  // Serves until every worker has shut down (OK) or Stop() is called (a failure saying so).
+  // Start and recover are served as XGBoost's tracker does: new workers are ranked in one batch
+  // once all have arrived (sorted by host, then by task id, numerically where both are
+  // numbers); a worker whose task id already has a rank (recover, or a restarted worker's
+  // start) gets that rank back.
+  Status Run();
+  // Makes Run() return soon; callable from another thread or a signal-free context.
+  void Stop();
+
+  // Ranks handed out so far by (bare) task id, for launchers and tests.
+  std::vector<std::pair<std::string, int>> RanksByTask() const;
+
+ private:
+  struct Impl;
+  explicit Tracker(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ringboost::rabit

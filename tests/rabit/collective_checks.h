@@ -1,0 +1,108 @@
+// Every collective of a Communicator, every op and type, checked against a reference computed
+// from what each rank holds. Shared by the in-process tcp tests (worker threads) and the
+// rabit_check program that mpirun and the trackers start as real processes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "rabit/communicator.h"
+
+namespace ringboost::rabit::test {
+
+// Rank r's i-th value of a test buffer: small integers, exact in every type.
+template <typename T>
+T Value(int rank, std::size_t i) {
+  return static_cast<T>(static_cast<int64_t>((i * 7 + rank * 13) % 23) - 11 * (rank % 2));
+}
+
+template <typename T>
+T Fold(T a, T b, Op op) {
+  switch (op) {
+    case Op::kSum:
+      return a + b;
+    case Op::kMax:
+      return a > b ? a : b;
+    case Op::kMin:
+      return a < b ? a : b;
+    case Op::kBitOr:
+      if constexpr (std::is_integral_v<T>) return a | b;
+  }
+  return a;
+}
+
+// "" when the allreduce of n elements matches the reference, else what differs.
+template <typename T>
+std::string CheckAllreduce(Communicator* comm, Op op, std::size_t n, const char* name) {
+  std::vector<T> buf(n);
+  for (std::size_t i = 0; i < n; ++i) buf[i] = Value<T>(comm->Rank(), i);
+  comm->Allreduce(Span<T>(buf), op);
+  for (std::size_t i = 0; i < n; ++i) {
+    T want = Value<T>(0, i);
+    for (int r = 1; r < comm->WorldSize(); ++r) want = Fold(want, Value<T>(r, i), op);
+    if (buf[i] != want) {
+      return "rank " + std::to_string(comm->Rank()) + ": Allreduce " + name + " op " +
+             std::to_string(static_cast<int>(op)) + " n " + std::to_string(n) + ": element " +
+             std::to_string(i) + " is " + std::to_string(static_cast<double>(buf[i])) + ", want " +
+             std::to_string(static_cast<double>(want));
+    }
+  }
+  return "";
+}
+
+template <typename T>
+std::string CheckType(Communicator* comm, const char* name, const std::vector<std::size_t>& sizes) {
+  for (std::size_t n : sizes) {
+    for (Op op : {Op::kSum, Op::kMax, Op::kMin, Op::kBitOr}) {
+      if (op == Op::kBitOr && !std::is_integral_v<T>) continue;
+      std::string error = CheckAllreduce<T>(comm, op, n, name);
+      if (!error.empty()) return error;
+    }
+  }
+  return "";
+}
+
+// Broadcast from every root, Allgatherv of different sizes (one rank sends nothing), Allgather.
+inline std::string CheckBroadcastAndGather(Communicator* comm, std::size_t broadcast_bytes) {
+  const std::string me = "rank " + std::to_string(comm->Rank()) + ": ";
+  for (int root = 0; root < comm->WorldSize(); ++root) {
+    std::vector<char> b(broadcast_bytes, comm->Rank() == root ? 'a' + root : '?');
+    comm->Broadcast(Span<char>(b), root);
+    for (char v : b) {
+      if (v != 'a' + root) return me + "Broadcast from " + std::to_string(root) + " got " + v;
+    }
+  }
+  // Rank r sends r bytes of value 'a' + r (rank 0 sends none).
+  std::string mine(comm->Rank(), static_cast<char>('a' + comm->Rank()));
+  std::vector<char> all;
+  ThrowIfError(comm->AllgathervRaw(mine.data(), mine.size(), &all));
+  std::string want;
+  for (int r = 0; r < comm->WorldSize(); ++r) want += std::string(r, static_cast<char>('a' + r));
+  if (std::string(all.begin(), all.end()) != want) {
+    return me + "Allgatherv got '" + std::string(all.begin(), all.end()) + "'";
+  }
+  int32_t rank = comm->Rank();
+  std::vector<int32_t> ranks(comm->WorldSize());
+  ThrowIfError(comm->AllgatherRaw(&rank, sizeof(rank), ranks.data()));
+  for (int r = 0; r < comm->WorldSize(); ++r) {
+    if (ranks[r] != r)
+      return me + "Allgather slot " + std::to_string(r) + " is " + std::to_string(ranks[r]);
+  }
+  return "";
+}
+
+// Everything above; "" when all match.
+inline std::string CheckEveryCollective(Communicator* comm, const std::vector<std::size_t>& sizes,
+                                        std::size_t broadcast_bytes) {
+  std::string e = CheckType<int32_t>(comm, "int32", sizes);
+  if (e.empty()) e = CheckType<int64_t>(comm, "int64", sizes);
+  if (e.empty()) e = CheckType<uint64_t>(comm, "uint64", sizes);
+  if (e.empty()) e = CheckType<float>(comm, "float", sizes);
+  if (e.empty()) e = CheckType<double>(comm, "double", sizes);
+  if (e.empty()) e = CheckBroadcastAndGather(comm, broadcast_bytes);
+  return e;
+}
+
+}  // namespace ringboost::rabit::test

@@ -1,0 +1,212 @@
+// The tcp backend in one process: an in-process tracker and one thread per worker, each with
+// its own communicator over real loopback sockets.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rabit/collective_checks.h"
+#include "rabit/socket.h"
+#include "rabit/tcp_communicator.h"
+#include "rabit/tracker_thread.h"
+
+namespace ringboost::rabit {
+namespace {
+
+using Args = std::vector<std::pair<std::string, std::string>>;
+using WorkerFn = std::function<std::string(Communicator*)>;
+
+// Runs `fn` on n worker threads under `tracker`; each returns "" or what went wrong (an
+// exception's message included). Every worker shuts down after fn.
+std::vector<std::string> RunWorkers(test::TrackerThread* tracker, int n, const Args& extra,
+                                    const WorkerFn& fn, const std::vector<Args>& per_worker = {}) {
+  std::vector<std::string> results(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        CommunicatorConfig config;
+        config.backend = "tcp";
+        config.args = tracker->WorkerArgs(i);
+        config.args.insert(config.args.end(), extra.begin(), extra.end());
+        if (!per_worker.empty()) {
+          config.args.insert(config.args.end(), per_worker[i].begin(), per_worker[i].end());
+        }
+        auto comm = MakeCommunicator(config);
+        results[i] = fn(comm.get());
+        ThrowIfError(comm->Shutdown());
+      } catch (const std::exception& e) {
+        results[i] = std::string("error: ") + e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+class TcpWorld : public ::testing::TestWithParam<int> {};
+
+// Kernel buffers far smaller than the larger messages force partial sends and receives (below
+// about 32 KB loopback TCP stalls on window updates, tens of ms each, so the test would crawl);
+// a low ring threshold sends the two larger sizes around the ring, the small ones up and down
+// the tree.
+TEST_P(TcpWorld, EveryCollectiveMatchesTheReference) {
+  const int n = GetParam();
+  test::TrackerThread tracker(n);
+  Args extra = {{"rabit_timeout_sec", "30"},
+                {"rabit_socket_buffer", "32768"},
+                {"rabit_reduce_ring_mincount", "64"}};
+  auto results = RunWorkers(&tracker, n, extra, [](Communicator* comm) {
+    return test::CheckEveryCollective(comm, {1, 7, 1000, 50001}, 300001);
+  });
+  for (int i = 0; i < n; ++i) EXPECT_EQ(results[i], "") << "worker " << i;
+  EXPECT_TRUE(tracker.Finish(/*stop=*/false).ok()) << tracker.log();
+}
+
+INSTANTIATE_TEST_SUITE_P(WorldSizes, TcpWorld, ::testing::Values(1, 2, 3, 5, 7));
+
+TEST(Tcp, RanksFollowTaskIdsAndPrintReachesTheTracker) {
+  test::TrackerThread tracker(3);
+  auto results = RunWorkers(&tracker, 3, {{"rabit_timeout_sec", "30"}}, [](Communicator* comm) {
+    ThrowIfError(comm->TrackerPrint("hello from " + std::to_string(comm->Rank())));
+    return comm->Backend() + " " + std::to_string(comm->Rank()) + "/" +
+           std::to_string(comm->WorldSize());
+  });
+  EXPECT_EQ(results, (std::vector<std::string>{"tcp 0/3", "tcp 1/3", "tcp 2/3"}));
+  ASSERT_TRUE(tracker.Finish(false).ok());
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_NE(
+        tracker.log().find("[rank " + std::to_string(r) + "] hello from " + std::to_string(r)),
+        std::string::npos)
+        << tracker.log();
+  }
+}
+
+TEST(Tcp, JobTokenLetsTheJobThrough) {
+  test::TrackerThread tracker(2, "s3cret");
+  auto results =
+      RunWorkers(&tracker, 2, {{"RINGBOOST_JOB_TOKEN", "s3cret"}}, [](Communicator* comm) {
+        return std::to_string(comm->AllreduceValue<int64_t>(5, Op::kSum));
+      });
+  EXPECT_EQ(results, (std::vector<std::string>{"10", "10"}));
+  EXPECT_TRUE(tracker.Finish(false).ok()) << tracker.log();
+}
+
+TEST(Tcp, TrackerRefusesAWorkerWithoutTheToken) {
+  test::TrackerThread tracker(1, "s3cret");
+  auto results = RunWorkers(&tracker, 1, {{"rabit_timeout_sec", "5"}},
+                            [](Communicator*) { return std::string("joined"); });
+  EXPECT_NE(results[0].find("no rank from the tracker"), std::string::npos) << results[0];
+  EXPECT_NE(results[0].find("RINGBOOST_JOB_TOKEN"), std::string::npos) << results[0];
+  tracker.Finish(/*stop=*/true);
+  EXPECT_NE(tracker.log().find("refused"), std::string::npos) << tracker.log();
+}
+
+// The tracker (no token) links them, but each refuses the other's hello: rank 1's link to rank 0
+// is closed, rank 0 logs the refusal and gives up waiting after the timeout.
+TEST(Tcp, PeerLinkWithAWrongTokenIsRefused) {
+  test::TrackerThread tracker(2);
+  auto results = RunWorkers(&tracker, 2, {{"rabit_timeout_sec", "2"}},
+                            [](Communicator*) { return std::string("joined"); },
+                            {{{"RINGBOOST_JOB_TOKEN", "one"}}, {{"RINGBOOST_JOB_TOKEN", "two"}}});
+  EXPECT_NE(results[0].find("waiting for 1 more peer link"), std::string::npos) << results[0];
+  EXPECT_NE(results[1].find("linking to rank 0"), std::string::npos) << results[1];
+  tracker.Finish(/*stop=*/true);
+}
+
+TEST(Tcp, DeadTrackerIsANamedErrorAfterTheTimeout) {
+  TcpSocket probe;
+  ASSERT_TRUE(TcpSocket::Listen("127.0.0.1", 0, &probe).ok());
+  const int port = probe.LocalPort();
+  probe.Close();  // nothing listens there now
+  CommunicatorConfig config;
+  config.backend = "tcp";
+  config.args = {{"DMLC_TRACKER_URI", "127.0.0.1"},
+                 {"DMLC_TRACKER_PORT", std::to_string(port)},
+                 {"rabit_timeout_sec", "0.5"}};
+  try {
+    MakeCommunicator(config);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tracker 127.0.0.1:" + std::to_string(port)),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("refused"), std::string::npos) << e.what();
+  }
+}
+
+// A tracker that accepts the connection (the kernel does, from the backlog) but never answers.
+TEST(Tcp, SilentTrackerTimesOut) {
+  TcpSocket silent;
+  ASSERT_TRUE(TcpSocket::Listen("127.0.0.1", 0, &silent).ok());
+  CommunicatorConfig config;
+  config.backend = "tcp";
+  config.args = {{"DMLC_TRACKER_URI", "127.0.0.1"},
+                 {"DMLC_TRACKER_PORT", std::to_string(silent.LocalPort())},
+                 {"rabit_timeout_sec", "0.5"}};
+  try {
+    MakeCommunicator(config);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TcpSettings, ArgumentsFirstThenEnvironment) {
+  setenv("DMLC_TRACKER_URI", "10.0.0.9", 1);
+  setenv("DMLC_TRACKER_PORT", "1234", 1);
+  setenv("DMLC_TASK_ID", "7", 1);
+  CommunicatorConfig config;
+  config.args = {{"DMLC_TRACKER_PORT", "999"}, {"rabit_timeout_sec", "2.5"}};
+  TcpSettings t = ReadTcpSettings(config);
+  EXPECT_EQ(t.tracker_uri, "10.0.0.9");
+  EXPECT_EQ(t.tracker_port, 999);
+  EXPECT_EQ(t.task_id, "7");
+  EXPECT_DOUBLE_EQ(t.timeout_s, 2.5);
+  config.args = {{"rabit_tracker_port", "4321"}};  // rabit's spelling
+  EXPECT_EQ(ReadTcpSettings(config).tracker_port, 4321);
+  unsetenv("DMLC_TRACKER_URI");
+  unsetenv("DMLC_TRACKER_PORT");
+  unsetenv("DMLC_TASK_ID");
+}
+
+std::string SettingsError(const std::vector<std::pair<std::string, std::string>>& args) {
+  CommunicatorConfig config;
+  config.args = args;
+  try {
+    ReadTcpSettings(config);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TcpSettings, BadValuesNameTheKeyAndWhatIsAllowed) {
+  const std::pair<std::string, std::string> uri = {"DMLC_TRACKER_URI", "127.0.0.1"};
+  EXPECT_NE(SettingsError({}).find("DMLC_TRACKER_URI"), std::string::npos);
+  EXPECT_NE(SettingsError({uri, {"DMLC_TRACKER_PORT", "http"}})
+                .find("DMLC_TRACKER_PORT=http: must be an integer from 1 to 65535"),
+            std::string::npos);
+  EXPECT_NE(SettingsError({uri, {"rabit_timeout_sec", "-1"}}).find("rabit_timeout_sec=-1"),
+            std::string::npos);
+  EXPECT_NE(SettingsError({uri, {"DMLC_ROLE", "server"}}).find("allowed: worker"),
+            std::string::npos);
+  std::string unknown = SettingsError({uri, {"rabit_timeot_sec", "3"}});
+  EXPECT_NE(unknown.find("unknown collective setting 'rabit_timeot_sec'"), std::string::npos);
+  EXPECT_NE(unknown.find("rabit_timeout_sec"), std::string::npos) << unknown;
+  // dmlc launchers set DMLC_* variables a worker does not need: they pass.
+  EXPECT_EQ(SettingsError({uri, {"DMLC_JOB_CLUSTER", "local"}}), "");
+}
+
+TEST(TcpSettings, RingForLargeBuffersTreeForSmallOnes) {
+  EXPECT_FALSE(UseRingAllreduce(1000, 4, 32768));
+  EXPECT_TRUE(UseRingAllreduce(32768, 4, 32768));
+  EXPECT_FALSE(UseRingAllreduce(3, 4, 1));  // fewer elements than ranks: no chunk for some
+  EXPECT_FALSE(UseRingAllreduce(1 << 20, 1, 1));
+}
+
+}  // namespace
+}  // namespace ringboost::rabit
