@@ -1,0 +1,102 @@
+// Training over the tcp backend: ringboost workers under ringboost's tracker (with a job token)
+// and under XGBoost's own RabitTracker write the model one process writes, byte for byte.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_runner.h"
+#include "helpers.h"
+#include "rabit/tracker_thread.h"
+
+namespace ringboost {
+namespace {
+
+int ExitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+
+std::string AgaricusConfig(const std::string& dir) {
+  const std::string data = test::SharedDataDir() + "/agaricus/";
+  return test::WriteFile(dir + "/a.conf",
+                         "objective = binary:logistic\nmax_depth = 5\nnum_round = 4\n"
+                         "subsample = 0.8\ncolsample_bynode = 0.8\nseed = 5\n"
+                         "data = \"" +
+                             data +
+                             "agaricus.txt.train\"\n"
+                             "eval[test] = \"" +
+                             data + "agaricus.txt.test\"\n");
+}
+
+// n workers under the in-process tracker; each writes its log to wI.out.
+void TrainUnderRingboostTracker(const std::string& dir, int n, const std::string& args) {
+  rabit::test::TrackerThread tracker(n, "t0ken");
+  std::vector<std::thread> workers;
+  std::vector<int> codes(n, -1);
+  for (int i = 0; i < n; ++i) {
+    workers.emplace_back([&, i] {
+      const std::string cmd =
+          "cd '" + dir + "' && env RINGBOOST_JOB_TOKEN=t0ken timeout 120 '" + RINGBOOST_EXE + "' " +
+          args + " DMLC_TRACKER_URI=127.0.0.1 DMLC_TRACKER_PORT=" + std::to_string(tracker.port()) +
+          " DMLC_TASK_ID=" + std::to_string(i) + " DMLC_NUM_WORKER=" + std::to_string(n) + " > w" +
+          std::to_string(i) + ".out 2>&1 </dev/null";
+      codes[i] = ExitCode(std::system(cmd.c_str()));
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(codes[i], 0) << test::ReadFile(dir + "/w" + std::to_string(i) + ".out");
+    const std::string line =
+        "communicator tcp: rank " + std::to_string(i) + " of " + std::to_string(n);
+    EXPECT_NE(test::ReadFile(dir + "/w" + std::to_string(i) + ".out").find(line),
+              std::string::npos);
+  }
+  EXPECT_TRUE(tracker.Finish(/*stop=*/false).ok()) << tracker.log();
+}
+
+TEST(TcpTraining, SameModelForOneTwoThreeWorkersUnderRingboostTracker) {
+  RB_REQUIRE_SHARED_DATA();
+  test::TempDir dir;
+  AgaricusConfig(dir.path());
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=m1.json").exit_code, 0);
+  const std::string one = test::ReadFile(dir.File("m1.json"));
+  ASSERT_FALSE(one.empty());
+  for (int n : {2, 3}) {
+    const std::string out = "m" + std::to_string(n) + ".json";
+    TrainUnderRingboostTracker(dir.path(), n, "train a.conf verbosity=2 model_out=" + out);
+    EXPECT_EQ(test::ReadFile(dir.File(out)), one) << n << " workers";
+  }
+}
+
+TEST(TcpTraining, SameModelUnderXGBoostTracker) {
+  RB_REQUIRE_SHARED_DATA();
+  test::TempDir dir;
+  AgaricusConfig(dir.path());
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=m1.json").exit_code, 0);
+  const std::string cmd = "cd '" + dir.path() + "' && timeout 120 /usr/bin/python3 '" +
+                          test::SourceDir() +
+                          "/tests/rabit/scripts/xgboost_tracker_run.py' 2 60 '" + RINGBOOST_EXE +
+                          "' train a.conf model_out=m2.json > x.out 2>&1 </dev/null";
+  const int code = ExitCode(std::system(cmd.c_str()));
+  const std::string output = test::ReadFile(dir.File("x.out"));
+  if (code == 77 || code == 127) GTEST_SKIP() << "XGBoost's tracker is not here: " << output;
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_EQ(test::ReadFile(dir.File("m2.json")), test::ReadFile(dir.File("m1.json")));
+}
+
+// A worker given a wrong collective setting stops before training, naming the key.
+TEST(TcpTraining, BadCollectiveSettingNamesTheKey) {
+  test::TempDir dir;
+  test::WriteFile(dir.File("d.txt"), "1 0:1\n0 0:2\n");
+  test::WriteFile(dir.File("d.conf"), "data = \"d.txt\"\n");
+  auto r = test::RunRingboost(dir.path(),
+                              "train d.conf communicator=tcp DMLC_TRACKER_URI=127.0.0.1 "
+                              "DMLC_TRACKER_PORT=99999");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("DMLC_TRACKER_PORT=99999: must be an integer from 1 to 65535"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace ringboost
