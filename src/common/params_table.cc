@@ -217,7 +217,8 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "communicator", &Params::communicator, "auto")
                   .OneOf({"auto", "local", "mpi", "tcp"})
                   .Doc("Collective backend; auto picks tcp under a tracker (DMLC_TRACKER_URI), "
-                       "mpi under mpirun, else local."));
+                       "mpi under mpirun, else local. DMLC_* and rabit_* keys (or the same "
+                       "variables in the environment) set up tcp: docs/collective.md."));
 
   // XGBoost CLI keys that mean nothing here; kept short: each must be a key XGBoost's own CLI
   // accepts, so that its configs run unchanged.

@@ -1,6 +1,6 @@
 // The collective: the one way workers talk (DESIGN.md, "The collective"). A Communicator is
-// passed explicitly to whoever needs it; there is no global. Backends (local now; mpi and tcp
-// per the collective issue) are picked at run time by MakeCommunicator().
+// passed explicitly to whoever needs it; there is no global. Backends (local, mpi, tcp; see
+// docs/collective.md) are picked at run time by MakeCommunicator().
 //
 // Every collective call is made by every rank in the same order with the same sizes. Calls
 // return Status for failures of the environment; the typed helpers throw at the top.
@@ -113,8 +113,8 @@ struct CommunicatorConfig {
   std::vector<std::pair<std::string, std::string>> args;
 };
 
-// The backend named by `config.backend`; auto picks tcp when DMLC_TRACKER_URI is set, mpi when
-// started by mpirun and MPI is built in, local otherwise.
+// The backend named by `config.backend`; auto picks tcp when DMLC_TRACKER_URI is set (argument
+// or environment), mpi when started by mpirun and MPI is built in, local otherwise.
 std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config);
 // A world of one.
 std::unique_ptr<Communicator> MakeLocalCommunicator();
