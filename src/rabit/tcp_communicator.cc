@@ -104,6 +104,7 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
  private:
   Deadline Wait() const { return Deadline::After(settings_.timeout_s); }
   std::string Where() const { return "tcp rank " + std::to_string(rank_); }
+  Status Link(const std::string& command);
   Status ConnectTracker(const std::string& command, TcpSocket* tracker);
   Status ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours);
   Status LinkPeers(TcpSocket* tracker, const std::set<int>& neighbours);
@@ -312,12 +313,20 @@ Status TcpCommunicator::AcceptPeers(int count, const std::set<int>& neighbours) 
 Status TcpCommunicator::Init() {
   Status s = TcpSocket::Listen(settings_.listen_host, 0, &listener_);
   if (!s.ok()) return s.Wrap("tcp worker");
+  return Link(proto::kStart);
+}
+
+// One round with the tracker: `start` on joining; `recover` (the fault-tolerance issue) when
+// links broke, keeping the ones that still work and re-making the others.
+Status TcpCommunicator::Link(const std::string& command) {
   TcpSocket tracker;
-  s = ConnectTracker(proto::kStart, &tracker);
+  Status s = ConnectTracker(command, &tracker);
   std::set<int> neighbours;
   if (s.ok()) s = ReceiveAssignment(&tracker, &neighbours);
   if (s.ok()) s = LinkPeers(&tracker, neighbours);
-  if (!s.ok()) return s.Wrap("tcp worker (task " + settings_.task_id + ") joining the job");
+  if (!s.ok()) {
+    return s.Wrap("tcp worker (task " + settings_.task_id + ", " + command + ") linking up");
+  }
   RB_LOG(kDebug, Where() << " of " << world_ << ": linked to " << links_.size() << " peer(s)");
   return Status::OK();
 }

@@ -19,7 +19,9 @@ namespace ringboost::rabit {
 struct TrackerOptions {
   std::string host = "127.0.0.1";  // address to listen on (and to hand to workers)
   int port = 0;                    // 0: any free port
-  int num_workers = 1;             // a worker's own world size (when > 0) must agree
+  // The world size, unless the first worker to start states its own (as XGBoost's tracker);
+  // every later worker that states one must agree with it.
+  int num_workers = 1;
   // When not empty, a connection whose task id does not carry this token ("<id>:<token>") is
   // refused and the refusal logged; empty: the plain dmlc protocol, any task id.
   std::string token;

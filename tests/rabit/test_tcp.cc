@@ -85,6 +85,7 @@ TEST(Tcp, RanksFollowTaskIdsAndPrintReachesTheTracker) {
   }
 }
 
+// With the token everywhere, and peers listening on loopback only.
 TEST(Tcp, JobTokenLetsTheJobThrough) {
   test::TrackerThread tracker(2, "s3cret");
   auto results =
