@@ -68,6 +68,17 @@ void Reduce(void* dst, const void* src, std::size_t count, DataType type, Op op)
   }
 }
 
+Status Communicator::AllgatherRaw(const void* in, std::size_t bytes, void* out) {
+  std::vector<char> all;
+  Status s = AllgathervRaw(in, bytes, &all);
+  if (!s.ok()) return s;
+  if (all.size() != bytes * WorldSize()) {
+    return Status::Fail("Allgather: ranks sent different sizes");
+  }
+  if (!all.empty()) std::memcpy(out, all.data(), all.size());
+  return Status::OK();
+}
+
 bool StartedByMpirun() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
 }

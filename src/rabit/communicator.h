@@ -57,8 +57,9 @@ class Communicator {
   // In place over `count` elements of `type`.
   virtual Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) = 0;
   virtual Status BroadcastRaw(void* buf, std::size_t bytes, int root) = 0;
-  // Gathers `bytes` from each rank into out (WorldSize() * bytes, in rank order).
-  virtual Status AllgatherRaw(const void* in, std::size_t bytes, void* out) = 0;
+  // Gathers `bytes` from each rank into out (WorldSize() * bytes, in rank order). By default
+  // through AllgathervRaw, checking that every rank sent the same size.
+  virtual Status AllgatherRaw(const void* in, std::size_t bytes, void* out);
   // Gathers a variable number of bytes from each rank; out receives rank 0's bytes first.
   virtual Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) = 0;
   // A line for the tracker's log (printed by rank 0's stdout in the local backend).

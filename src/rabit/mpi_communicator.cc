@@ -107,15 +107,6 @@ class MpiCommunicator : public InMemoryCheckpointCommunicator {
     return Status::OK();
   }
 
-  Status AllgatherRaw(const void* in, std::size_t bytes, void* out) override {
-    std::vector<char> all;
-    Status s = AllgathervRaw(in, bytes, &all);
-    if (!s.ok()) return s;
-    if (all.size() != bytes * size_) return Status::Fail("Allgather: ranks sent different sizes");
-    if (!all.empty()) std::memcpy(out, all.data(), all.size());
-    return Status::OK();
-  }
-
   Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) override {
     std::vector<int64_t> sizes(size_);
     int64_t mine = static_cast<int64_t>(bytes);

@@ -96,7 +96,6 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
 
   Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) override;
   Status BroadcastRaw(void* buf, std::size_t bytes, int root) override;
-  Status AllgatherRaw(const void* in, std::size_t bytes, void* out) override;
   Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) override;
   Status TrackerPrint(const std::string& message) override;
   Status Shutdown() override;
@@ -491,15 +490,6 @@ Status TcpCommunicator::AllgathervRaw(const void* in, std::size_t bytes, std::ve
   if (bytes != 0) std::memcpy(out->data() + offsets[rank_], in, bytes);
   if (world_ == 1) return Status::OK();
   return RingAllgather(out->data(), offsets, rank_).Wrap(Where() + ": Allgatherv");
-}
-
-Status TcpCommunicator::AllgatherRaw(const void* in, std::size_t bytes, void* out) {
-  std::vector<char> all;
-  Status s = AllgathervRaw(in, bytes, &all);
-  if (!s.ok()) return s;
-  if (all.size() != bytes * world_) return Status::Fail("Allgather: ranks sent different sizes");
-  if (!all.empty()) std::memcpy(out, all.data(), all.size());
-  return Status::OK();
 }
 
 Status TcpCommunicator::TrackerPrint(const std::string& message) {

@@ -22,4 +22,16 @@ RunResult RunRingboost(const std::string& dir, const std::string& args) {
   return r;
 }
 
+std::string WriteAgaricusSamplingConfig(const std::string& dir) {
+  const std::string data = SharedDataDir() + "/agaricus/";
+  return WriteFile(dir + "/a.conf",
+                   "objective = binary:logistic\nmax_depth = 5\nnum_round = 4\n"
+                   "subsample = 0.8\ncolsample_bynode = 0.8\nseed = 5\n"
+                   "data = \"" +
+                       data +
+                       "agaricus.txt.train\"\n"
+                       "eval[test] = \"" +
+                       data + "agaricus.txt.test\"\n");
+}
+
 }  // namespace ringboost::test

@@ -14,4 +14,8 @@ struct RunResult {
 // Runs `ringboost <args>` with `dir` as the working directory (args are passed to the shell).
 RunResult RunRingboost(const std::string& dir, const std::string& args);
 
+// Writes dir/a.conf: binary:logistic on the shared agaricus set with row and column sampling
+// (4 rounds), the config the multi-worker tests train with. Returns its path.
+std::string WriteAgaricusSamplingConfig(const std::string& dir);
+
 }  // namespace ringboost::test

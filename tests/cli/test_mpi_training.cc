@@ -46,15 +46,7 @@ void ExpectSameModel(const std::string& dir, const std::string& args) {
 TEST(MpiTraining, AgaricusWithSamplingSameModelForOneTwoThreeWorkers) {
   RB_REQUIRE_SHARED_DATA();
   test::TempDir dir;
-  const std::string data = test::SharedDataDir() + "/agaricus/";
-  test::WriteFile(dir.File("a.conf"),
-                  "objective = binary:logistic\nmax_depth = 5\nnum_round = 4\n"
-                  "subsample = 0.8\ncolsample_bynode = 0.8\nseed = 5\n"
-                  "data = \"" +
-                      data +
-                      "agaricus.txt.train\"\n"
-                      "eval[test] = \"" +
-                      data + "agaricus.txt.test\"\n");
+  test::WriteAgaricusSamplingConfig(dir.path());
   ExpectSameModel(dir.path(), "train a.conf");
 }
 

@@ -16,18 +16,6 @@ namespace {
 
 int ExitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
-std::string AgaricusConfig(const std::string& dir) {
-  const std::string data = test::SharedDataDir() + "/agaricus/";
-  return test::WriteFile(dir + "/a.conf",
-                         "objective = binary:logistic\nmax_depth = 5\nnum_round = 4\n"
-                         "subsample = 0.8\ncolsample_bynode = 0.8\nseed = 5\n"
-                         "data = \"" +
-                             data +
-                             "agaricus.txt.train\"\n"
-                             "eval[test] = \"" +
-                             data + "agaricus.txt.test\"\n");
-}
-
 // n workers under the in-process tracker; each writes its log to wI.out.
 void TrainUnderRingboostTracker(const std::string& dir, int n, const std::string& args) {
   rabit::test::TrackerThread tracker(n, "t0ken");
@@ -57,7 +45,7 @@ void TrainUnderRingboostTracker(const std::string& dir, int n, const std::string
 TEST(TcpTraining, SameModelForOneTwoThreeWorkersUnderRingboostTracker) {
   RB_REQUIRE_SHARED_DATA();
   test::TempDir dir;
-  AgaricusConfig(dir.path());
+  test::WriteAgaricusSamplingConfig(dir.path());
   ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=m1.json").exit_code, 0);
   const std::string one = test::ReadFile(dir.File("m1.json"));
   ASSERT_FALSE(one.empty());
@@ -71,7 +59,7 @@ TEST(TcpTraining, SameModelForOneTwoThreeWorkersUnderRingboostTracker) {
 TEST(TcpTraining, SameModelUnderXGBoostTracker) {
   RB_REQUIRE_SHARED_DATA();
   test::TempDir dir;
-  AgaricusConfig(dir.path());
+  test::WriteAgaricusSamplingConfig(dir.path());
   ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=m1.json").exit_code, 0);
   const std::string cmd = "cd '" + dir.path() + "' && timeout 120 /usr/bin/python3 '" +
                           test::SourceDir() +
