@@ -30,7 +30,10 @@ Status RecvStr(TcpSocket* sock, std::string* value, Deadline deadline, int32_t m
 }
 
 std::string TaskIdWithToken(const std::string& task_id, const std::string& token) {
-  return token.empty() ? task_id : task_id + ":" + token;
+  std::string bare;
+  // ringboost-submit already puts the token in DMLC_TASK_ID (for foreign workers' sake).
+  if (token.empty() || TaskIdHasToken(task_id, token, &bare)) return task_id;
+  return task_id + ":" + token;
 }
 
 bool TaskIdHasToken(const std::string& task_id, const std::string& token, std::string* bare_id) {

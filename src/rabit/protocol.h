@@ -53,7 +53,7 @@ Status SendStr(TcpSocket* sock, const std::string& value, Deadline deadline);
 Status RecvStr(TcpSocket* sock, std::string* value, Deadline deadline,
                int32_t max_bytes = kMaxStringBytes);
 
-// "<id>:<token>" when a token is set, else the id unchanged.
+// "<id>:<token>" when a token is set and the id does not carry it yet, else the id unchanged.
 std::string TaskIdWithToken(const std::string& task_id, const std::string& token);
 // Whether `task_id` carries `token` (always true when token is empty). On true, *bare_id is the
 // task id without the token.

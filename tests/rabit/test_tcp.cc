@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rabit/collective_checks.h"
+#include "rabit/protocol.h"
 #include "rabit/socket.h"
 #include "rabit/tcp_communicator.h"
 #include "rabit/tracker_thread.h"
@@ -207,6 +208,24 @@ TEST(TcpSettings, RingForLargeBuffersTreeForSmallOnes) {
   EXPECT_TRUE(UseRingAllreduce(32768, 4, 32768));
   EXPECT_FALSE(UseRingAllreduce(3, 4, 1));  // fewer elements than ranks: no chunk for some
   EXPECT_FALSE(UseRingAllreduce(1 << 20, 1, 1));
+}
+
+}  // namespace
+}  // namespace ringboost::rabit
+
+namespace ringboost::rabit {
+namespace {
+
+// ringboost-submit puts the token in DMLC_TASK_ID; a ringboost worker does not add it twice.
+TEST(Protocol, TaskIdCarriesTheTokenOnce) {
+  EXPECT_EQ(proto::TaskIdWithToken("3", "t0k"), "3:t0k");
+  EXPECT_EQ(proto::TaskIdWithToken("3:t0k", "t0k"), "3:t0k");
+  EXPECT_EQ(proto::TaskIdWithToken("3", ""), "3");
+  std::string bare;
+  EXPECT_TRUE(proto::TaskIdHasToken("3:t0k", "t0k", &bare));
+  EXPECT_EQ(bare, "3");
+  EXPECT_FALSE(proto::TaskIdHasToken("3:t0", "t0k", &bare));
+  EXPECT_FALSE(proto::TaskIdHasToken("3", "t0k", &bare));
 }
 
 }  // namespace
