@@ -72,6 +72,22 @@ TEST(TcpTraining, SameModelUnderXGBoostTracker) {
   EXPECT_EQ(test::ReadFile(dir.File("m2.json")), test::ReadFile(dir.File("m1.json")));
 }
 
+TEST(TcpTraining, SameModelUnderRingboostSubmit) {
+  RB_REQUIRE_SHARED_DATA();
+  test::TempDir dir;
+  test::WriteAgaricusSamplingConfig(dir.path());
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=m1.json").exit_code, 0);
+  const std::string cmd = "cd '" + dir.path() + "' && timeout 120 '" + RINGBOOST_SUBMIT +
+                          "' --num-workers 3 '" + RINGBOOST_EXE +
+                          "' train a.conf model_out=m3.json > s.out 2>&1 </dev/null";
+  ASSERT_EQ(ExitCode(std::system(cmd.c_str())), 0) << test::ReadFile(dir.File("s.out"));
+  EXPECT_EQ(test::ReadFile(dir.File("m3.json")), test::ReadFile(dir.File("m1.json")));
+  // rank 0 prints the eval log, prefixed with its rank.
+  EXPECT_NE(test::ReadFile(dir.File("s.out")).find("[rank 0] [3]\ttest-logloss:"),
+            std::string::npos)
+      << test::ReadFile(dir.File("s.out"));
+}
+
 // A worker given a wrong collective setting stops before training, naming the key.
 TEST(TcpTraining, BadCollectiveSettingNamesTheKey) {
   test::TempDir dir;

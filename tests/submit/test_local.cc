@@ -1,0 +1,243 @@
+// ringboost-submit with the local launcher, as a real executable with real child processes:
+// ranks and prefixes, restarts, failures beyond the attempts, a taken port, a worker that never
+// connects, a stray connection without the job token, SIGTERM, and XGBoost's own CLI as workers.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "helpers.h"
+#include "rabit/socket.h"
+
+namespace ringboost::submit {
+namespace {
+
+struct Job {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+int ExitCode(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Runs `ringboost-submit ARGS` in `dir` (a shell command line), within 120 s.
+Job Submit(const std::string& dir, const std::string& args) {
+  const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT + "' " + args +
+                          " > submit.out 2> submit.err < /dev/null";
+  Job job;
+  job.exit_code = ExitCode(std::system(cmd.c_str()));
+  job.out = ringboost::test::ReadFile(dir + "/submit.out");
+  job.err = ringboost::test::ReadFile(dir + "/submit.err");
+  return job;
+}
+
+std::string Check() { return std::string("'") + RINGBOOST_RABIT_CHECK + "'"; }
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class LocalWorkers : public ::testing::TestWithParam<int> {};
+
+TEST_P(LocalWorkers, EveryWorkerRanksAndAllreducesWithItsOutputPrefixed) {
+  const int n = GetParam();
+  ringboost::test::TempDir dir;
+  Job job = Submit(dir.path(), "--cluster local --num-workers " + std::to_string(n) + " " +
+                                   Check() + " expect=tcp rabit_timeout_sec=60");
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  for (int r = 0; r < n; ++r) {
+    const std::string rank = std::to_string(r);
+    EXPECT_TRUE(
+        Contains(job.out, "[rank " + rank + "] rank " + rank + " of " + std::to_string(n) + " ok"))
+        << job.out;
+    EXPECT_TRUE(Contains(job.err, "[rank " + rank + "] rank " + rank + " says hello")) << job.err;
+  }
+  EXPECT_TRUE(Contains(job.err, "ringboost-submit: job done in ")) << job.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, LocalWorkers, ::testing::Values(1, 2, 4));
+
+// Rank 1 exits in its first attempt after the first allreduce; the others fail on its closed
+// links. All are started again with the same task ids and get the same ranks back.
+TEST(Submit, FailedWorkersAreRestartedWithTheirRanks) {
+  ringboost::test::TempDir dir;
+  ringboost::test::WriteFile(dir.File("worker.sh"),
+                             "if [ \"$DMLC_NUM_ATTEMPT\" = 0 ]; then exec " + Check() +
+                                 " die_rank=1 rabit_timeout_sec=60; fi\nexec " + Check() +
+                                 " expect=tcp rabit_timeout_sec=60\n");
+  Job job = Submit(dir.path(), "--num-workers 3 --local-num-attempt 1 sh worker.sh");
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  EXPECT_TRUE(Contains(job.out, "[rank 1] rank 1 exits on purpose")) << job.out;
+  EXPECT_TRUE(
+      Contains(job.err, "[rank 1] ended with exit code 3; starting it again (attempt 2 of 2)"))
+      << job.err;
+  for (int r = 0; r < 3; ++r) {
+    const std::string rank = std::to_string(r);
+    EXPECT_TRUE(Contains(job.out, "[rank " + rank + "] rank " + rank + " of 3 ok")) << job.out;
+  }
+}
+
+TEST(Submit, WorkerFailingBeyondItsAttemptsEndsTheJobNamingIt) {
+  ringboost::test::TempDir dir;
+  ringboost::test::WriteFile(dir.File("worker.sh"),
+                             "case \"$DMLC_TASK_ID\" in 1:*) exit 4;; esac\nexec sleep 60\n");
+  Job job = Submit(dir.path(), "--num-workers 2 --local-num-attempt 2 sh worker.sh");
+  EXPECT_EQ(job.exit_code, 1) << job.err;
+  EXPECT_TRUE(Contains(job.err, "worker task 1 failed: exit code 4, after 3 attempt(s)"))
+      << job.err;
+}
+
+// Two listeners take 9091 and 9092 (when free): the tracker goes on to a port above them.
+TEST(Submit, TakenPortMeansTheNextOne) {
+  rabit::TcpSocket a, b;
+  (void)rabit::TcpSocket::Listen("127.0.0.1", 9091, &a);
+  (void)rabit::TcpSocket::Listen("127.0.0.1", 9092, &b);
+  ringboost::test::TempDir dir;
+  Job job = Submit(dir.path(), "--num-workers 2 " + Check() + " expect=tcp");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_TRUE(Contains(job.err, "ringboost-submit: tracker on 127.0.0.1:")) << job.err;
+  EXPECT_FALSE(Contains(job.err, "tracker on 127.0.0.1:9091,")) << job.err;
+  EXPECT_FALSE(Contains(job.err, "tracker on 127.0.0.1:9092,")) << job.err;
+}
+
+// pgrep's count of processes whose command line contains `pattern`.
+int CountProcesses(const std::string& pattern) {
+  const std::string cmd = "pgrep -f '" + pattern + "' | wc -l";
+  FILE* p = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (p != nullptr && std::fscanf(p, "%d", &n) != 1) n = -1;
+  if (p != nullptr) pclose(p);
+  return n;
+}
+
+TEST(Submit, WorkerThatNeverConnectsIsAClearTimeoutAndLeavesNoProcess) {
+  ringboost::test::TempDir dir;
+  Job job = Submit(dir.path(), "--num-workers 2 --connect-timeout 1 sleep 31.25");
+  EXPECT_EQ(job.exit_code, 1) << job.err;
+  EXPECT_TRUE(Contains(job.err, "not all 2 workers connected to the tracker at 127.0.0.1:"))
+      << job.err;
+  EXPECT_TRUE(Contains(job.err, "within 1 s (--connect-timeout)")) << job.err;
+  EXPECT_EQ(CountProcesses("^sleep 31.25"), 0);
+}
+
+// Waits (up to 20 s) until `path` contains `text`; returns the content.
+std::string WaitForText(const std::string& path, const std::string& text) {
+  std::string content;
+  for (int i = 0; i < 400 && !Contains(content, text); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    content = ringboost::test::ReadFile(path);
+  }
+  return content;
+}
+
+// Starts ringboost-submit in the background; returns its pid.
+pid_t SubmitInBackground(const std::string& dir, const std::string& args) {
+  const std::string cmd = "cd '" + dir + "' && exec timeout 120 '" + RINGBOOST_SUBMIT + "' " +
+                          args + " > submit.out 2> submit.err < /dev/null";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+int PortFromLog(const std::string& log) {
+  const std::string key = "tracker on 127.0.0.1:";
+  const auto at = log.find(key);
+  return at == std::string::npos ? -1 : std::atoi(log.c_str() + at + key.size());
+}
+
+TEST(Submit, StrayConnectionWithoutTheTokenIsRefused) {
+  ringboost::test::TempDir dir;
+  // The one real worker waits for the stray to be turned away before it joins.
+  ringboost::test::WriteFile(
+      dir.File("worker.sh"),
+      "while [ ! -f stray.done ]; do sleep 0.05; done\nexec " + Check() + " expect=tcp\n");
+  pid_t submit = SubmitInBackground(dir.path(), "--num-workers 1 sh worker.sh");
+  const int port = PortFromLog(WaitForText(dir.File("submit.err"), "tracker on"));
+  ASSERT_GT(port, 0);
+  const std::string stray = "cd '" + dir.path() + "' && env -u RINGBOOST_JOB_TOKEN " +
+                            "DMLC_TRACKER_URI=127.0.0.1 DMLC_TRACKER_PORT=" + std::to_string(port) +
+                            " DMLC_TASK_ID=0 timeout 60 " + Check() +
+                            " rabit_timeout_sec=5 > stray.out 2>&1; echo $? > stray.code; "
+                            "touch stray.done";
+  ASSERT_EQ(std::system(stray.c_str()), 0);
+  const int stray_code = std::atoi(ringboost::test::ReadFile(dir.File("stray.code")).c_str());
+  int status = 0;
+  waitpid(submit, &status, 0);
+  EXPECT_NE(stray_code, 0);
+  EXPECT_TRUE(
+      Contains(ringboost::test::ReadFile(dir.File("stray.out")), "no rank from the tracker"));
+  const std::string err = ringboost::test::ReadFile(dir.File("submit.err"));
+  EXPECT_TRUE(Contains(err, "refused")) << err;
+  EXPECT_EQ(ExitCode(status), 0) << err;
+}
+
+TEST(Submit, SigtermReachesEveryWorkerAndLeavesNoProcess) {
+  ringboost::test::TempDir dir;
+  pid_t submit = SubmitInBackground(dir.path(), "--num-workers 3 sleep 32.75");
+  WaitForText(dir.File("submit.err"), "tracker on");
+  for (int i = 0; i < 100 && CountProcesses("^sleep 32.75") < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(CountProcesses("^sleep 32.75"), 3);
+  kill(submit, SIGTERM);  // `exec timeout`: timeout passes SIGTERM on to ringboost-submit
+  int status = 0;
+  waitpid(submit, &status, 0);
+  const std::string err = ringboost::test::ReadFile(dir.File("submit.err"));
+  EXPECT_NE(ExitCode(status), 0) << err;
+  EXPECT_TRUE(Contains(err, "ended by signal 15")) << err;
+  EXPECT_EQ(CountProcesses("^sleep 32.75"), 0);
+}
+
+// XGBoost's own CLI (Debian's xgboost 1.7.4) as the workers: the token travels in the task id,
+// and the 2-worker hist model dumps as XGBoost's single-process hist model.
+TEST(Submit, XGBoostCliWorkersTrainTheGoldenModel) {
+  RB_REQUIRE_SHARED_DATA();
+  if (std::system("command -v xgboost > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "Debian's xgboost CLI is not installed";
+  }
+  const std::string golden = ringboost::test::SharedGoldenDir() + "/xgboost-1.7.4-mushroom";
+  const std::string data = ringboost::test::SharedDataDir() + "/agaricus/";
+  ringboost::test::TempDir dir;
+  const std::string copy = "cp '" + golden + "/mushroom.conf' '" + data + "agaricus.txt.train' '" +
+                           data + "agaricus.txt.test' '" + dir.path() + "'";
+  ASSERT_EQ(std::system(copy.c_str()), 0);
+  Job job =
+      Submit(dir.path(), "--cluster local --num-workers 2 xgboost mushroom.conf tree_method=hist");
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  const std::string dump = "cd '" + dir.path() +
+                           "' && xgboost mushroom.conf task=dump model_in=0002.model "
+                           "dump_stats=1 name_dump=dist.dump.txt > dump.log 2>&1";
+  ASSERT_EQ(std::system(dump.c_str()), 0) << ringboost::test::ReadFile(dir.File("dump.log"));
+  EXPECT_EQ(ringboost::test::ReadFile(dir.File("dist.dump.txt")),
+            ringboost::test::ReadFile(golden + "/hist/dump.stats.txt"));
+}
+
+}  // namespace
+}  // namespace ringboost::submit
+
+namespace ringboost::submit {
+namespace {
+
+// --cluster mpi: mpirun only places the workers; they rank and allreduce through the tracker.
+TEST(Submit, MpiClusterWorkersTalkThroughTheTracker) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
+  ringboost::test::TempDir dir;
+  Job job = Submit(dir.path(), "--cluster mpi --num-workers 2 " + Check() + " expect=tcp");
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  for (int r = 0; r < 2; ++r) {
+    const std::string rank = std::to_string(r);
+    EXPECT_TRUE(Contains(job.out, "[rank " + rank + "] rank " + rank + " of 2 ok")) << job.out;
+  }
+}
+
+}  // namespace
+}  // namespace ringboost::submit

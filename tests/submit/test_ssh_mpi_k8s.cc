@@ -1,0 +1,420 @@
+// The ssh, mpi and kubernetes launchers. The ssh tests run a private sshd on 127.0.0.1 (keys
+// made here) and skip when openssh-server is not installed; the mpi tests run a real mpirun
+// and skip without one. Worker output is read back from the job's --log-file.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "helpers.h"
+#include "process.h"
+#include "submit.h"
+
+namespace ringboost::submit {
+namespace {
+
+using test::FileExists;
+using test::ReadFile;
+using test::TempDir;
+using test::WriteFile;
+
+bool InPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    if (access((dirs.substr(start, end - start) + "/" + program).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// Two workers as ringboost-submit makes them: task ids i:TOKEN and the tracker's variables.
+std::vector<WorkerSpec> TwoWorkers(const std::string& extra_key = "",
+                                   const std::string& extra_value = "") {
+  std::vector<WorkerSpec> workers(2);
+  for (int i = 0; i < 2; ++i) {
+    workers[i].task_id = i;
+    workers[i].env = {{"DMLC_TRACKER_URI", "10.1.2.3"},
+                      {"DMLC_TRACKER_PORT", "9091"},
+                      {"DMLC_TASK_ID", std::to_string(i) + ":tok3n"},
+                      {"RINGBOOST_JOB_TOKEN", "tok3n"}};
+    if (!extra_key.empty()) workers[i].env.emplace_back(extra_key, extra_value);
+  }
+  return workers;
+}
+
+// Task 1 is ranked 7 by the tracker; task 0 is not ranked yet.
+int TestRankOf(int task) { return task == 1 ? 7 : -1; }
+
+// Sets a variable for one test and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// Runs one launcher in the background of a test, so the test can set `stop`.
+Status RunStoppedAfterStart(Launcher* launcher, const std::vector<WorkerSpec>& workers,
+                            const std::string& log_path, const std::string& started_text) {
+  std::atomic<bool> stop{false};
+  std::thread stopper([&] {
+    // Stops once the workers have printed, i.e. they are surely running.
+    for (int i = 0; i < 3000 && ReadFile(log_path).find(started_text) == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    stop = true;
+  });
+  Status s = launcher->Run(workers, stop);
+  stopper.join();
+  return s;
+}
+
+// True when no process runs with exactly this command line (checked for up to 10 s, as a
+// remote worker ends on SIGHUP a moment after its ssh).
+bool ProcessGone(const std::string& cmdline) {
+  for (int i = 0; i < 1000; ++i) {
+    std::unique_ptr<ChildProcess> pgrep;
+    std::string out;
+    std::mutex mutex;
+    ChildProcess::Start(
+        {"pgrep", "-xf", cmdline}, {},
+        [&](const std::string& line) {
+          std::lock_guard<std::mutex> lock(mutex);
+          out += line;
+        },
+        &pgrep);
+    if (pgrep->Wait() == 1) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// ---- kubernetes ------------------------------------------------------------------------------
+
+class CurrentDir {
+ public:
+  explicit CurrentDir(const std::string& dir) {
+    char buf[4096];
+    old_ = getcwd(buf, sizeof(buf)) != nullptr ? buf : ".";
+    EXPECT_EQ(chdir(dir.c_str()), 0);
+  }
+  ~CurrentDir() { (void)!chdir(old_.c_str()); }
+
+ private:
+  std::string old_;
+};
+
+TEST(KubernetesLauncher, WritesMpiJobAndStartsNothing) {
+  TempDir dir;
+  CurrentDir in_dir(dir.path());
+  ScopedEnv image("RINGBOOST_IMAGE", "registry.example/rb:1.0");
+  SubmitOptions options;
+  options.cluster = "kubernetes";
+  options.num_workers = 3;
+  options.jobname = "demo";
+  options.worker_cores = 2;
+  options.worker_memory = "2g";
+  options.env = {{"OMP_NUM_THREADS", "2"}};
+  options.command = {"ringboost", "train", "my train.conf"};
+  JobLog log(dir.File("job.log"));
+  std::atomic<bool> stop{false};
+  Status s = MakeKubernetesLauncher(options, &log, TestRankOf)->Run({}, stop);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const std::string yaml = ReadFile(dir.File("demo-mpijob.yaml"));
+  EXPECT_NE(yaml.find("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\n"), std::string::npos);
+  EXPECT_NE(yaml.find("  name: demo\n"), std::string::npos);
+  EXPECT_NE(yaml.find("    Launcher:\n      replicas: 1\n"), std::string::npos);
+  EXPECT_NE(yaml.find("    Worker:\n      replicas: 3\n"), std::string::npos);
+  EXPECT_NE(yaml.find("image: \"registry.example/rb:1.0\""), std::string::npos);
+  EXPECT_NE(yaml.find("- \"-n\"\n            - \"3\"\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("- \"-x\"\n            - \"OMP_NUM_THREADS=2\"\n"), std::string::npos);
+  EXPECT_NE(
+      yaml.find("- \"ringboost\"\n            - \"train\"\n            - \"my train.conf\"\n"),
+      std::string::npos);
+  EXPECT_NE(yaml.find("cpu: \"2\"\n                memory: \"2Gi\"\n"), std::string::npos);
+  EXPECT_EQ(yaml.find("DMLC_TRACKER"), std::string::npos);  // no tracker in the cluster
+  EXPECT_NE(ReadFile(dir.File("job.log")).find("kubectl apply -f demo-mpijob.yaml"),
+            std::string::npos);
+}
+
+TEST(KubernetesLauncher, BadMemoryAndNameAreUserErrors) {
+  TempDir dir;
+  CurrentDir in_dir(dir.path());
+  SubmitOptions options;
+  options.num_workers = 2;
+  options.command = {"ringboost"};
+  options.worker_memory = "lots";
+  JobLog log("");
+  std::atomic<bool> stop{false};
+  Status s = MakeKubernetesLauncher(options, &log, nullptr)->Run({}, stop);
+  EXPECT_NE(s.message().find("--worker-memory lots"), std::string::npos) << s.message();
+  options.worker_memory = "1g";
+  options.jobname = "My_Job";
+  s = MakeKubernetesLauncher(options, &log, nullptr)->Run({}, stop);
+  EXPECT_NE(s.message().find("--jobname My_Job"), std::string::npos) << s.message();
+  EXPECT_FALSE(FileExists(dir.File("My_Job-mpijob.yaml")));
+}
+
+// ---- ssh: the host file ----------------------------------------------------------------------
+
+Status RunSshWith(const std::string& host_file) {
+  SubmitOptions options;
+  options.cluster = "ssh";
+  options.host_file = host_file;
+  options.command = {"true"};
+  JobLog log("");
+  std::atomic<bool> stop{false};
+  return MakeSshLauncher(options, &log, nullptr)->Run(TwoWorkers(), stop);
+}
+
+TEST(SshLauncher, HostFileErrorsNameFileAndLine) {
+  TempDir dir;
+  EXPECT_NE(RunSshWith("").message().find("needs --host-file"), std::string::npos);
+  const std::string missing = dir.File("missing.txt");
+  EXPECT_NE(RunSshWith(missing).message().find(missing), std::string::npos);
+  const std::string empty = WriteFile(dir.File("empty.txt"), "\n  # only a comment\n");
+  EXPECT_NE(RunSshWith(empty).message().find(empty + ": no hosts"), std::string::npos);
+  const std::string bad = WriteFile(dir.File("bad.txt"), "node1:22\nnode2:x22\n");
+  Status s = RunSshWith(bad);
+  EXPECT_NE(s.message().find(bad + ":2: bad port 'x22' in 'node2:x22'"), std::string::npos)
+      << s.message();
+  const std::string big = WriteFile(dir.File("big.txt"), "# hosts\nnode1 slots=4\nnode2:70000\n");
+  s = RunSshWith(big);
+  EXPECT_NE(s.message().find(big + ":3: bad port '70000'"), std::string::npos) << s.message();
+}
+
+// ---- ssh: a real sshd on 127.0.0.1 -----------------------------------------------------------
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool Accepts(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  close(fd);
+  return ok;
+}
+
+// A private sshd on 127.0.0.1:port() accepting the key client_key(); skip_reason() is set when
+// it cannot run here.
+class SshdFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access("/usr/sbin/sshd", X_OK) != 0) {
+      skip_ = "openssh-server not installed (/usr/sbin/sshd missing)";
+      return;
+    }
+    if (!InPath("ssh") || !InPath("ssh-keygen")) {
+      skip_ = "ssh or ssh-keygen not in PATH";
+      return;
+    }
+    // sshd insists on its privilege separation folder when run as root.
+    if (geteuid() == 0) mkdir("/run/sshd", 0755);
+    for (const char* key : {"host_key", "client_key"}) {
+      std::unique_ptr<ChildProcess> keygen;
+      ChildProcess::Start(
+          {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir_.File(key)}, {},
+          [](const std::string&) {}, &keygen);
+      ASSERT_EQ(keygen->Wait(), 0);
+    }
+    WriteFile(dir_.File("authorized_keys"), ReadFile(dir_.File("client_key.pub")));
+    WriteFile(dir_.File("sshd_config"),
+              "HostKey " + dir_.File("host_key") + "\nAuthorizedKeysFile " +
+                  dir_.File("authorized_keys") +
+                  "\nPermitRootLogin yes\nStrictModes no\nPasswordAuthentication no\n"
+                  "KbdInteractiveAuthentication no\nUsePAM no\nPidFile none\n"
+                  "ListenAddress 127.0.0.1\n"
+                  // Sessions start with an empty HOME: the login shell's start-up files of
+                  // this machine's user (a pyenv rehash that waits on a lock, say) stay out.
+                  "SetEnv HOME=" +
+                  dir_.path() + "\n");
+    port_ = FreePort();
+    ChildProcess::Start(
+        {"/usr/sbin/sshd", "-D", "-e", "-f", dir_.File("sshd_config"), "-p", std::to_string(port_)},
+        {},
+        [this](const std::string& line) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          sshd_log_ += line + "\n";
+        },
+        &sshd_);
+    for (int i = 0; i < 1000 && !Accepts(port_); ++i) {
+      int code = 0;
+      if (sshd_->Poll(&code)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!Accepts(port_)) skip_ = "sshd did not start: " + sshd_log_;
+  }
+  void TearDown() override {
+    if (sshd_) sshd_->Terminate();
+  }
+
+  // Options for a launcher that logs to job.log and reaches the sshd twice.
+  SubmitOptions Options(std::vector<std::string> command) {
+    SubmitOptions options;
+    options.cluster = "ssh";
+    options.num_workers = 2;
+    options.host_file =
+        WriteFile(dir_.File("hosts"), "127.0.0.1:" + std::to_string(port_) +
+                                          "\n127.0.0.1:" + std::to_string(port_) + "\n");
+    options.log_file = dir_.File("job.log");
+    options.command = std::move(command);
+    return options;
+  }
+  std::string SshOptions() const {
+    return "-i " + dir_.File("client_key") + " -o UserKnownHostsFile=/dev/null";
+  }
+
+  TempDir dir_;
+  std::string skip_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::string sshd_log_;  // guarded by mutex_: written by sshd's reader thread
+  std::unique_ptr<ChildProcess> sshd_;
+};
+
+#define RB_SKIP_WITHOUT_SSHD()                 \
+  do {                                         \
+    if (!skip_.empty()) GTEST_SKIP() << skip_; \
+  } while (0)
+
+TEST_F(SshdFixture, RunsTwoWorkersWithTheirEnvironment) {
+  RB_SKIP_WITHOUT_SSHD();
+  ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  SubmitOptions options = Options(
+      {"sh", "-c", "echo \"task=$DMLC_TASK_ID uri=$DMLC_TRACKER_URI q=$QUOTED pwd=$(pwd)\""});
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  {
+    JobLog log(options.log_file);
+    std::atomic<bool> stop{false};
+    Status s = MakeSshLauncher(options, &log, TestRankOf)
+                   ->Run(TwoWorkers("QUOTED", "it's \"a\" $HOME;"), stop);
+    ASSERT_TRUE(s.ok()) << s.message() << "\n" << ReadFile(options.log_file);
+  }
+  const std::string log = ReadFile(options.log_file);
+  const std::string rest = " uri=10.1.2.3 q=it's \"a\" $HOME; pwd=" + std::string(cwd) + "\n";
+  EXPECT_NE(log.find("[task 0] task=0:tok3n" + rest), std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 7] task=1:tok3n" + rest), std::string::npos) << log;
+  EXPECT_EQ(log.find('\r'), std::string::npos);
+}
+
+TEST_F(SshdFixture, FailingWorkerIsNamed) {
+  RB_SKIP_WITHOUT_SSHD();
+  ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  SubmitOptions options = Options({"sh", "-c", "exit $((3 * ${DMLC_TASK_ID%%:*}))"});
+  JobLog log(options.log_file);
+  std::atomic<bool> stop{false};
+  Status s = MakeSshLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
+  EXPECT_EQ(s.message(), "worker rank 7 (task 1) on 127.0.0.1 failed: exit code 3");
+}
+
+TEST_F(SshdFixture, StopEndsTheRemoteWorkers) {
+  RB_SKIP_WITHOUT_SSHD();
+  ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  SubmitOptions options = Options({"sh", "-c", "echo up; exec sleep 1017"});
+  JobLog log(options.log_file);
+  Status s = RunStoppedAfterStart(MakeSshLauncher(options, &log, TestRankOf).get(), TwoWorkers(),
+                                  options.log_file, "[rank 7] up");
+  ASSERT_NE(ReadFile(options.log_file).find("[rank 7] up"), std::string::npos)
+      << "the workers never started: " << ReadFile(options.log_file);
+  EXPECT_EQ(s.message(), "stopped");
+  EXPECT_TRUE(ProcessGone("sleep 1017"));
+}
+
+// ---- mpi -------------------------------------------------------------------------------------
+
+#define RB_SKIP_WITHOUT_MPIRUN()                                 \
+  do {                                                           \
+    if (!InPath("mpirun")) GTEST_SKIP() << "mpirun not in PATH"; \
+  } while (0)
+
+SubmitOptions MpiOptions(const TempDir& dir, std::vector<std::string> command) {
+  SubmitOptions options;
+  options.cluster = "mpi";
+  options.num_workers = 2;
+  options.log_file = dir.File("job.log");
+  options.command = std::move(command);
+  return options;
+}
+
+TEST(MpiLauncher, EachRankGetsItsTaskIdAndTheTrackerEnvironment) {
+  RB_SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  SubmitOptions options =
+      MpiOptions(dir, {"sh", "-c",
+                       "echo task=$DMLC_TASK_ID uri=$DMLC_TRACKER_URI:$DMLC_TRACKER_PORT "
+                       "token=$RINGBOOST_JOB_TOKEN attempt=$DMLC_NUM_ATTEMPT"});
+  {
+    JobLog log(options.log_file);
+    std::atomic<bool> stop{false};
+    Status s = MakeMpiLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
+    ASSERT_TRUE(s.ok()) << s.message() << "\n" << ReadFile(options.log_file);
+  }
+  const std::string log = ReadFile(options.log_file);
+  EXPECT_NE(log.find("[task 0] task=0:tok3n uri=10.1.2.3:9091 token=tok3n attempt=0\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("[rank 7] task=1:tok3n uri=10.1.2.3:9091 token=tok3n attempt=0\n"),
+            std::string::npos)
+      << log;
+}
+
+TEST(MpiLauncher, FailingWorkerIsNamed) {
+  RB_SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  SubmitOptions options =
+      MpiOptions(dir, {"sh", "-c", "[ \"${DMLC_TASK_ID%%:*}\" = 1 ] && exit 3; exit 0"});
+  JobLog log(options.log_file);
+  std::atomic<bool> stop{false};
+  Status s = MakeMpiLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
+  EXPECT_EQ(s.message(), "worker rank 7 (task 1) failed: exit code 3")
+      << ReadFile(options.log_file);
+}
+
+TEST(MpiLauncher, StopEndsMpirunAndTheWorkers) {
+  RB_SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  SubmitOptions options = MpiOptions(dir, {"sh", "-c", "echo up; exec sleep 1018"});
+  JobLog log(options.log_file);
+  Status s = RunStoppedAfterStart(MakeMpiLauncher(options, &log, TestRankOf).get(), TwoWorkers(),
+                                  options.log_file, "[rank 7] up");
+  EXPECT_EQ(s.message(), "stopped");
+  EXPECT_TRUE(ProcessGone("sleep 1018"));
+}
+
+}  // namespace
+}  // namespace ringboost::submit

@@ -1,0 +1,110 @@
+// The local launcher: every worker a child process of ringboost-submit on this machine. A worker
+// that exits non-zero is started again with the same task id (so the tracker gives it its old
+// rank) and DMLC_NUM_ATTEMPT raised, up to --local-num-attempt restarts; beyond that the job
+// ends: the other workers are terminated and Run names the worker.
+#include <chrono>
+#include <thread>
+
+#include "process.h"
+
+namespace ringboost::submit {
+namespace {
+
+// "rank R (task T)", or "task T" before the tracker has ranked it.
+std::string FullName(const RankOf& rank_of, int task_id) {
+  const std::string name = WorkerName(rank_of, task_id);
+  return name[0] == 'r' ? name + " (task " + std::to_string(task_id) + ")" : name;
+}
+
+std::string Prefix(const RankOf& rank_of, int task_id) {
+  return "[" + WorkerName(rank_of, task_id) + "] ";
+}
+
+class LocalLauncher : public Launcher {
+ public:
+  LocalLauncher(const SubmitOptions& options, JobLog* log, RankOf rank_of)
+      : options_(options), log_(log), rank_of_(std::move(rank_of)) {}
+
+  Status Run(const std::vector<WorkerSpec>& workers, const std::atomic<bool>& stop) override {
+    std::vector<Slot> slots(workers.size());
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+      slots[i].spec = &workers[i];
+      Status s = StartSlot(&slots[i]);
+      if (!s.ok()) return EndAll(&slots, s);
+    }
+    for (;;) {
+      if (stop.load()) return EndAll(&slots, Status::Fail("stopped"));
+      bool all_done = true;
+      for (Slot& slot : slots) {
+        if (slot.done) continue;
+        int code = 0;
+        if (!slot.child->Poll(&code)) {
+          all_done = false;
+          continue;
+        }
+        if (code == 0) {
+          slot.done = true;
+          continue;
+        }
+        const std::string who = Prefix(rank_of_, slot.spec->task_id);
+        if (slot.attempt >= options_.local_num_attempt) {
+          return EndAll(&slots, Status::Fail("worker " + FullName(rank_of_, slot.spec->task_id) +
+                                             " failed: " + ChildProcess::Describe(code) +
+                                             ", after " + std::to_string(slot.attempt + 1) +
+                                             " attempt(s) (--local-num-attempt " +
+                                             std::to_string(options_.local_num_attempt) + ")"));
+        }
+        ++slot.attempt;
+        log_->Line(who + "ended with " + ChildProcess::Describe(code) + "; starting it again (" +
+                   "attempt " + std::to_string(slot.attempt + 1) + " of " +
+                   std::to_string(options_.local_num_attempt + 1) + ")");
+        Status s = StartSlot(&slot);
+        if (!s.ok()) return EndAll(&slots, s);
+        all_done = false;
+      }
+      if (all_done) return Status::OK();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+ private:
+  struct Slot {
+    const WorkerSpec* spec = nullptr;
+    int attempt = 0;
+    bool done = false;
+    std::unique_ptr<ChildProcess> child;
+  };
+
+  Status StartSlot(Slot* slot) {
+    EnvList env = slot->spec->env;
+    env.emplace_back("DMLC_NUM_ATTEMPT", std::to_string(slot->attempt));
+    const int task = slot->spec->task_id;
+    auto on_line = [this, task](const std::string& line) {
+      log_->WorkerLine(Prefix(rank_of_, task) + line);
+    };
+    slot->child.reset();
+    return ChildProcess::Start(options_.command, env, on_line, &slot->child)
+        .Wrap("task " + std::to_string(task));
+  }
+
+  // Terminates every worker still running and returns `why`.
+  Status EndAll(std::vector<Slot>* slots, Status why) {
+    for (Slot& slot : *slots) {
+      if (slot.child) slot.child->Terminate();
+    }
+    return why;
+  }
+
+  SubmitOptions options_;
+  JobLog* log_;
+  RankOf rank_of_;
+};
+
+}  // namespace
+
+std::unique_ptr<Launcher> MakeLocalLauncher(const SubmitOptions& options, JobLog* log,
+                                            RankOf rank_of) {
+  return std::make_unique<LocalLauncher>(options, log, std::move(rank_of));
+}
+
+}  // namespace ringboost::submit

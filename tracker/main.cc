@@ -1,0 +1,328 @@
+// ringboost-submit [options] COMMAND [ARGS...]: starts a job's workers through a launcher and
+// serves them the Rabit tracker protocol, as dmlc-submit does (same flags, same environment),
+// with a fresh job token that the tracker requires.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "rabit/tracker.h"
+#include "submit.h"
+
+namespace ringboost::submit {
+namespace {
+
+std::atomic<bool> g_signalled{false};
+std::atomic<int> g_signal{0};
+
+void OnSignal(int sig) {
+  g_signal.store(sig);
+  g_signalled.store(true);
+}
+
+// 128 random bits as hex, from the kernel.
+std::string NewJobToken() {
+  std::ifstream urandom("/dev/urandom", std::ios::binary);
+  unsigned char bytes[16] = {0};
+  if (!urandom.read(reinterpret_cast<char*>(bytes), sizeof(bytes))) {
+    RB_FAIL("cannot read /dev/urandom for the job token");
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (unsigned char b : bytes) {
+    token += kHex[b >> 4];
+    token += kHex[b & 15];
+  }
+  return token;
+}
+
+// The address other machines reach this one by: the source address of a route outwards (no
+// packet is sent), else 127.0.0.1.
+std::string GuessHostIp() {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd < 0) return "127.0.0.1";
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(1);
+  inet_pton(AF_INET, "10.255.255.255", &addr.sin_addr);
+  std::string ip = "127.0.0.1";
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
+    sockaddr_in local{};
+    socklen_t len = sizeof(local);
+    char text[INET_ADDRSTRLEN] = {0};
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+        inet_ntop(AF_INET, &local.sin_addr, text, sizeof(text)) != nullptr) {
+      ip = text;
+    }
+  }
+  close(fd);
+  return ip;
+}
+
+// The tracker on the first free port from 9091 (a taken port is no error: the next is tried).
+std::unique_ptr<rabit::Tracker> StartTracker(const SubmitOptions& options, const std::string& host,
+                                             const std::string& token, JobLog* log) {
+  rabit::TrackerOptions t;
+  t.host = host;
+  t.num_workers = options.num_workers;
+  t.token = token;
+  t.log = [log](const std::string& line) { log->Line(line); };
+  Status last;
+  for (int port = 9091; port < 9091 + 1000; ++port) {
+    t.port = port;
+    std::unique_ptr<rabit::Tracker> tracker;
+    last = rabit::Tracker::Create(t, &tracker);
+    if (last.ok()) return tracker;
+    if (options.log_level == "DEBUG")
+      log->Line("ringboost-submit: port " + std::to_string(port) + ": " + last.message());
+  }
+  RB_FAIL("the tracker found no free port on " << host
+                                               << " from 9091 to 10090: " << last.message());
+}
+
+std::vector<WorkerSpec> MakeWorkers(const SubmitOptions& options, const rabit::Tracker& tracker,
+                                    const std::string& token) {
+  std::vector<WorkerSpec> workers(options.num_workers);
+  for (int i = 0; i < options.num_workers; ++i) {
+    workers[i].task_id = i;
+    EnvList& env = workers[i].env;
+    for (const auto& kv : tracker.WorkerEnv()) env.push_back(kv);
+    env.emplace_back("DMLC_TASK_ID", std::to_string(i) + ":" + token);
+    env.emplace_back("DMLC_ROLE", "worker");
+    env.emplace_back("DMLC_JOB_CLUSTER", options.cluster);
+    env.emplace_back("RINGBOOST_JOB_TOKEN", token);
+    for (const auto& kv : options.env) env.push_back(kv);
+  }
+  return workers;
+}
+
+std::unique_ptr<Launcher> MakeLauncher(const SubmitOptions& options, JobLog* log, RankOf rank_of) {
+  if (options.cluster == "local") return MakeLocalLauncher(options, log, rank_of);
+  if (options.cluster == "ssh") return MakeSshLauncher(options, log, rank_of);
+  RB_CHECK(options.cluster == "mpi");
+  return MakeMpiLauncher(options, log, rank_of);
+}
+
+// Watches the job while the launcher runs: a signal, the tracker failing, or workers that do not
+// all connect within --connect-timeout set `stop` and say why.
+class Watchdog {
+ public:
+  Watchdog(const SubmitOptions& options, rabit::Tracker* tracker,
+           const std::atomic<bool>* tracker_done)
+      : thread_([=] { Watch(options, tracker, tracker_done); }) {}
+  ~Watchdog() {
+    finished_.store(true);
+    thread_.join();
+  }
+  std::atomic<bool>& stop() { return stop_; }
+  std::string reason() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return reason_;
+  }
+
+ private:
+  void Stop(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (reason_.empty()) reason_ = why;
+    stop_.store(true);
+  }
+  void Watch(SubmitOptions options, rabit::Tracker* tracker,
+             const std::atomic<bool>* tracker_done) {
+    const auto start = std::chrono::steady_clock::now();
+    bool connected = false;
+    while (!finished_.load()) {
+      if (g_signalled.load()) Stop("ended by signal " + std::to_string(g_signal.load()));
+      if (!connected && static_cast<int>(tracker->RanksByTask().size()) >= options.num_workers) {
+        connected = true;
+      }
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!connected && !tracker_done->load() && waited > options.connect_timeout_s) {
+        Stop("not all " + std::to_string(options.num_workers) +
+             " workers connected to the tracker at " + tracker->host() + ":" +
+             std::to_string(tracker->port()) + " within " +
+             std::to_string(static_cast<int>(options.connect_timeout_s)) +
+             " s (--connect-timeout); ranked so far: " +
+             std::to_string(tracker->RanksByTask().size()));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> finished_{false};
+  std::mutex mutex_;
+  std::string reason_;
+  std::thread thread_;
+};
+
+// kubernetes: the MPIJob is written for kubectl; its workers use the mpi communicator, so there
+// is no tracker to run here.
+int WriteKubernetesJob(const SubmitOptions& options, JobLog* log) {
+  std::atomic<bool> stop{false};
+  Status s = MakeKubernetesLauncher(options, log, RankOf())->Run({}, stop);
+  if (!s.ok()) log->Line("ringboost-submit: error: " + s.message());
+  return s.ok() ? 0 : 1;
+}
+
+int RunJob(const SubmitOptions& options) {
+  JobLog log(options.log_file);
+  if (options.cluster == "kubernetes") return WriteKubernetesJob(options, &log);
+  const auto start = std::chrono::steady_clock::now();
+  std::string host = options.host_ip;
+  if (host.empty() || host == "auto" || host == "ip") {
+    host = options.cluster == "local" ? "127.0.0.1" : GuessHostIp();
+  }
+  const std::string token = NewJobToken();
+  std::unique_ptr<rabit::Tracker> tracker = StartTracker(options, host, token, &log);
+  log.Line("ringboost-submit: tracker on " + host + ":" + std::to_string(tracker->port()) + ", " +
+           std::to_string(options.num_workers) + " worker(s), cluster " + options.cluster);
+  std::atomic<bool> tracker_done{false};
+  Status tracker_status;
+  std::thread tracker_thread([&] {
+    tracker_status = tracker->Run();
+    tracker_done.store(true);
+  });
+  RankOf rank_of = [&tracker](int task_id) {
+    for (const auto& [task, rank] : tracker->RanksByTask()) {
+      if (task == std::to_string(task_id)) return rank;
+    }
+    return -1;
+  };
+  Status launched;
+  std::string stop_reason;
+  {
+    Watchdog watchdog(options, tracker.get(), &tracker_done);
+    auto launcher = MakeLauncher(options, &log, rank_of);
+    launched = launcher->Run(MakeWorkers(options, *tracker, token), watchdog.stop());
+    stop_reason = watchdog.reason();
+  }
+  // Workers that all exited 0 have shut down at the tracker; give stragglers a moment.
+  for (int i = 0; launched.ok() && i < 100 && !tracker_done.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const bool tracker_finished = tracker_done.load();
+  tracker->Stop();
+  tracker_thread.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char took[64];
+  std::snprintf(took, sizeof(took), "%.2f s", seconds);
+  if (!launched.ok()) {
+    log.Line("ringboost-submit: error: " +
+             (stop_reason.empty() ? launched.message() : stop_reason) + " (job took " + took + ")");
+    return g_signalled.load() ? 128 + g_signal.load() : 1;
+  }
+  if (!tracker_finished) {
+    log.Line(
+        "ringboost-submit: warning: the workers exited 0 but not all shut down at the tracker "
+        "(" +
+        tracker_status.message() + ")");
+  }
+  log.Line(std::string("ringboost-submit: job done in ") + took);
+  return 0;
+}
+
+// dmlc-submit appends options it does not know to the command; here they may come before it
+// (`--opt=value` form) or anywhere after it.
+std::vector<std::string> CommandFrom(std::vector<std::string> rest) {
+  std::vector<std::string> leading, command;
+  std::size_t i = 0;
+  for (; i < rest.size() && rest[i].rfind("-", 0) == 0; ++i) leading.push_back(rest[i]);
+  for (; i < rest.size(); ++i) command.push_back(rest[i]);
+  command.insert(command.end(), leading.begin(), leading.end());
+  return command;
+}
+
+int Main(int argc, char** argv) {
+  SubmitOptions o;
+  CLI::App app{
+      "ringboost-submit: start a distributed ringboost (or any Rabit/dmlc) job: the "
+      "workers through a launcher, the Rabit tracker here. Flags as dmlc-submit's."};
+  app.prefix_command();
+  if (const char* c = std::getenv("DMLC_SUBMIT_CLUSTER")) o.cluster = c;
+  app.add_option("--cluster", o.cluster,
+                 "Where the workers run: local (child processes), ssh (--host-file), mpi "
+                 "(mpirun places them), kubernetes (writes an MPIJob). Default: "
+                 "$DMLC_SUBMIT_CLUSTER, else local")
+      ->check(CLI::IsMember({"local", "ssh", "mpi", "kubernetes"}));
+  app.add_option("-n,--num-workers", o.num_workers, "Number of workers")
+      ->required()
+      ->check(CLI::Range(1, 65536));
+  int num_servers = 0;
+  app.add_option("-s,--num-servers", num_servers,
+                 "Parameter servers (dmlc-submit's); must be 0: ringboost has none");
+  app.add_option("-H,--host-file", o.host_file,
+                 "ssh: hosts, one `host[:port]` a line; mpi: passed to mpirun --hostfile");
+  app.add_option("--host-ip", o.host_ip,
+                 "Address of the tracker that workers connect to (default: 127.0.0.1 for "
+                 "local, else this machine's outward address)");
+  app.add_option("--local-num-attempt", o.local_num_attempt,
+                 "local: restarts allowed per failing worker (same task id, so the same rank)")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--log-level", o.log_level, "INFO or DEBUG")
+      ->check(CLI::IsMember({"INFO", "DEBUG"}));
+  app.add_option("--log-file", o.log_file, "Also append the job's log to this file");
+  std::vector<std::string> env;
+  app.add_option("--env", env, "K=V set for every worker (repeatable)");
+  app.add_option("--jobname", o.jobname, "Job name (kubernetes: the MPIJob's name)");
+  app.add_option("--worker-cores", o.worker_cores, "Cores per worker (kubernetes, as a request)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--worker-memory", o.worker_memory,
+                 "Memory per worker, e.g. 4g (kubernetes, as a request)");
+  app.add_option("--connect-timeout", o.connect_timeout_s,
+                 "Seconds for all workers to reach the tracker before the job ends")
+      ->check(CLI::Range(0.1, 1e7));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (num_servers != 0) {
+    std::fprintf(stderr,
+                 "ringboost-submit: error: --num-servers %d: ringboost has no parameter "
+                 "servers; allowed: 0\n",
+                 num_servers);
+    return 2;
+  }
+  for (const std::string& kv : env) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::fprintf(stderr, "ringboost-submit: error: --env %s: must be KEY=VALUE\n", kv.c_str());
+      return 2;
+    }
+    o.env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  o.command = CommandFrom(app.remaining());
+  if (o.command.empty()) {
+    std::fprintf(stderr,
+                 "ringboost-submit: error: no COMMAND to run (ringboost-submit "
+                 "[options] COMMAND [ARGS...]; --help)\n");
+    return 2;
+  }
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  signal(SIGPIPE, SIG_IGN);
+  return RunJob(o);
+}
+
+}  // namespace
+}  // namespace ringboost::submit
+
+int main(int argc, char** argv) {
+  try {
+    return ringboost::submit::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ringboost-submit: error: %s\n", e.what());
+    return 1;
+  }
+}

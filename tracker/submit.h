@@ -1,0 +1,86 @@
+// ringboost-submit: the dmlc-submit-style job starter. main.cc parses the command line, starts
+// the tracker (src/rabit/tracker.h) with a fresh job token, and hands the workers to one
+// launcher (local, ssh, mpi, kubernetes), which starts them and reports how they ended.
+#pragma once
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.h"
+
+namespace ringboost::submit {
+
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+struct SubmitOptions {
+  std::string cluster = "local";  // local | ssh | mpi | kubernetes
+  int num_workers = 0;
+  std::string host_file;      // ssh: host[:port] a line; mpi: passed to mpirun --hostfile
+  std::string host_ip;        // tracker address ("" = pick one)
+  int local_num_attempt = 0;  // restarts allowed per worker (local launcher)
+  std::string log_level = "INFO";
+  std::string log_file;
+  EnvList env;  // --env K=V, for every worker
+  std::string jobname = "ringboost";
+  int worker_cores = 1;
+  std::string worker_memory = "1g";
+  double connect_timeout_s = 600;    // a worker not connected to the tracker by then ends the job
+  std::vector<std::string> command;  // COMMAND [ARGS...] (unknown options included)
+};
+
+// One worker to start: its task id and its whole environment additions (DMLC_TRACKER_URI,
+// DMLC_TRACKER_PORT, DMLC_TASK_ID=<i>:<token>, DMLC_ROLE, DMLC_NUM_WORKER, DMLC_JOB_CLUSTER,
+// RINGBOOST_JOB_TOKEN, then --env). Launchers add DMLC_NUM_ATTEMPT per start.
+struct WorkerSpec {
+  int task_id = 0;
+  EnvList env;
+};
+
+// Lines of the job's log, each also appended to --log-file when given; thread-safe.
+class JobLog {
+ public:
+  explicit JobLog(const std::string& path);
+  ~JobLog();
+  // ringboost-submit's own messages (and the tracker's): stderr.
+  void Line(const std::string& line);
+  // A worker's output line, already prefixed "[rank R] ": stdout.
+  void WorkerLine(const std::string& line);
+
+ private:
+  void Write(std::FILE* stream, const std::string& line);
+  std::mutex mutex_;
+  std::FILE* file_ = nullptr;
+};
+
+// Tells launchers a worker's rank once the tracker has assigned it (-1 before), for the prefix
+// of its output lines.
+using RankOf = std::function<int(int task_id)>;
+
+// "rank R" once the tracker has ranked the task, "task T" before (or without a tracker).
+std::string WorkerName(const RankOf& rank_of, int task_id);
+
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  // Starts every worker and returns when all have ended: OK when each exited 0 (after at most
+  // its allowed restarts), else a failure naming the worker and how it ended. Returns soon
+  // after *stop becomes true (Ctrl-C, SIGTERM, the tracker failing), having ended the workers.
+  virtual Status Run(const std::vector<WorkerSpec>& workers, const std::atomic<bool>& stop) = 0;
+};
+
+std::unique_ptr<Launcher> MakeLocalLauncher(const SubmitOptions& options, JobLog* log,
+                                            RankOf rank_of);
+std::unique_ptr<Launcher> MakeSshLauncher(const SubmitOptions& options, JobLog* log,
+                                          RankOf rank_of);
+std::unique_ptr<Launcher> MakeMpiLauncher(const SubmitOptions& options, JobLog* log,
+                                          RankOf rank_of);
+std::unique_ptr<Launcher> MakeKubernetesLauncher(const SubmitOptions& options, JobLog* log,
+                                                 RankOf rank_of);
+
+}  // namespace ringboost::submit
