@@ -186,7 +186,7 @@ class AucMetric : public Metric {
       packed[i * stride + 1] = data.Weight(i);
       std::copy_n(&preds[i * k], k, &packed[i * stride + 2]);
     }
-    const std::vector<float> all = metric_detail::AllgatherFloats(comm, packed);
+    const std::vector<float> all = metric_detail::AllgatherValues(comm, packed);
     const size_t rows = all.size() / stride;
     labels->resize(rows);
     weights->resize(rows);

@@ -1,5 +1,7 @@
 // The one way metrics combine workers (DESIGN.md step 10), and deterministic local sums.
-//  * Sums (elementwise: loss and weight; rank: group scores and group count) are allreduced.
+//  * Sums of elementwise losses and weights are allreduced.
+//  * Ranking scores (ndcg, map) are allgathered per query group and summed in group order, the
+//    order one process sums them in, so the value equals the single-process one to the last bit.
 //  * AUC/aucpr need every row at once to be exact: the rows are allgathered in rank order, which
 //    is the order of the whole data, so the value equals the single-process one.
 // A null communicator or a world of one makes every collective an identity.
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "common/span.h"
@@ -24,7 +27,16 @@ void AllreduceSum(rabit::Communicator* comm, Span<double> values);
 // True when `flag` holds on any worker.
 bool AnyWorker(rabit::Communicator* comm, bool flag);
 // Every worker's `local` concatenated in rank order (a copy of `local` in a world of one).
-std::vector<float> AllgatherFloats(rabit::Communicator* comm, const std::vector<float>& local);
+template <typename T>
+std::vector<T> AllgatherValues(rabit::Communicator* comm, const std::vector<T>& local) {
+  if (!IsDistributed(comm)) return local;
+  std::vector<char> bytes;
+  ThrowIfError(comm->AllgathervRaw(local.data(), local.size() * sizeof(T), &bytes));
+  RB_CHECK(bytes.size() % sizeof(T) == 0);
+  std::vector<T> all(bytes.size() / sizeof(T));
+  if (!all.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
+  return all;
+}
 
 // Rows per block of the deterministic parallel sums.
 constexpr int64_t kSumBlockRows = 4096;

@@ -59,10 +59,11 @@ class RankMetric : public Metric {
       }
       scores[k] = ndcg_ ? Ndcg(&rec) : AveragePrecision(&rec);
     }
-    std::array<double, 2> sums{0.0, static_cast<double>(groups)};
-    for (double s : scores) sums[0] += s;
-    metric_detail::AllreduceSum(comm, Span<double>(sums.data(), sums.size()));
-    return sums[0] / sums[1];
+    // Every group's score, in the order of the whole data, summed as one process sums them.
+    const std::vector<double> all = metric_detail::AllgatherValues(comm, scores);
+    double sum = 0.0;
+    for (double s : all) sum += s;
+    return sum / static_cast<double>(all.size());
   }
 
  private:
