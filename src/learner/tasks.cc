@@ -43,7 +43,7 @@ std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
   rabit::CommunicatorConfig config;
   config.backend = params.communicator;
   config.args = params.collective_args;
-  return rabit::MakeCommunicator(config);
+  return rabit::WithStats(rabit::MakeCommunicator(config));
 }
 
 DataSet LoadFor(const std::string& uri, const Params& params, const Objective* objective,
@@ -178,6 +178,7 @@ int RunTrain(const Params& params) {
   EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
   Progress progress(params.num_round);
   auto train_start = Clock::now();
+  const rabit::CollectiveStats before = comm->Stats();
   int rounds_done = 0;
   for (int i = 0; i < params.num_round; ++i) {
     auto round_start = Clock::now();
@@ -207,6 +208,15 @@ int RunTrain(const Params& params) {
   }
   double train_s = Seconds(train_start);
   RB_LOG(kInfo, "training: " << rounds_done << " rounds in " << train_s << " s");
+  const rabit::CollectiveStats after = comm->Stats();
+  if (rounds_done > 0) {
+    RB_LOG(kInfo, "collective in training: "
+                      << (after.calls - before.calls) / rounds_done << " calls, "
+                      << (after.bytes - before.bytes) / rounds_done << " bytes per round; "
+                      << after.seconds - before.seconds << " s ("
+                      << 100 * (after.seconds - before.seconds) / std::max(train_s, 1e-9)
+                      << "% of training)");
+  }
   RB_LOG(kDebug, "phases: " << learner.PhaseReport());
   if (params.early_stopping_rounds > 0 && stop.best_round >= 0) {
     learner.model().best_iteration = stop.best_round;

@@ -47,9 +47,18 @@ std::size_t SizeOf(DataType type);
 // backends share).
 void Reduce(void* dst, const void* src, std::size_t count, DataType type, Op op);
 
+// What the collective calls of one worker cost so far (see WithStats()).
+struct CollectiveStats {
+  int64_t calls = 0;
+  int64_t bytes = 0;  // payload this worker put in: allreduce buffers, broadcasts, its gathers
+  double seconds = 0;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
+  // Counters of WithStats(); zero for a bare backend.
+  virtual CollectiveStats Stats() const { return {}; }
   virtual int Rank() const = 0;
   virtual int WorldSize() const = 0;
   virtual std::string Backend() const = 0;
@@ -117,6 +126,8 @@ struct CommunicatorConfig {
 // The backend named by `config.backend`; auto picks tcp when DMLC_TRACKER_URI is set (argument
 // or environment), mpi when started by mpirun and MPI is built in, local otherwise.
 std::unique_ptr<Communicator> MakeCommunicator(const CommunicatorConfig& config);
+// `inner` with every collective counted (calls, payload bytes, wall time) in Stats().
+std::unique_ptr<Communicator> WithStats(std::unique_ptr<Communicator> inner);
 // A world of one.
 std::unique_ptr<Communicator> MakeLocalCommunicator();
 // MPI_COMM_WORLD (only in builds with MPI; MpiBuiltIn() tells).

@@ -57,3 +57,24 @@ TEST(MakeCommunicator, AutoIsLocalOutsideMpirunAndUnknownNamesAreErrors) {
 
 }  // namespace
 }  // namespace ringboost::rabit
+
+namespace ringboost::rabit {
+namespace {
+
+TEST(WithStats, CountsCallsAndPayloadAndForwards) {
+  auto comm = WithStats(MakeLocalCommunicator());
+  std::vector<double> values(10, 1.5);
+  comm->Allreduce(Span<double>(values), Op::kSum);
+  std::vector<char> bytes(5, 'x');
+  comm->Broadcast(Span<char>(bytes), 0);
+  EXPECT_EQ(comm->Backend(), "local");
+  EXPECT_EQ(values[0], 1.5);
+  const CollectiveStats stats = comm->Stats();
+  EXPECT_EQ(stats.calls, 2);
+  EXPECT_EQ(stats.bytes, 10 * 8 + 5);
+  EXPECT_GE(stats.seconds, 0.0);
+  EXPECT_EQ(MakeLocalCommunicator()->Stats().calls, 0);
+}
+
+}  // namespace
+}  // namespace ringboost::rabit
