@@ -55,6 +55,7 @@ struct Params {
   std::string model_out;
   std::string model_dir;
   int save_period = 0;
+  std::string checkpoint_dir;  // restart checkpoints of a job (empty: none)
   // --- prediction and dump ------------------------------------------------------------------
   std::string name_pred = "pred.txt";
   bool pred_margin = false;

@@ -183,6 +183,12 @@ std::vector<ParamSpec> BuildTable() {
                   .Min(0)
                   .Doc("Save model_dir/NNNN.model every this many rounds; 0 means only the final "
                        "model."));
+  t.push_back(
+      P(s, "checkpoint_dir", &Params::checkpoint_dir, "")
+          .Doc("Folder (shared by the workers' rank 0 runs) for restart checkpoints: rank 0 "
+               "writes checkpoint-NNNNNN.model there every save_period rounds (every "
+               "round when save_period = 0), and a job started again with the same "
+               "command resumes from the newest one, to the same final model."));
 
   s = "Prediction and dump";
   t.push_back(P(s, "name_pred", &Params::name_pred, "pred.txt")
@@ -192,7 +198,8 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "ntree_limit", &Params::ntree_limit, "0")
                   .Min(0)
                   .Doc("Predict with the first this many trees only; 0 means all."));
-  t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt").Doc("File that task=dump writes (- for stdout)."));
+  t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt")
+                  .Doc("File that task=dump writes (- for stdout)."));
   t.push_back(P(s, "dump_format", &Params::dump_format, "text")
                   .OneOf({"text", "json"})
                   .Doc("Format of the model dump."));

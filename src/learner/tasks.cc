@@ -1,6 +1,7 @@
 // The CLI's tasks: train (with eval log, snapshots, early stopping), pred, dump.
 #include "learner/tasks.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -14,6 +15,7 @@
 #include "common/file_io.h"
 #include "common/logging.h"
 #include "common/threads.h"
+#include "learner/checkpoint.h"
 #include "learner/learner.h"
 
 namespace ringboost {
@@ -151,6 +153,23 @@ void CheckSameConfig(const Params& params, rabit::Communicator* comm) {
   }
 }
 
+// A deterministic fault for the restart tests: RINGBOOST_TEST_KILL_AT=RANK:ROUND makes that rank
+// kill itself with SIGKILL as round ROUND begins (as `kill -9` from outside would).
+struct KillHook {
+  int rank = -1, round = -1;
+  void MaybeDie(int my_rank, int my_round) const {
+    if (my_rank == rank && my_round == round) raise(SIGKILL);
+  }
+};
+
+KillHook KillHookFromEnvironment() {
+  KillHook hook;
+  if (const char* v = std::getenv("RINGBOOST_TEST_KILL_AT")) {
+    if (std::sscanf(v, "%d:%d", &hook.rank, &hook.round) != 2) hook = KillHook();
+  }
+  return hook;
+}
+
 }  // namespace
 
 int RunTrain(const Params& params) {
@@ -169,9 +188,24 @@ int RunTrain(const Params& params) {
   }
   double load_s = Seconds(t0);
   Model init;
-  if (!params.model_in.empty()) init = Model::Load(params.model_in);
-  SetupTimes setup =
-      learner.Setup(std::move(train), std::move(evals), params.model_in.empty() ? nullptr : &init);
+  bool have_init = false;
+  if (!params.checkpoint_dir.empty()) {
+    std::string path;
+    const std::string text = LoadNewestCheckpoint(params.checkpoint_dir, comm.get(), &path);
+    if (!text.empty()) {
+      init = Model::FromJson(text, path.empty() ? "checkpoint" : path);
+      have_init = true;
+      if (comm->Rank() == 0) {
+        std::fprintf(stderr, "[ringboost] resuming from round %d (%s)\n", init.num_rounds,
+                     path.c_str());
+      }
+    }
+  }
+  if (!have_init && !params.model_in.empty()) {
+    init = Model::Load(params.model_in);
+    have_init = true;
+  }
+  SetupTimes setup = learner.Setup(std::move(train), std::move(evals), have_init ? &init : nullptr);
   RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
                                << setup.binning_s << " s");
   const bool is_root = comm->Rank() == 0;
@@ -179,8 +213,12 @@ int RunTrain(const Params& params) {
   Progress progress(params.num_round);
   auto train_start = Clock::now();
   const rabit::CollectiveStats before = comm->Stats();
-  int rounds_done = 0;
-  for (int i = 0; i < params.num_round; ++i) {
+  // A checkpoint resumes at its round; model_in adds num_round rounds to its own.
+  const int first_round = params.checkpoint_dir.empty() || !have_init ? 0 : init.num_rounds;
+  const KillHook kill_hook = KillHookFromEnvironment();
+  int rounds_done = first_round;
+  for (int i = first_round; i < params.num_round; ++i) {
+    kill_hook.MaybeDie(comm->Rank(), i);
     auto round_start = Clock::now();
     learner.UpdateOneRound();
     rounds_done = i + 1;
@@ -194,6 +232,10 @@ int RunTrain(const Params& params) {
       std::fflush(stdout);
     }
     if (is_root) progress.Update(i + 1);
+    const int every = params.save_period > 0 ? params.save_period : 1;
+    if (!params.checkpoint_dir.empty() && is_root && (i + 1) % every == 0) {
+      WriteCheckpoint(params.checkpoint_dir, learner.model(), i + 1);
+    }
     if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
       learner.model().Save(ModelPath(params, i + 1));
     }
