@@ -1,9 +1,12 @@
 // A worker that checks every collective (collective_checks.h) as a real process: mpirun starts it
 // (tests/rabit/test_mpi.cc), and so do the trackers of tests/rabit/test_tcp_processes.cc.
-//   rabit_check [communicator=auto|mpi|tcp] [expect=BACKEND] [die_rank=R] [KEY=VALUE ...]
+//   rabit_check [communicator=auto|mpi|tcp] [expect=BACKEND] [die_rank=R] [stop_rank=R]
+//               [KEY=VALUE ...]
 // KEY=VALUE go to the communicator (DMLC_*, rabit_*). die_rank=R: rank R exits with code 3 after
-// the first allreduce, so the others' next collective meets a dead peer.
+// the first allreduce, so the others' next collective meets a dead peer; stop_rank=R: rank R stops
+// itself (SIGSTOP) there instead, a hung peer whose links stay open.
 // Prints "rank R of N ok" and exits 0, or prints the first mismatch or error and exits 1.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,7 +19,7 @@ namespace {
 int Run(int argc, char** argv) {
   CommunicatorConfig config;
   std::string expect;
-  int die_rank = -1;
+  int die_rank = -1, stop_rank = -1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     const auto eq = arg.find('=');
@@ -31,6 +34,8 @@ int Run(int argc, char** argv) {
       expect = value;
     } else if (key == "die_rank") {
       die_rank = std::atoi(value.c_str());
+    } else if (key == "stop_rank") {
+      stop_rank = std::atoi(value.c_str());
     } else {
       config.args.emplace_back(key, value);
     }
@@ -46,7 +51,13 @@ int Run(int argc, char** argv) {
     std::fflush(stdout);
     std::_Exit(3);
   }
-  if (die_rank >= 0) comm->AllreduceValue<int32_t>(1, Op::kSum);
+  if (comm->Rank() == stop_rank) {
+    comm->AllreduceValue<int32_t>(1, Op::kSum);
+    std::printf("rank %d stops on purpose\n", comm->Rank());
+    std::fflush(stdout);
+    raise(SIGSTOP);
+  }
+  if (die_rank >= 0 || stop_rank >= 0) comm->AllreduceValue<int32_t>(1, Op::kSum);
   std::string error = test::CheckEveryCollective(comm.get(), {1, 7, 1000, std::size_t{1} << 20},
                                                  std::size_t{3} << 20);
   if (!error.empty()) {
