@@ -100,6 +100,10 @@ std::vector<WorkerSpec> MakeWorkers(const SubmitOptions& options, const rabit::T
     env.emplace_back("DMLC_ROLE", "worker");
     env.emplace_back("DMLC_JOB_CLUSTER", options.cluster);
     env.emplace_back("RINGBOOST_JOB_TOKEN", token);
+    // Workers that are restarted find the others waiting for them: recovery, not a new job.
+    if (options.cluster == "local" && options.local_num_attempt > 0) {
+      env.emplace_back("RABIT_RECOVER", "1");
+    }
     for (const auto& kv : options.env) env.push_back(kv);
   }
   return workers;

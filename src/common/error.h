@@ -19,27 +19,45 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// Thrown when a collective lost a worker, the survivors re-linked with its replacement and all
+// agreed on the last checkpoint: the caller rolls back to it (rabit::Communicator's
+// LoadCheckPoint) and goes on. Not a failure of the job.
+class RecoveredError : public Error {
+ public:
+  explicit RecoveredError(const std::string& message) : Error(message) {}
+};
+
 // Result of a call that can fail for reasons outside the program (I/O, network, MPI, CUDA).
-// Carries the call, the peer or path, and errno/code as text.
+// Carries the call, the peer or path, and errno/code as text; a failure may be marked a timeout
+// (a peer that does not answer) or a recovery (see RecoveredError).
 class Status {
  public:
+  enum class Kind { kOk, kFail, kTimeout, kRecovered };
   Status() = default;
   static Status OK() { return Status(); }
-  static Status Fail(std::string message) { return Status(std::move(message)); }
-  bool ok() const { return message_.empty(); }
+  static Status Fail(std::string message) { return Status(std::move(message), Kind::kFail); }
+  static Status Timeout(std::string message) { return Status(std::move(message), Kind::kTimeout); }
+  static Status Recovered(std::string message) {
+    return Status(std::move(message), Kind::kRecovered);
+  }
+  bool ok() const { return kind_ == Kind::kOk; }
+  bool timed_out() const { return kind_ == Kind::kTimeout; }
+  bool recovered() const { return kind_ == Kind::kRecovered; }
   const std::string& message() const { return message_; }
-  // Adds outer context: "context: inner message".
+  // Adds outer context: "context: inner message" (the kind stays).
   Status Wrap(const std::string& context) const {
-    return ok() ? *this : Status(context + ": " + message_);
+    return ok() ? *this : Status(context + ": " + message_, kind_);
   }
 
  private:
-  explicit Status(std::string message) : message_(std::move(message)) {}
+  Status(std::string message, Kind kind) : message_(std::move(message)), kind_(kind) {}
   std::string message_;
+  Kind kind_ = Kind::kOk;
 };
 
-// Turns a failed Status into an Error at the top of a call chain.
+// Turns a failed Status into an Error (a RecoveredError for a recovery) at the top of a chain.
 inline void ThrowIfError(const Status& s) {
+  if (s.recovered()) throw RecoveredError(s.message());
   if (!s.ok()) throw Error(s.message());
 }
 

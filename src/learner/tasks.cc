@@ -170,6 +170,38 @@ KillHook KillHookFromEnvironment() {
   return hook;
 }
 
+// The model to start from: the communicator's checkpoint after a recovery, else the newest
+// checkpoint of checkpoint_dir, else model_in. *resumed: training goes on from its round.
+bool StartingModel(const Params& params, rabit::Communicator* comm, Model* init, bool* resumed) {
+  int version = 0;
+  std::string text;
+  ThrowIfError(comm->LoadCheckPoint(&text, &version));
+  if (version > 0) {
+    *init = Model::FromJson(text, "the checkpoint of the job");
+    *resumed = true;
+    RB_LOG(kWarning, "rank " << comm->Rank() << " resumes at round " << init->num_rounds);
+    return true;
+  }
+  if (!params.checkpoint_dir.empty()) {
+    std::string path;
+    text = LoadNewestCheckpoint(params.checkpoint_dir, comm, &path);
+    if (!text.empty()) {
+      *init = Model::FromJson(text, path.empty() ? "checkpoint" : path);
+      *resumed = true;
+      if (comm->Rank() == 0) {
+        std::fprintf(stderr, "[ringboost] resuming from round %d (%s)\n", init->num_rounds,
+                     path.c_str());
+      }
+      return true;
+    }
+  }
+  if (params.model_in.empty()) return false;
+  *init = Model::Load(params.model_in);
+  return true;
+}
+
+int TrainOnce(const Params& params, rabit::Communicator* comm);
+
 }  // namespace
 
 int RunTrain(const Params& params) {
@@ -178,8 +210,24 @@ int RunTrain(const Params& params) {
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
                                 << comm->WorldSize());
-  CheckSameConfig(params, comm.get());
-  Learner learner(params, comm.get());
+  // A lost worker (tcp with rabit_recover) sends every worker back here, to the agreed checkpoint.
+  for (;;) {
+    try {
+      TrainOnce(params, comm.get());
+      break;
+    } catch (const RecoveredError& e) {
+      RB_LOG(kWarning, e.what());
+    }
+  }
+  ThrowIfError(comm->Shutdown());
+  return 0;
+}
+
+namespace {
+
+int TrainOnce(const Params& params, rabit::Communicator* comm) {
+  CheckSameConfig(params, comm);
+  Learner learner(params, comm);
   auto t0 = Clock::now();
   DataSet train = LoadFor(params.data, params, &learner.objective(), *comm);
   std::vector<std::pair<std::string, DataSet>> evals;
@@ -188,23 +236,8 @@ int RunTrain(const Params& params) {
   }
   double load_s = Seconds(t0);
   Model init;
-  bool have_init = false;
-  if (!params.checkpoint_dir.empty()) {
-    std::string path;
-    const std::string text = LoadNewestCheckpoint(params.checkpoint_dir, comm.get(), &path);
-    if (!text.empty()) {
-      init = Model::FromJson(text, path.empty() ? "checkpoint" : path);
-      have_init = true;
-      if (comm->Rank() == 0) {
-        std::fprintf(stderr, "[ringboost] resuming from round %d (%s)\n", init.num_rounds,
-                     path.c_str());
-      }
-    }
-  }
-  if (!have_init && !params.model_in.empty()) {
-    init = Model::Load(params.model_in);
-    have_init = true;
-  }
+  bool resumed = false;
+  const bool have_init = StartingModel(params, comm, &init, &resumed);
   SetupTimes setup = learner.Setup(std::move(train), std::move(evals), have_init ? &init : nullptr);
   RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
                                << setup.binning_s << " s");
@@ -214,7 +247,7 @@ int RunTrain(const Params& params) {
   auto train_start = Clock::now();
   const rabit::CollectiveStats before = comm->Stats();
   // A checkpoint resumes at its round; model_in adds num_round rounds to its own.
-  const int first_round = params.checkpoint_dir.empty() || !have_init ? 0 : init.num_rounds;
+  const int first_round = resumed ? init.num_rounds : 0;
   const KillHook kill_hook = KillHookFromEnvironment();
   int rounds_done = first_round;
   for (int i = first_round; i < params.num_round; ++i) {
@@ -236,6 +269,7 @@ int RunTrain(const Params& params) {
     if (!params.checkpoint_dir.empty() && is_root && (i + 1) % every == 0) {
       WriteCheckpoint(params.checkpoint_dir, learner.model(), i + 1);
     }
+    if (comm->Recovers()) ThrowIfError(comm->CheckPoint(learner.model().ToJson()));
     if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
       learner.model().Save(ModelPath(params, i + 1));
     }
@@ -270,9 +304,10 @@ int RunTrain(const Params& params) {
                          rounds_done % params.save_period == 0 && params.early_stopping_rounds == 0;
   if (is_root && !saved_by_period) learner.model().Save(out);
   if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
-  ThrowIfError(comm->Shutdown());
   return 0;
 }
+
+}  // namespace
 
 int RunPredict(const Params& params) {
   SetVerbosity(params.verbosity);

@@ -78,6 +78,9 @@ class Communicator {
   virtual Status LoadCheckPoint(std::string* model, int* version) = 0;
   virtual Status CheckPoint(const std::string& model) = 0;
   virtual int VersionNumber() const = 0;
+  // Whether a lost worker is recovered (collectives then may throw RecoveredError, and the
+  // caller should CheckPoint after each round); only the tcp backend with rabit_recover.
+  virtual bool Recovers() const { return false; }
   virtual Status Shutdown() = 0;
 
   // Typed helpers; throw ringboost::Error on failure.
@@ -112,7 +115,7 @@ class InMemoryCheckpointCommunicator : public Communicator {
   }
   int VersionNumber() const override { return version_; }
 
- private:
+ protected:
   std::string checkpoint_;
   int version_{0};
 };

@@ -219,7 +219,7 @@ Status TcpSocket::WaitFor(short events, Deadline deadline, const char* call) {
       return ErrnoStatus("poll", std::string("in ") + call + " with " + peer_);
     }
     if (rc == 0) {
-      return Status::Fail(std::string(call) + " with " + peer_ + " timed out");
+      return Status::Timeout(std::string(call) + " with " + peer_ + " timed out");
     }
     // Errors and hang-ups are reported by the call that follows.
     return Status::OK();
@@ -322,7 +322,7 @@ Status PollLinks(TcpSocket* const* sockets, const bool* want_read, const bool* w
         if (fds[i].fd < 0) continue;
         waiting += (waiting.empty() ? "" : ", ") + sockets[i]->peer();
       }
-      return Status::Fail(what + " timed out waiting for " + waiting);
+      return Status::Timeout(what + " timed out waiting for " + waiting);
     }
     for (std::size_t i = 0; ready != nullptr && i < count; ++i) ready[i] = fds[i].revents != 0;
     return Status::OK();

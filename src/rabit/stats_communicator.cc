@@ -34,6 +34,7 @@ class StatsCommunicator : public Communicator {
   }
   Status CheckPoint(const std::string& model) override { return inner_->CheckPoint(model); }
   int VersionNumber() const override { return inner_->VersionNumber(); }
+  bool Recovers() const override { return inner_->Recovers(); }
   Status Shutdown() override { return inner_->Shutdown(); }
 
  private:

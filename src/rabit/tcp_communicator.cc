@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "common/logging.h"
 #include "rabit/protocol.h"
@@ -36,9 +39,11 @@ constexpr SettingKey kListenHost{"rabit_listen_host", nullptr, "RABIT_LISTEN_HOS
 constexpr SettingKey kRingMinCount{"rabit_reduce_ring_mincount", nullptr,
                                    "RABIT_REDUCE_RING_MINCOUNT"};
 constexpr SettingKey kSocketBuffer{"rabit_socket_buffer", nullptr, "RABIT_SOCKET_BUFFER"};
-constexpr SettingKey kAllKeys[] = {kTrackerUri, kTrackerPort,  kTaskId,      kNumWorker,
-                                   kRole,       kNumAttempt,   kToken,       kTimeout,
-                                   kListenHost, kRingMinCount, kSocketBuffer};
+constexpr SettingKey kRecover{"rabit_recover", nullptr, "RABIT_RECOVER"};
+constexpr SettingKey kMock{"rabit_mock", nullptr, "RABIT_MOCK"};
+constexpr SettingKey kAllKeys[] = {
+    kTrackerUri, kTrackerPort, kTaskId,       kNumWorker,    kRole,    kNumAttempt, kToken,
+    kTimeout,    kListenHost,  kRingMinCount, kSocketBuffer, kRecover, kMock};
 
 // The value of a setting: the last matching key=value argument, else the environment.
 std::optional<std::pair<std::string, std::string>> Lookup(const CommunicatorConfig& config,
@@ -72,6 +77,23 @@ double ParseSeconds(const std::pair<std::string, std::string>& kv) {
   return v;
 }
 
+// "R,V,S,A[;R,V,S,A...]" of rabit_mock.
+std::vector<std::array<int, 4>> ParseMock(const std::pair<std::string, std::string>& kv) {
+  std::vector<std::array<int, 4>> out;
+  std::stringstream items(kv.second);
+  std::string item;
+  while (std::getline(items, item, ';')) {
+    std::array<int, 4> m{};
+    char tail = 0;
+    if (std::sscanf(item.c_str(), "%d,%d,%d,%d%c", &m[0], &m[1], &m[2], &m[3], &tail) != 4) {
+      RB_FAIL(kv.first << "=" << kv.second << ": each fault must be RANK,VERSION,CALL,ATTEMPT "
+                       << "(several separated by ';')");
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
 bool SameToken(const std::string& a, const std::string& b) {
   // Compares every byte whatever the first difference, so timing does not reveal a prefix.
   unsigned char diff = a.size() == b.size() ? 0 : 1;
@@ -94,13 +116,35 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   int WorldSize() const override { return world_; }
   std::string Backend() const override { return "tcp"; }
 
-  Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) override;
-  Status BroadcastRaw(void* buf, std::size_t bytes, int root) override;
-  Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) override;
+  // Each collective runs once; with rabit_recover a broken link leads to Recover() and a
+  // Status::Recovered (RecoveredError) that sends the caller back to the checkpoint.
+  Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) override {
+    return Robust("Allreduce", [&] { return AllreduceOnce(buf, count, type, op); });
+  }
+  Status BroadcastRaw(void* buf, std::size_t bytes, int root) override {
+    return Robust("Broadcast", [&] { return BroadcastOnce(buf, bytes, root); });
+  }
+  Status AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) override {
+    return Robust("Allgatherv", [&] { return AllgathervOnce(in, bytes, out); });
+  }
+  Status CheckPoint(const std::string& model) override {
+    seq_ = 0;  // rabit_mock counts calls from the last checkpoint
+    return InMemoryCheckpointCommunicator::CheckPoint(model);
+  }
+  bool Recovers() const override { return settings_.recover; }
   Status TrackerPrint(const std::string& message) override;
   Status Shutdown() override;
 
  private:
+  Status AllreduceOnce(void* buf, std::size_t count, DataType type, Op op);
+  Status BroadcastOnce(void* buf, std::size_t bytes, int root);
+  Status AllgathervOnce(const void* in, std::size_t bytes, std::vector<char>* out);
+  template <typename Call>
+  Status Robust(const char* what, Call call);
+  Status Recover();
+  Status AgreeOnCheckpoint();
+  void MaybeDie() const;
+
   Deadline Wait() const { return Deadline::After(settings_.timeout_s); }
   std::string Where() const { return "tcp rank " + std::to_string(rank_); }
   Status Link(const std::string& command);
@@ -128,6 +172,7 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   TcpSocket listener_;
   std::map<int, TcpSocket> links_;
   bool shut_down_ = false;
+  int seq_ = 0;  // collective calls since the last checkpoint
 };
 
 Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tracker) {
@@ -312,7 +357,11 @@ Status TcpCommunicator::AcceptPeers(int count, const std::set<int>& neighbours) 
 Status TcpCommunicator::Init() {
   Status s = TcpSocket::Listen(settings_.listen_host, 0, &listener_);
   if (!s.ok()) return s.Wrap("tcp worker");
-  return Link(proto::kStart);
+  s = Link(proto::kStart);
+  // A restarted worker of a recovering job: the survivors are re-linking and agreeing on the
+  // checkpoint now; it takes part and gets the checkpoint (LoadCheckPoint then returns it).
+  if (s.ok() && settings_.recover && settings_.num_attempt > 0) s = AgreeOnCheckpoint();
+  return s;
 }
 
 // One round with the tracker: `start` on joining; `recover` (the fault-tolerance issue) when
@@ -427,7 +476,7 @@ Status TcpCommunicator::RingAllgather(char* out, const std::vector<std::size_t>&
   return Status::OK();
 }
 
-Status TcpCommunicator::AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) {
+Status TcpCommunicator::AllreduceOnce(void* buf, std::size_t count, DataType type, Op op) {
   if (op == Op::kBitOr && (type == DataType::kFloat || type == DataType::kDouble)) {
     return Status::Fail("Allreduce: bitwise or of floating-point values");
   }
@@ -441,7 +490,7 @@ Status TcpCommunicator::AllreduceRaw(void* buf, std::size_t count, DataType type
 
 // Down the tree from `root`: the one neighbour that sends is the way to the root; the data goes
 // on to the others in pieces, so a large broadcast streams through the tree.
-Status TcpCommunicator::BroadcastRaw(void* buf, std::size_t bytes, int root) {
+Status TcpCommunicator::BroadcastOnce(void* buf, std::size_t bytes, int root) {
   if (root < 0 || root >= world_) {
     return Status::Fail("Broadcast: root " + std::to_string(root) + " outside a world of " +
                         std::to_string(world_));
@@ -479,10 +528,10 @@ Status TcpCommunicator::BroadcastRaw(void* buf, std::size_t bytes, int root) {
 }
 
 // Sizes first (an allreduce of one slot per rank), then the blocks around the ring.
-Status TcpCommunicator::AllgathervRaw(const void* in, std::size_t bytes, std::vector<char>* out) {
+Status TcpCommunicator::AllgathervOnce(const void* in, std::size_t bytes, std::vector<char>* out) {
   std::vector<int64_t> sizes(world_, 0);
   sizes[rank_] = static_cast<int64_t>(bytes);
-  Status s = AllreduceRaw(sizes.data(), sizes.size(), DataType::kInt64, Op::kSum);
+  Status s = AllreduceOnce(sizes.data(), sizes.size(), DataType::kInt64, Op::kSum);
   if (!s.ok()) return s;
   std::vector<std::size_t> offsets(world_ + 1, 0);
   for (int r = 0; r < world_; ++r) offsets[r + 1] = offsets[r] + static_cast<std::size_t>(sizes[r]);
@@ -508,6 +557,71 @@ Status TcpCommunicator::Shutdown() {
   links_.clear();
   listener_.Close();
   return s.Wrap(Where() + ": Shutdown");
+}
+
+// ---- recovery -----------------------------------------------------------------------------------
+
+void TcpCommunicator::MaybeDie() const {
+  for (const auto& m : settings_.mock) {
+    if (m[0] == rank_ && m[1] == version_ && m[2] == seq_ && m[3] == settings_.num_attempt) {
+      std::fprintf(stderr, "[ringboost] %s: rabit_mock kills this worker (version %d, call %d)\n",
+                   Where().c_str(), version_, seq_);
+      std::fflush(stderr);
+      raise(SIGKILL);
+    }
+  }
+}
+
+template <typename Call>
+Status TcpCommunicator::Robust(const char* what, Call call) {
+  MaybeDie();
+  ++seq_;
+  Status s = call();
+  // A peer that does not answer is not a dead one: timeouts end the job (never a hang).
+  if (s.ok() || !settings_.recover || s.timed_out()) return s;
+  constexpr int kMaxRecoveries = 8;
+  for (int attempt = 1;; ++attempt) {
+    RB_LOG(kWarning,
+           s.message() << "; re-linking through the tracker (recovery " << attempt << ")");
+    Status r = Recover();
+    if (r.ok()) {
+      return Status::Recovered(Where() + ": a worker was lost during " + what +
+                               "; all resume from checkpoint " + std::to_string(version_));
+    }
+    if (r.timed_out() || attempt == kMaxRecoveries) return r.Wrap(Where() + ": recovery failed");
+    s = r;
+  }
+}
+
+// Closes every link (so that the peers notice too), links again through the tracker
+// (`recover`: same rank; the restarted worker comes with `start` and its task id), then all agree
+// on the newest checkpoint.
+Status TcpCommunicator::Recover() {
+  links_.clear();
+  Status s = Link(proto::kRecover);
+  return s.ok() ? AgreeOnCheckpoint() : s;
+}
+
+// The newest checkpoint any rank holds (every worker holds the same model after the same round;
+// a failure in the last collective of a round can leave some one checkpoint ahead) is broadcast
+// from the lowest rank holding it; everyone continues from there.
+Status TcpCommunicator::AgreeOnCheckpoint() {
+  int64_t newest = version_;
+  Status s = AllreduceOnce(&newest, 1, DataType::kInt64, Op::kMax);
+  int64_t holder = version_ == newest ? rank_ : world_;
+  if (s.ok()) s = AllreduceOnce(&holder, 1, DataType::kInt64, Op::kMin);
+  int64_t size = static_cast<int64_t>(checkpoint_.size());
+  if (s.ok()) s = BroadcastOnce(&size, sizeof(size), static_cast<int>(holder));
+  if (!s.ok()) return s;
+  std::string agreed =
+      rank_ == holder ? checkpoint_ : std::string(static_cast<std::size_t>(size), '\0');
+  s = BroadcastOnce(agreed.data(), agreed.size(), static_cast<int>(holder));
+  if (!s.ok()) return s;
+  checkpoint_ = std::move(agreed);
+  version_ = static_cast<int>(newest);
+  seq_ = 0;
+  RB_LOG(kWarning, Where() << ": linked again; the job resumes from checkpoint " << version_);
+  return Status::OK();
 }
 
 }  // namespace
@@ -565,6 +679,8 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
   if (auto v = Lookup(config, kRingMinCount)) {
     t.ring_min_count = ParseInteger(*v, 1, int64_t{1} << 62);
   }
+  if (auto v = Lookup(config, kRecover)) t.recover = ParseInteger(*v, 0, 1) == 1;
+  if (auto v = Lookup(config, kMock)) t.mock = ParseMock(*v);
   if (auto v = Lookup(config, kSocketBuffer)) {
     t.socket_buffer = static_cast<int>(ParseInteger(*v, 0, 1 << 30));
   }

@@ -3,9 +3,11 @@
 // reduce-scatter + allgather for large ones, tree broadcast, ring allgather.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rabit/communicator.h"
 
@@ -26,6 +28,13 @@ struct TcpSettings {
   int64_t ring_min_count =
       32768;              // rabit_reduce_ring_mincount: elements from which to use the ring
   int socket_buffer = 0;  // rabit_socket_buffer: SO_SNDBUF/SO_RCVBUF of links (0: default)
+  // rabit_recover: when a link breaks, re-link through the tracker with the restarted worker
+  // and roll back to the newest checkpoint (RecoveredError) instead of failing. ringboost-submit
+  // turns it on when it restarts workers (--local-num-attempt > 0).
+  bool recover = false;
+  // rabit_mock=RANK,VERSION,CALL,ATTEMPT[;...]: that rank kills itself (SIGKILL) at collective
+  // call CALL after checkpoint VERSION when DMLC_NUM_ATTEMPT is ATTEMPT (faults for tests).
+  std::vector<std::array<int, 4>> mock;
 };
 
 // The accepted keys, "arg key (environment variable)" each, for messages and docs.

@@ -63,8 +63,9 @@ TEST_P(LocalWorkers, EveryWorkerRanksAndAllreducesWithItsOutputPrefixed) {
 
 INSTANTIATE_TEST_SUITE_P(Workers, LocalWorkers, ::testing::Values(1, 2, 4));
 
-// Rank 1 exits in its first attempt after the first allreduce; the others fail on its closed
-// links. All are started again with the same task ids and get the same ranks back.
+// Rank 1 exits in its first attempt after the first allreduce and is started again with its task
+// id, so it gets rank 1 back; with restarts allowed ringboost-submit turns on recovery, so the
+// survivors re-link with it and start their checks over instead of failing.
 TEST(Submit, FailedWorkersAreRestartedWithTheirRanks) {
   ringboost::test::TempDir dir;
   ringboost::test::WriteFile(dir.File("worker.sh"),
@@ -74,6 +75,7 @@ TEST(Submit, FailedWorkersAreRestartedWithTheirRanks) {
   Job job = Submit(dir.path(), "--num-workers 3 --local-num-attempt 1 sh worker.sh");
   ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
   EXPECT_TRUE(Contains(job.out, "[rank 1] rank 1 exits on purpose")) << job.out;
+  EXPECT_TRUE(Contains(job.out, "[rank 0] rank 0 recovered")) << job.out;
   EXPECT_TRUE(
       Contains(job.err, "[rank 1] ended with exit code 3; starting it again (attempt 2 of 2)"))
       << job.err;

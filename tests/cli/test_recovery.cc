@@ -1,0 +1,57 @@
+// A killed tcp worker costs a rollback, not the job: ringboost-submit restarts it with its task
+// id, the survivors re-link through the tracker, all resume from the newest in-memory
+// checkpoint, and the model file is byte-identical to an undisturbed run. Faults come from
+// rabit_mock=RANK,VERSION,CALL,ATTEMPT (the rank SIGKILLs itself at that collective call).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "cli_runner.h"
+#include "helpers.h"
+
+namespace ringboost {
+namespace {
+
+int ExitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+
+struct Fault {
+  const char* name;
+  const char* mock;
+  int kills;  // workers killed (each restarted once)
+};
+
+class Recovery : public ::testing::TestWithParam<Fault> {};
+
+TEST_P(Recovery, KilledWorkerIsReplacedAndTheModelIsUnchanged) {
+  RB_REQUIRE_SHARED_DATA();
+  const Fault& fault = GetParam();
+  test::TempDir dir;
+  test::WriteAgaricusSamplingConfig(dir.path());
+  test::WriteFile(dir.File("a.conf"), test::ReadFile(dir.File("a.conf")) + "num_round = 6\n");
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=full.json").exit_code, 0);
+  const std::string cmd = "cd '" + dir.path() + "' && timeout 120 '" + RINGBOOST_SUBMIT +
+                          "' --num-workers 3 --local-num-attempt 2 '" + RINGBOOST_EXE +
+                          "' train a.conf model_out=r.json rabit_timeout_sec=60 rabit_mock='" +
+                          fault.mock + "' > run.out 2> run.err < /dev/null";
+  const int code = ExitCode(std::system(cmd.c_str()));
+  const std::string out = test::ReadFile(dir.File("run.out"));
+  const std::string err = test::ReadFile(dir.File("run.err"));
+  ASSERT_EQ(code, 0) << out << err;
+  std::size_t restarts = 0;
+  for (std::size_t at = 0; (at = err.find("starting it again", at)) != std::string::npos; ++at) {
+    ++restarts;
+  }
+  EXPECT_EQ(restarts, static_cast<std::size_t>(fault.kills)) << err;
+  EXPECT_NE(out.find("linked again; the job resumes from checkpoint"), std::string::npos) << out;
+  EXPECT_EQ(test::ReadFile(dir.File("r.json")), test::ReadFile(dir.File("full.json")));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, Recovery,
+    ::testing::Values(Fault{"rank1_mid_run", "1,2,3,0", 1}, Fault{"rank0_first_call", "0,0,0,0", 1},
+                      Fault{"rank0_mid_run", "0,3,5,0", 1}, Fault{"twice", "1,1,2,0;2,4,6,0", 2}),
+    [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace ringboost
