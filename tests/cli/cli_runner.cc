@@ -2,7 +2,10 @@
 
 #include <sys/wait.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "helpers.h"
 
@@ -32,6 +35,32 @@ std::string WriteAgaricusSamplingConfig(const std::string& dir) {
                        "agaricus.txt.train\"\n"
                        "eval[test] = \"" +
                        data + "agaricus.txt.test\"\n");
+}
+
+std::string WriteGeneratedDense(const std::string& path, int num_rows) {
+  std::string rows;
+  rows.reserve(static_cast<std::size_t>(num_rows) * 90);
+  uint64_t state = 88172645463325252ull;
+  auto next = [&state] {  // xorshift64: a fixed stream
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  for (int i = 0; i < num_rows; ++i) {
+    double x[12];
+    for (int f = 0; f < 12; ++f) x[f] = next() * 4 - 2;
+    const double score =
+        x[0] * x[1] - x[2] + 0.5 * x[3] * x[3] - (x[4] > 0.3 ? 1 : 0) + 0.3 * next();
+    rows += score > 0 ? "1" : "0";
+    char buf[32];
+    for (int f = 0; f < 12; ++f) {
+      std::snprintf(buf, sizeof(buf), " %d:%.4f", f, x[f]);
+      rows += buf;
+    }
+    rows += "\n";
+  }
+  return WriteFile(path, rows);
 }
 
 }  // namespace ringboost::test

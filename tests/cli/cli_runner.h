@@ -18,4 +18,8 @@ RunResult RunRingboost(const std::string& dir, const std::string& args);
 // (4 rounds), the config the multi-worker tests train with. Returns its path.
 std::string WriteAgaricusSamplingConfig(const std::string& dir);
 
+// Writes `rows` LibSVM rows of 12 dense features and a binary label from a fixed recipe (the
+// same file every time, no shared data needed). Returns the path.
+std::string WriteGeneratedDense(const std::string& path, int rows);
+
 }  // namespace ringboost::test

@@ -112,28 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
 // 200k rows x 12 dense features from a fixed recipe (no shared data needed).
 TEST(GeneratedDense, SameModelAndEvalLogForOneToFourWorkers) {
   test::TempDir dir;
-  std::string rows;
-  rows.reserve(200000 * 90);
-  uint64_t state = 88172645463325252ull;
-  auto next = [&state] {  // xorshift64: a fixed stream
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return static_cast<double>(state >> 11) / 9007199254740992.0;
-  };
-  for (int i = 0; i < 200000; ++i) {
-    double x[12], score = 0;
-    for (int f = 0; f < 12; ++f) x[f] = next() * 4 - 2;
-    score = x[0] * x[1] - x[2] + 0.5 * x[3] * x[3] - (x[4] > 0.3 ? 1 : 0) + 0.3 * next();
-    std::string line = score > 0 ? "1" : "0";
-    char buf[32];
-    for (int f = 0; f < 12; ++f) {
-      std::snprintf(buf, sizeof(buf), " %d:%.4f", f, x[f]);
-      line += buf;
-    }
-    rows += line + "\n";
-  }
-  test::WriteFile(dir.File("train.txt"), rows);
+  test::WriteGeneratedDense(dir.File("train.txt"), 200000);
   test::WriteFile(dir.File("c.conf"),
                   "objective = binary:logistic\neval_metric = auc\neval_metric = logloss\n"
                   "max_depth = 6\nnum_round = 4\nsubsample = 0.9\ndata = \"train.txt\"\n"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <random>
 #include <string>
 
 #include "cli_runner.h"
@@ -17,41 +18,65 @@ int ExitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; 
 
 struct Fault {
   const char* name;
-  const char* mock;
+  std::string mock;
   int kills;  // workers killed (each restarted once)
 };
 
-class Recovery : public ::testing::TestWithParam<Fault> {};
-
-TEST_P(Recovery, KilledWorkerIsReplacedAndTheModelIsUnchanged) {
-  RB_REQUIRE_SHARED_DATA();
-  const Fault& fault = GetParam();
-  test::TempDir dir;
-  test::WriteAgaricusSamplingConfig(dir.path());
-  test::WriteFile(dir.File("a.conf"), test::ReadFile(dir.File("a.conf")) + "num_round = 6\n");
-  ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=full.json").exit_code, 0);
-  const std::string cmd = "cd '" + dir.path() + "' && timeout 120 '" + RINGBOOST_SUBMIT +
+// Trains a.conf in `dir` with 3 workers under ringboost-submit and the given faults; the model
+// must equal the one-process model, after `kills` restarts.
+void ExpectRecovered(const std::string& dir, const std::string& mock, int kills) {
+  ASSERT_EQ(test::RunRingboost(dir, "train a.conf model_out=full.json").exit_code, 0);
+  const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT +
                           "' --num-workers 3 --local-num-attempt 2 '" + RINGBOOST_EXE +
                           "' train a.conf model_out=r.json rabit_timeout_sec=60 rabit_mock='" +
-                          fault.mock + "' > run.out 2> run.err < /dev/null";
+                          mock + "' > run.out 2> run.err < /dev/null";
   const int code = ExitCode(std::system(cmd.c_str()));
-  const std::string out = test::ReadFile(dir.File("run.out"));
-  const std::string err = test::ReadFile(dir.File("run.err"));
+  const std::string out = test::ReadFile(dir + "/run.out");
+  const std::string err = test::ReadFile(dir + "/run.err");
   ASSERT_EQ(code, 0) << out << err;
   std::size_t restarts = 0;
   for (std::size_t at = 0; (at = err.find("starting it again", at)) != std::string::npos; ++at) {
     ++restarts;
   }
-  EXPECT_EQ(restarts, static_cast<std::size_t>(fault.kills)) << err;
+  EXPECT_EQ(restarts, static_cast<std::size_t>(kills)) << err;
   EXPECT_NE(out.find("linked again; the job resumes from checkpoint"), std::string::npos) << out;
-  EXPECT_EQ(test::ReadFile(dir.File("r.json")), test::ReadFile(dir.File("full.json")));
+  EXPECT_EQ(test::ReadFile(dir + "/r.json"), test::ReadFile(dir + "/full.json"));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Faults, Recovery,
-    ::testing::Values(Fault{"rank1_mid_run", "1,2,3,0", 1}, Fault{"rank0_first_call", "0,0,0,0", 1},
-                      Fault{"rank0_mid_run", "0,3,5,0", 1}, Fault{"twice", "1,1,2,0;2,4,6,0", 2}),
-    [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
+// The round of the seeded random fault: drawn once from a fixed seed, the same in every run.
+int SeededRound(int rounds) { return static_cast<int>(std::mt19937(2026)() % (rounds - 1)) + 1; }
+
+class Recovery : public ::testing::TestWithParam<Fault> {};
+
+TEST_P(Recovery, AgaricusKilledWorkerIsReplacedAndTheModelIsUnchanged) {
+  RB_REQUIRE_SHARED_DATA();
+  const Fault& fault = GetParam();
+  test::TempDir dir;
+  test::WriteAgaricusSamplingConfig(dir.path());
+  test::WriteFile(dir.File("a.conf"), test::ReadFile(dir.File("a.conf")) + "num_round = 6\n");
+  ExpectRecovered(dir.path(), fault.mock, fault.kills);
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, Recovery,
+                         ::testing::Values(Fault{"rank1_mid_run", "1,2,3,0", 1},
+                                           Fault{"rank2_seeded_round",
+                                                 "2," + std::to_string(SeededRound(6)) + ",4,0", 1},
+                                           Fault{"rank0_first_call", "0,0,0,0", 1},
+                                           Fault{"rank0_mid_run", "0,3,5,0", 1},
+                                           Fault{"twice", "1,1,2,0;2,4,6,0", 2}),
+                         [](const ::testing::TestParamInfo<Fault>& info) {
+                           return std::string(info.param.name);
+                         });
+
+// 200k generated rows: rank 0 killed at a seeded round and rank 1 at the first collective call.
+TEST(Recovery, GeneratedDenseTwoKills) {
+  test::TempDir dir;
+  test::WriteGeneratedDense(dir.File("train.txt"), 200000);
+  test::WriteFile(dir.File("a.conf"),
+                  "objective = binary:logistic\neval_metric = auc\nmax_depth = 6\n"
+                  "num_round = 4\nsubsample = 0.9\ndata = \"train.txt\"\n");
+  ExpectRecovered(dir.path(), "0," + std::to_string(SeededRound(4)) + ",2,0;1,0,0,0", 2);
+}
 
 }  // namespace
 }  // namespace ringboost
