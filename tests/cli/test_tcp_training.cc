@@ -2,7 +2,9 @@
 // and under XGBoost's own RabitTracker write the model one process writes, byte for byte.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,6 +102,47 @@ TEST(TcpTraining, BadCollectiveSettingNamesTheKey) {
   EXPECT_NE(r.err.find("DMLC_TRACKER_PORT=99999: must be an integer from 1 to 65535"),
             std::string::npos)
       << r.err;
+}
+
+}  // namespace
+}  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+// The tracker dies once the workers are linked: they train on (the links are theirs), then fail
+// to shut down at the tracker within rabit_timeout_sec, naming it; nothing hangs.
+TEST(TcpTraining, DeadTrackerEndsTheWorkersWithinTheTimeout) {
+  RB_REQUIRE_SHARED_DATA();
+  test::TempDir dir;
+  test::WriteAgaricusSamplingConfig(dir.path());
+  auto tracker = std::make_unique<rabit::test::TrackerThread>(2);
+  const int port = tracker->port();
+  std::vector<std::thread> workers;
+  std::vector<int> codes(2, -1);
+  for (int i = 0; i < 2; ++i) {
+    workers.emplace_back([&, i] {
+      const std::string cmd = "cd '" + dir.path() + "' && timeout 60 '" + RINGBOOST_EXE +
+                              "' train a.conf num_round=30 rabit_timeout_sec=2 "
+                              "DMLC_TRACKER_URI=127.0.0.1 DMLC_TRACKER_PORT=" +
+                              std::to_string(port) + " DMLC_TASK_ID=" + std::to_string(i) + " > w" +
+                              std::to_string(i) + ".out 2>&1 </dev/null";
+      codes[i] = ExitCode(std::system(cmd.c_str()));
+    });
+  }
+  for (int i = 0; i < 400 && tracker->log().find("have their ranks") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  tracker->Finish(/*stop=*/true);
+  tracker.reset();  // the listening socket closes: the port refuses connections
+  for (auto& w : workers) w.join();
+  for (int i = 0; i < 2; ++i) {
+    const std::string out = test::ReadFile(dir.File("w" + std::to_string(i) + ".out"));
+    EXPECT_NE(codes[i], 0) << out;
+    EXPECT_NE(out.find("tracker 127.0.0.1:" + std::to_string(port) + " (shutdown)"),
+              std::string::npos)
+        << out;
+  }
 }
 
 }  // namespace
