@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ostream>
 #include <sstream>
 #include <string>
 
@@ -75,6 +76,9 @@ void ExpectSameModelAndLog(const std::string& dir) {
     }
   }
 }
+
+// Test names in ctest show the case, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class SharedData : public ::testing::TestWithParam<Case> {};
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ostream>
 #include <random>
 #include <string>
 
@@ -21,6 +22,9 @@ struct Fault {
   std::string mock;
   int kills;  // workers killed (each restarted once)
 };
+
+// Test names in ctest show the case, not its bytes.
+void PrintTo(const Fault& c, std::ostream* os) { *os << c.name; }
 
 // Trains a.conf in `dir` with 3 workers under ringboost-submit and the given faults; the model
 // must equal the one-process model, after `kills` restarts.
