@@ -1,16 +1,11 @@
 #include "rabit/tcp_communicator.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <set>
-#include <sstream>
 
 #include "common/logging.h"
 #include "rabit/protocol.h"
