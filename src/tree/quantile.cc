@@ -1,15 +1,16 @@
 // Exact weighted quantile cuts (quantile.h states the rule).
 //
-// One worker: a counting pass over the CSR (threads over row blocks) gives every feature's entry
-// count and weight. The features are then cut in batches of consecutive ids whose entries fit a
+// A counting pass over the CSR (threads over row blocks) gives every feature's entry count. The
+// features are then cut in batches of consecutive ids whose entries fit a
 // memory budget (kMinBatchBytes or 1/kBatchCsrFraction of the CSR, whichever is larger), so the
 // feature-major copy never costs more than a fraction of the data: per batch, one pass over the
 // CSR gathers the batch's entries grouped by feature (row blocks again), each column is sorted
 // (threads over features, largest first) and one pass over a sorted column finds its distinct
-// values, their weights and the cuts. Values are handled as order-preserving uint32 keys
-// (sort_util.h). Unweighted data sorts bare keys; weighted data sorts (key << 32 | row) and reads
-// the row's fixed-point weight during the pass. The cuts of a feature depend only on its sorted
-// column, so the batching does not change them.
+// values, their weights and, alone, the cuts; with other workers, this worker's share of the column
+// goes to AgreeOnCuts (quantile_agree.cc), batch by batch. Values are handled as order-preserving
+// uint32 keys (sort_util.h). Unweighted data sorts bare keys; weighted data sorts (key << 32 | row)
+// and reads the row's fixed-point weight during the pass. The cuts of a feature depend only on its
+// sorted column, so the batching does not change them.
 #include "tree/quantile.h"
 
 #include <omp.h>
@@ -24,32 +25,22 @@
 
 #include "common/error.h"
 #include "common/sort_util.h"
+#include "tree/quantile_rule.h"
 
 namespace ringboost {
-namespace {
+namespace detail {
 
-using detail::FloatToKey;
-using detail::KeyToFloat;
+SummaryEntry MakeEntry(uint32_t key, uint64_t below, uint64_t weight) {
+  auto to_float = [](uint64_t fixed) {
+    return static_cast<float>(static_cast<double>(fixed) / kWeightScale);
+  };
+  return SummaryEntry{to_float(below), to_float(below + weight), to_float(weight), KeyToFloat(key)};
+}
 
-int NumThreads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads(); }
+float PruneTarget(std::size_t k, float begin, float range, std::size_t n) {
+  return 2 * ((static_cast<float>(k) * range) / static_cast<float>(n) + begin);
+}
 
-// XGBoost's bound above the largest value u: u + (|u| + 1e-5), in float.
-float LastCut(float u) { return u + (std::fabs(u) + 1e-5f); }
-// XGBoost's min_value below the smallest value u: u - |u| - 1e-5, in float.
-float MinValue(float u) { return u - std::fabs(u) - 1e-5f; }
-// A feature with no value: XGBoost's empty-column convention (min 1e-5, one bin above it).
-constexpr float kEmptyMinValue = 1e-5f;
-
-// One entry of a weighted quantile summary: the weight ranked below the value (rmin), up to and
-// including it (rmax), the value's own weight (wmin), in float as XGBoost's WQSummary.
-struct SummaryEntry {
-  float rmin, rmax, wmin;
-  float value;
-};
-using Summary = std::vector<SummaryEntry>;
-
-// XGBoost's WQSummary::SetPrune: keeps the first and last entries and, for k = 1 .. maxsize-2,
-// the entry nearest to rank k * range / (maxsize - 1), computed in float with XGBoost's steps.
 Summary Prune(const Summary& src, std::size_t maxsize) {
   if (src.size() <= maxsize) return src;
   const float begin = src[0].rmax;
@@ -58,7 +49,7 @@ Summary Prune(const Summary& src, std::size_t maxsize) {
   Summary out{src[0]};
   std::size_t i = 1, last = 0;
   for (std::size_t k = 1; k < n; ++k) {
-    const float dx2 = 2 * ((static_cast<float>(k) * range) / static_cast<float>(n) + begin);
+    const float dx2 = PruneTarget(k, begin, range, n);
     while (i < src.size() - 1 && dx2 >= src[i + 1].rmax + src[i + 1].rmin) ++i;
     if (i == src.size() - 1) break;
     const std::size_t pick =
@@ -72,42 +63,64 @@ Summary Prune(const Summary& src, std::size_t maxsize) {
   return out;
 }
 
-// Cuts of one sorted column of n > 0 elements (quantile.h's rule).
-template <typename Elem, typename Traits>
-std::vector<float> ColumnCuts(const Elem* col, uint64_t n, uint64_t distinct, uint64_t /*total*/,
-                              int max_bin, const Traits& traits) {
+std::size_t FirstPruneSize(uint64_t count, int max_bin) {
+  return static_cast<std::size_t>(std::min<uint64_t>(count, uint64_t{8} * max_bin));
+}
+
+std::vector<float> CutsAfterFirstPrune(const Summary& first, uint64_t count, int max_bin) {
+  const std::size_t max_num_bins = std::min<std::size_t>(FirstPruneSize(count, max_bin), max_bin);
+  const Summary summary = Prune(first, max_num_bins + 1);
+  const std::size_t required = std::min(summary.size(), max_num_bins);
   std::vector<float> cuts;
-  if (distinct <= static_cast<uint64_t>(max_bin)) {
-    for (uint64_t k = 1; k < n; ++k) {
-      const uint32_t key = traits.Key(col[k]);
-      if (key != traits.Key(col[k - 1])) cuts.push_back(KeyToFloat(key));
-    }
-  } else {
-    // The exact summary of the column (one entry per distinct value), pruned as XGBoost prunes
-    // its sketch: first to min(n, 8 * max_bin) entries, then to max_bin + 1.
-    Summary summary;
-    summary.reserve(distinct);  // exact size: no regrowth (up to 16 bytes per distinct value)
-    float wsum = 0.0f;
-    for (uint64_t k = 0; k < n;) {
-      const uint32_t key = traits.Key(col[k]);
-      uint64_t w = 0;
-      for (; k < n && traits.Key(col[k]) == key; ++k) w += traits.Weight(col[k]);
-      const float wf = static_cast<float>(static_cast<double>(w) / kWeightScale);
-      summary.push_back(SummaryEntry{wsum, wsum + wf, wf, KeyToFloat(key)});
-      wsum += wf;
-    }
-    const std::size_t intermediate = std::min<uint64_t>(n, uint64_t{8} * max_bin);
-    const std::size_t max_num_bins = std::min<std::size_t>(intermediate, max_bin);
-    summary = Prune(Prune(summary, intermediate), max_num_bins + 1);
-    const std::size_t required = std::min(summary.size(), max_num_bins);
-    for (std::size_t i = 1; i < required; ++i) {
-      if (cuts.empty() || summary[i].value > cuts.back()) cuts.push_back(summary[i].value);
-    }
-    cuts.push_back(LastCut(summary.back().value));
+  for (std::size_t i = 1; i < required; ++i) {
+    if (cuts.empty() || summary[i].value > cuts.back()) cuts.push_back(summary[i].value);
+  }
+  cuts.push_back(LastCut(summary.back().value));
+  return cuts;
+}
+
+std::vector<float> ExactCuts(const LocalColumn& column, uint64_t count, int max_bin) {
+  const std::vector<uint32_t>& keys = column.keys;
+  if (keys.size() <= static_cast<std::size_t>(max_bin)) {  // one bin per distinct value
+    std::vector<float> cuts;
+    for (std::size_t k = 1; k < keys.size(); ++k) cuts.push_back(KeyToFloat(keys[k]));
+    cuts.push_back(LastCut(KeyToFloat(keys.back())));
     return cuts;
   }
-  cuts.push_back(LastCut(KeyToFloat(traits.Key(col[n - 1]))));
-  return cuts;
+  Summary summary(keys.size());  // exact: one entry per distinct value
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    summary[j] = MakeEntry(keys[j], column.below[j], column.Weight(j));
+  }
+  return CutsAfterFirstPrune(Prune(summary, FirstPruneSize(count, max_bin)), count, max_bin);
+}
+
+float LastCut(float u) { return u + (std::fabs(u) + 1e-5f); }
+float MinValue(float u) { return u - std::fabs(u) - 1e-5f; }
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;  // NOLINT: the rule's pieces (quantile_rule.h) and sort_util.h's keys
+
+int NumThreads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads(); }
+
+// The distinct values of one sorted column of n > 0 elements with their weights: the whole
+// column's (ExactCuts) or this worker's share of it (AgreeOnCuts).
+template <typename Elem, typename Traits>
+LocalColumn ColumnShare(const Elem* col, uint64_t n, uint64_t distinct, const Traits& traits) {
+  LocalColumn share;
+  share.keys.reserve(distinct);
+  share.below.reserve(distinct + 1);
+  uint64_t below = 0;
+  for (uint64_t k = 0; k < n;) {
+    const uint32_t key = traits.Key(col[k]);
+    share.keys.push_back(key);
+    share.below.push_back(below);
+    for (; k < n && traits.Key(col[k]) == key; ++k) below += traits.Weight(col[k]);
+  }
+  share.below.push_back(below);
+  return share;
 }
 
 // Unweighted columns: bare keys, every entry weighs one unit.
@@ -119,7 +132,6 @@ struct UnitTraits {
   static Elem Make(uint32_t key, uint64_t /*row*/) { return key; }
   uint32_t Key(Elem e) const { return e; }
   uint64_t Weight(Elem) const { return unit; }
-  uint64_t RowWeight(uint64_t /*row*/) const { return unit; }
 };
 
 // Weighted columns: key in the high half, row in the low half.
@@ -131,7 +143,6 @@ struct RowWeightTraits {
   static Elem Make(uint32_t key, uint64_t row) { return (static_cast<uint64_t>(key) << 32) | row; }
   uint32_t Key(Elem e) const { return static_cast<uint32_t>(e >> 32); }
   uint64_t Weight(Elem e) const { return row_weight[e & 0xffffffffu]; }
-  uint64_t RowWeight(uint64_t row) const { return row_weight[row]; }
 };
 
 // The fixed-point weight of every row; a negative or non-finite weight is the user's mistake.
@@ -168,21 +179,17 @@ struct FeatureCounts {
   // cursor[b * nf + f]: the first slot (in feature-major order over all features) of block b's
   // entries of feature f; the gather advances it.
   std::vector<uint64_t> cursor;
-  std::vector<uint64_t> ptr;     // nf + 1: feature f owns slots [ptr[f], ptr[f+1])
-  std::vector<uint64_t> weight;  // nf: total fixed-point weight of each feature
-  bool rows_sorted = true;       // feature ids ascend within every row (data.h promises it)
+  std::vector<uint64_t> ptr;  // nf + 1: feature f owns slots [ptr[f], ptr[f+1])
+  bool rows_sorted = true;    // feature ids ascend within every row (data.h promises it)
 
   int NumBlocks() const { return static_cast<int>(row_begin.size()) - 1; }
   uint64_t Size(uint32_t f) const { return ptr[f + 1] - ptr[f]; }
 };
 
 // Turns the per-block counts into cursors (feature f's slots hold block 0's entries, then block
-// 1's, ...) and fills ptr and weight.
-template <typename Traits>
-void SumBlocks(FeatureCounts* counts, const std::vector<uint64_t>& block_weight, int nblocks,
-               std::size_t nf, const Traits& traits) {
+// 1's, ...) and fills ptr.
+void SumBlocks(FeatureCounts* counts, int nblocks, std::size_t nf) {
   counts->ptr.assign(nf + 1, 0);
-  counts->weight.assign(nf, 0);
   uint64_t sum = 0;
   for (std::size_t f = 0; f < nf; ++f) {
     counts->ptr[f] = sum;
@@ -190,53 +197,47 @@ void SumBlocks(FeatureCounts* counts, const std::vector<uint64_t>& block_weight,
       const uint64_t count = counts->cursor[b * nf + f];
       counts->cursor[b * nf + f] = sum;
       sum += count;
-      if (Traits::kWeighted) counts->weight[f] += block_weight[b * nf + f];
     }
-    if (!Traits::kWeighted) counts->weight[f] = (sum - counts->ptr[f]) * traits.RowWeight(0);
   }
   counts->ptr[nf] = sum;
 }
 
-// Counts (and, weighted, sums the weights of) each block's entries per feature; blocks are
-// `nthread` equal row ranges. Ids >= num_features are ignored.
-template <typename Traits>
-FeatureCounts CountByFeature(const DataSet& data, uint32_t num_features, int nthread,
-                             const Traits& traits) {
+// Counts each block's entries per feature; blocks are `nthread` equal row ranges. Ids >=
+// num_features are ignored.
+FeatureCounts CountByFeature(const DataSet& data, uint32_t num_features, int nthread) {
   const std::size_t nf = num_features;
   const uint64_t rows = data.NumRows();
   FeatureCounts counts;
   for (int b = 0; b <= nthread; ++b) counts.row_begin.push_back(rows * b / nthread);
   counts.cursor.assign(nthread * nf, 0);
-  std::vector<uint64_t> block_weight(Traits::kWeighted ? nthread * nf : 0, 0);
   int unsorted = 0;
 #pragma omp parallel for num_threads(nthread) schedule(static, 1) reduction(| : unsorted)
   for (int b = 0; b < nthread; ++b) {
     uint64_t* count = counts.cursor.data() + b * nf;
-    uint64_t* weight = Traits::kWeighted ? block_weight.data() + b * nf : nullptr;
     for (uint64_t row = counts.row_begin[b]; row < counts.row_begin[b + 1]; ++row) {
       for (uint64_t k = data.row_ptr[row]; k < data.row_ptr[row + 1]; ++k) {
         const uint32_t f = data.index[k];
         unsorted |= k > data.row_ptr[row] && f < data.index[k - 1];
-        if (f >= num_features) continue;
-        ++count[f];
-        if (Traits::kWeighted) weight[f] += traits.RowWeight(row);
+        if (f < num_features) ++count[f];
       }
     }
   }
   counts.rows_sorted = unsorted == 0;
-  SumBlocks(&counts, block_weight, nthread, nf, traits);
+  SumBlocks(&counts, nthread, nf);
   return counts;
 }
 
-// Splits the features into consecutive batches whose entries, plus the radix-sort scratch of the
-// threads sorting them, fit `capacity` elements; a feature larger than that is a batch alone.
-// Returns the batch boundaries (first feature of each batch, then num_features).
-std::vector<uint32_t> PlanBatches(const FeatureCounts& counts, uint64_t capacity, int nthread) {
-  const uint32_t nf = static_cast<uint32_t>(counts.ptr.size() - 1);
+// Splits the features into consecutive batches whose entries (`sizes`, per feature), plus the
+// radix-sort scratch of the threads sorting them, fit `capacity` elements; a feature larger than
+// that is a batch alone. Returns the batch boundaries (first feature of each batch, then
+// num_features).
+std::vector<uint32_t> PlanBatches(const std::vector<uint64_t>& sizes, uint64_t capacity,
+                                  int nthread) {
+  const uint32_t nf = static_cast<uint32_t>(sizes.size());
   std::vector<uint32_t> bounds{0};
   uint64_t sum = 0, largest = 0, members = 0;
   for (uint32_t f = 0; f < nf; ++f) {
-    const uint64_t n = counts.Size(f);
+    const uint64_t n = sizes[f];
     const uint64_t sorters = std::min<uint64_t>(nthread, members + 1);
     if (members > 0 && sum + n + sorters * std::max(largest, n) > capacity) {
       bounds.push_back(f);
@@ -282,12 +283,14 @@ void GatherBatch(const DataSet& data, uint32_t fb, uint32_t fe, int nthread, Fea
   }
 }
 
-// Sorts each gathered column of batch [fb, fe) (largest first, dynamic over threads) and computes
-// its cuts into per_feature and its min_value. `total` is each feature's agreed weight.
+// Sorts each gathered column of batch [fb, fe) (largest first, dynamic over threads) and, alone,
+// computes its cuts into per_feature and its min_value, or, with other workers, keeps this
+// worker's share of it in (*shares)[f - fb].
 template <typename Traits>
-void CutBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename Traits::Elem* elems,
-              const std::vector<uint64_t>& total, int max_bin, int nthread, const Traits& traits,
-              std::vector<std::vector<float>>* per_feature, std::vector<float>* min_values) {
+void SortBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename Traits::Elem* elems,
+               int max_bin, int nthread, const Traits& traits, bool alone,
+               std::vector<std::vector<float>>* per_feature, std::vector<float>* min_values,
+               std::vector<LocalColumn>* shares) {
   using Elem = typename Traits::Elem;
   std::vector<uint32_t> order;
   for (uint32_t f = fb; f < fe; ++f) {
@@ -295,6 +298,7 @@ void CutBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename Tr
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return counts.Size(a) > counts.Size(b); });
+  shares->assign(alone ? 0 : fe - fb, LocalColumn{{}, {0}});
 #pragma omp parallel num_threads(nthread)
   {
     std::vector<Elem> tmp;
@@ -308,8 +312,12 @@ void CutBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename Tr
       for (uint64_t k = 0; k < n; ++k) {
         distinct += (k == 0 || traits.Key(col[k]) != traits.Key(col[k - 1]));
       }
-      (*min_values)[f] = MinValue(KeyToFloat(traits.Key(col[0])));
-      (*per_feature)[f] = ColumnCuts(col, n, distinct, total[f], max_bin, traits);
+      if (alone) {
+        (*min_values)[f] = MinValue(KeyToFloat(traits.Key(col[0])));
+        (*per_feature)[f] = ExactCuts(ColumnShare(col, n, distinct, traits), n, max_bin);
+      } else {
+        (*shares)[f - fb] = ColumnShare(col, n, distinct, traits);
+      }
     }
   }
 }
@@ -331,14 +339,18 @@ template <typename Traits>
 HistogramCuts BuildCuts(const DataSet& data, uint32_t num_features, int max_bin,
                         rabit::Communicator* comm, int nthread, const Traits& traits) {
   using Elem = typename Traits::Elem;
-  FeatureCounts counts = CountByFeature(data, num_features, nthread, traits);
-  // Totals agreed across workers (what the distributed bisection will start from).
-  std::vector<uint64_t> global_weight = counts.weight;
-  comm->Allreduce(Span<uint64_t>(global_weight), rabit::Op::kSum);
-  RB_CHECK(comm->WorldSize() == 1);  // ComputeCuts gathers several workers' data first
+  FeatureCounts counts = CountByFeature(data, num_features, nthread);
+  const bool alone = comm->WorldSize() == 1;
+  // Every worker cuts the same batches, planned on the largest share of each feature.
+  std::vector<uint64_t> count(num_features), largest(num_features);
+  for (uint32_t f = 0; f < num_features; ++f) count[f] = largest[f] = counts.Size(f);
+  if (!alone) {
+    comm->Allreduce(Span<uint64_t>(count), rabit::Op::kSum);
+    comm->Allreduce(Span<uint64_t>(largest), rabit::Op::kMax);
+  }
   const uint64_t csr_bytes = data.NumNonZero() * (sizeof(uint32_t) + sizeof(float));
   const uint64_t capacity = std::max(kMinBatchBytes, csr_bytes / kBatchCsrFraction) / sizeof(Elem);
-  const std::vector<uint32_t> bounds = PlanBatches(counts, capacity, nthread);
+  const std::vector<uint32_t> bounds = PlanBatches(largest, capacity, nthread);
   uint64_t largest_batch = 0;
   for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
     largest_batch = std::max(largest_batch, counts.ptr[bounds[i + 1]] - counts.ptr[bounds[i]]);
@@ -347,10 +359,21 @@ HistogramCuts BuildCuts(const DataSet& data, uint32_t num_features, int max_bin,
   std::vector<std::vector<float>> per_feature(num_features, {LastCut(kEmptyMinValue)});
   HistogramCuts cuts;
   cuts.min_values.assign(num_features, kEmptyMinValue);
+  std::vector<LocalColumn> shares;
   for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
-    GatherBatch<Traits>(data, bounds[i], bounds[i + 1], nthread, &counts, elems.get());
-    CutBatch(counts, bounds[i], bounds[i + 1], elems.get(), global_weight, max_bin, nthread, traits,
-             &per_feature, &cuts.min_values);
+    const uint32_t fb = bounds[i], fe = bounds[i + 1];
+    GatherBatch<Traits>(data, fb, fe, nthread, &counts, elems.get());
+    SortBatch(counts, fb, fe, elems.get(), max_bin, nthread, traits, alone, &per_feature,
+              &cuts.min_values, &shares);
+    if (alone) continue;
+    std::vector<uint32_t> features;  // the batch's features present on some worker
+    std::vector<LocalColumn> present;
+    for (uint32_t f = fb; f < fe; ++f) {
+      if (count[f] == 0) continue;
+      features.push_back(f);
+      present.push_back(std::move(shares[f - fb]));
+    }
+    AgreeOnCuts(features, present, count, max_bin, comm, nthread, &per_feature, &cuts.min_values);
   }
   Concatenate(per_feature, &cuts);
   return cuts;
@@ -366,49 +389,10 @@ uint32_t HistogramCuts::SearchBin(uint32_t f, float v) const {
   return static_cast<uint32_t>(it - values.data());
 }
 
-namespace {
-
-// Every worker's entries and weights, rows in rank order: the data one process would cut.
-// Exact and simple, but it moves and holds the whole input on every worker for the time of the
-// cuts; the distributed-training issue replaces it with rank queries on allreduced counts.
-DataSet GatherForCuts(const DataSet& data, rabit::Communicator* comm) {
-  auto gather = [comm](const auto& local, auto* all) {
-    using T = typename std::decay_t<decltype(local)>::value_type;
-    std::vector<char> bytes;
-    ThrowIfError(comm->AllgathervRaw(local.data(), local.size() * sizeof(T), &bytes));
-    all->resize(bytes.size() / sizeof(T));
-    if (!bytes.empty()) std::memcpy(all->data(), bytes.data(), bytes.size());
-  };
-  DataSet all;
-  std::vector<uint64_t> lengths(data.NumRows()), all_lengths;
-  for (uint64_t i = 0; i < data.NumRows(); ++i) lengths[i] = data.row_ptr[i + 1] - data.row_ptr[i];
-  gather(lengths, &all_lengths);
-  all.row_ptr.assign(all_lengths.size() + 1, 0);
-  for (std::size_t i = 0; i < all_lengths.size(); ++i) {
-    all.row_ptr[i + 1] = all.row_ptr[i] + all_lengths[i];
-  }
-  gather(data.index, &all.index);
-  gather(data.value, &all.value);
-  const bool weighted = comm->AllreduceValue<int32_t>(data.weight.empty() ? 0 : 1, rabit::Op::kMax);
-  if (weighted) {
-    std::vector<float> w = data.weight;
-    if (w.empty()) w.assign(data.NumRows(), 1.0f);
-    gather(w, &all.weight);
-  }
-  all.name = data.name;
-  return all;
-}
-
-}  // namespace
-
 HistogramCuts ComputeCuts(const DataSet& data, uint32_t num_features, int max_bin,
                           rabit::Communicator* comm, int nthread) {
   if (max_bin < 1) RB_FAIL("max_bin=" << max_bin << " is invalid; it must be at least 1");
   RB_CHECK(comm != nullptr);
-  if (comm->WorldSize() > 1) {
-    auto local = rabit::MakeLocalCommunicator();
-    return ComputeCuts(GatherForCuts(data, comm), num_features, max_bin, local.get(), nthread);
-  }
   const int threads = NumThreads(nthread);
   if (data.weight.empty()) {
     const UnitTraits traits{static_cast<uint64_t>(std::llround(kWeightScale))};

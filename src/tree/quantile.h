@@ -9,14 +9,14 @@
 //  * k <= max_bin: cuts are u_1, ..., u_{k-1}, then u_{k-1} + |u_{k-1}| + 1e-5 (XGBoost's rule,
 //    one bin per distinct value);
 //  * otherwise: the exact weighted summary of the column (per distinct value: weight below it,
-//    up to it, its own weight) is pruned as XGBoost prunes its quantile sketch (WQSummary's
+//    up to it, its own weight, each an exact fixed-point sum of instance weights (kWeightScale)
+//    rounded to float once) is pruned as XGBoost prunes its quantile sketch (WQSummary's
 //    SetPrune, in float), first to min(n, 8 * max_bin) entries, then to max_bin + 1; the cuts are
 //    the kept values from the second on (at most max_bin - 1 of them) and the same final cut.
 //    On data small enough for XGBoost's sketch to be exact (a few thousand values per feature at
-//    max_bin 256: its whole input fits the sketch's first buffer) this
-//    gives XGBoost's cuts, hence its models; on larger data ours stay exact where XGBoost's
-//    sketch approximates.
-// Instance weights are summed exactly (fixed point, kWeightScale) before entering the summary.
+//    max_bin 256: its whole input fits the sketch's first buffer) and unweighted (XGBoost sums
+//    weights in float, in row order) this gives XGBoost's cuts, hence its models; on larger data
+//    ours stay exact where XGBoost's sketch approximates.
 // min_values[f] = u_0 - (|u_0| + 1e-5) (used as the threshold of a split with no value left).
 // A feature with no present value has one bin and no usable split.
 #pragma once
@@ -44,9 +44,10 @@ struct HistogramCuts {
 };
 
 // Cuts over all rows of `data` for `num_features` features (callers pass the num_col agreed
-// across workers). With several workers in `comm`, every worker's entries are gathered first
-// (exact, the same cuts as one process; it holds the whole input for the time of the cuts, which
-// the distributed-training issue replaces with rank queries on allreduced counts).
+// across workers). With several workers in `comm`, each holding some rows, every worker gets the
+// cuts of all the rows without any worker seeing the others' data: small columns are gathered as
+// (value, weight) lists, large ones answered by rank queries on allreduced counts
+// (quantile_agree.cc).
 HistogramCuts ComputeCuts(const DataSet& data, uint32_t num_features, int max_bin,
                           rabit::Communicator* comm, int nthread);
 

@@ -8,23 +8,12 @@
 #include "rabit/communicator.h"
 #include "tree/binned_matrix.h"
 #include "tree/quantile.h"
+#include "tree/quantile_data.h"
 
 namespace ringboost {
 namespace {
 
-DataSet MakeRows(const std::vector<std::vector<std::pair<uint32_t, float>>>& rows) {
-  DataSet d;
-  for (const auto& row : rows) {
-    for (const auto& [f, v] : row) {
-      d.index.push_back(f);
-      d.value.push_back(v);
-      d.num_col = std::max(d.num_col, f + 1);
-    }
-    d.row_ptr.push_back(d.index.size());
-    d.label.push_back(0.0f);
-  }
-  return d;
-}
+using test::MakeRows;
 
 HistogramCuts Cuts(const DataSet& d, uint32_t num_features, int max_bin) {
   auto comm = rabit::MakeLocalCommunicator();

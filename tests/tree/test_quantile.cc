@@ -28,26 +28,13 @@
 #include "helpers.h"
 #include "rabit/communicator.h"
 #include "tree/quantile.h"
+#include "tree/quantile_data.h"
 
 namespace ringboost {
 namespace {
 
-// A data set with one feature per inner vector entry: rows[i] lists (feature, value) pairs.
-DataSet MakeData(const std::vector<std::vector<std::pair<uint32_t, float>>>& rows,
-                 std::vector<float> weight = {}) {
-  DataSet d;
-  for (const auto& row : rows) {
-    for (const auto& [f, v] : row) {
-      d.index.push_back(f);
-      d.value.push_back(v);
-      d.num_col = std::max(d.num_col, f + 1);
-    }
-    d.row_ptr.push_back(d.index.size());
-    d.label.push_back(0.0f);
-  }
-  d.weight = std::move(weight);
-  return d;
-}
+using test::MakeData;
+using test::RandomData;
 
 // One feature holding `values`, one row each.
 DataSet Column(const std::vector<float>& values, std::vector<float> weight = {}) {
@@ -276,7 +263,8 @@ std::vector<RefEntry> RefPrune(const std::vector<RefEntry>& src, std::size_t max
 }
 
 // Cuts of one column of (value, fixed-point weight) pairs: sort, sum equal values, build the
-// exact summary in float (weight / kWeightScale as a double, then float), prune twice, add cuts.
+// exact summary (each rank the exact fixed-point sum / kWeightScale as a double, then float),
+// prune twice, add cuts.
 std::vector<float> ReferenceCuts(std::vector<std::pair<float, uint64_t>> column, int max_bin) {
   std::sort(column.begin(), column.end());
   std::vector<std::pair<float, uint64_t>> distinct;  // value, summed weight
@@ -294,11 +282,13 @@ std::vector<float> ReferenceCuts(std::vector<std::pair<float, uint64_t>> column,
     return cuts;
   }
   std::vector<RefEntry> summary;
-  float below = 0.0f;
+  auto to_float = [](uint64_t fixed) {
+    return static_cast<float>(static_cast<double>(fixed) / kWeightScale);
+  };
+  uint64_t below = 0;  // exact sums, each rounded to float once
   for (const auto& [v, w] : distinct) {
-    const float wf = static_cast<float>(static_cast<double>(w) / kWeightScale);
-    summary.push_back({below, below + wf, wf, v});
-    below += wf;
+    summary.push_back({to_float(below), to_float(below + w), to_float(w), v});
+    below += w;
   }
   const std::size_t stage1 = std::min<std::size_t>(column.size(), 8 * max_bin);
   const std::size_t stage2 = std::min<std::size_t>(stage1, max_bin) + 1;
@@ -322,24 +312,6 @@ std::vector<std::pair<float, uint64_t>> ColumnOf(const DataSet& d, uint32_t f) {
     }
   }
   return column;
-}
-
-// `rows` rows, 3 features: 0 dense with a few hundred distinct values (rounded normal),
-// 1 dense with 7 values, 2 sparse (30%) and nearly all distinct. Weights are multiples of .02
-// (zero included) when `weighted`.
-DataSet RandomData(uint32_t seed, bool weighted, int rows = 3000) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 3.0f);
-  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  std::vector<std::vector<std::pair<uint32_t, float>>> data(rows);
-  std::vector<float> weight;
-  for (auto& row : data) {
-    row.push_back({0u, std::round(normal(rng) * 10.0f) / 10.0f});
-    row.push_back({1u, static_cast<float>(static_cast<int>(unit(rng) * 7))});
-    if (unit(rng) < 0.3f) row.push_back({2u, normal(rng)});
-    if (weighted) weight.push_back(std::round(unit(rng) * 100.0f) / 50.0f);
-  }
-  return MakeData(data, weight);
 }
 
 TEST(Quantile, ReferenceAgreesWithHandDerivations) {
