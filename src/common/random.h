@@ -31,7 +31,6 @@ enum class RandomStream : uint64_t {
   kColumnTree = 2,
   kColumnLevel = 3,
   kColumnNode = 4,
-  kRankPairs = 5,
 };
 
 }  // namespace ringboost

@@ -51,6 +51,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
       train.first_group += counts[2 * r + 1];
     }
   }
+  objective_->Prepare(train, comm_);
   uint32_t num_col =
       static_cast<uint32_t>(comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
   if (init != nullptr) {

@@ -9,6 +9,7 @@
 
 #include "common/params.h"
 #include "data/data.h"
+#include "rabit/communicator.h"
 
 namespace ringboost {
 
@@ -25,6 +26,12 @@ class Objective {
   virtual int NumGroups() const { return 1; }
   // nullptr when `label` is valid for this objective, else a static description of the rule.
   virtual const char* CheckLabel(float label) const = 0;
+  // Called once before training with this worker's training rows (data.first_group set): an
+  // objective that needs facts about the other workers' rows gathers them here.
+  virtual void Prepare(const DataSet& train, rabit::Communicator* comm) {
+    (void)train;
+    (void)comm;
+  }
   // Fills out (size rows x NumGroups()) from margins `preds` of the same layout. `iter` is the
   // round (rank:* seeds its pair sampling with it).
   virtual void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,

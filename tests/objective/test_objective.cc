@@ -4,12 +4,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "label_rows.h"
 #include "objective/objective.h"
+#include "objective/objective_detail.h"
 
 namespace ringboost {
 namespace {
@@ -283,7 +285,6 @@ TEST(Objective, RankGradientsIndependentOfThreads) {
       omp_set_num_threads(threads);
       Params p;
       p.nthread = threads;
-      p.seed = 7;
       results.push_back(Grad(*Make(name, p), d, preds, 3));
     }
     for (size_t r = 1; r < results.size(); ++r) {
@@ -294,10 +295,74 @@ TEST(Objective, RankGradientsIndependentOfThreads) {
           << name;
     }
     // Another round draws other pairs.
-    Params p;
-    p.seed = 7;
-    auto other = Grad(*Make(name, p), d, preds, 4);
+    auto other = Grad(*Make(name), d, preds, 4);
     EXPECT_NE(std::memcmp(other.data(), results[0].data(), other.size() * sizeof(GradPair)), 0);
+  }
+}
+
+// XGBoost 1.7.4's CPU rank:pairwise gradients with one thread, written as its rank_obj.cu does
+// (std::minstd_rand seeded (iter + 1) * 1111, std::uniform_int_distribution<unsigned> per item),
+// unweighted groups: the reference ringboost's draws must reproduce bit for bit.
+std::vector<GradPair> XGBoostPairwise(const DataSet& d, const std::vector<float>& preds, int iter) {
+  std::vector<GradPair> out(preds.size());
+  std::minstd_rand rnd((iter + 1) * 1111);
+  for (std::size_t k = 0; k + 1 < d.group_ptr.size(); ++k) {
+    struct Item {
+      float pred, label;
+      unsigned rindex;
+    };
+    std::vector<Item> lst;
+    for (unsigned j = d.group_ptr[k]; j < d.group_ptr[k + 1]; ++j) {
+      lst.push_back({preds[j], d.label[j], j});
+    }
+    std::stable_sort(lst.begin(), lst.end(),
+                     [](const Item& a, const Item& b) { return a.pred > b.pred; });
+    std::vector<std::pair<float, unsigned>> rec;
+    for (unsigned i = 0; i < lst.size(); ++i) rec.push_back({lst[i].label, i});
+    std::stable_sort(rec.begin(), rec.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<std::pair<unsigned, unsigned>> pairs;  // (pos, neg) list indices
+    for (unsigned i = 0; i < rec.size();) {
+      unsigned j = i + 1;
+      while (j < rec.size() && rec[j].first == rec[i].first) ++j;
+      const unsigned nleft = i, nright = static_cast<unsigned>(rec.size() - j);
+      for (unsigned pid = i; nleft + nright != 0 && pid < j; ++pid) {
+        unsigned r = std::uniform_int_distribution<unsigned>(0, nleft + nright - 1)(rnd);
+        if (r < nleft) {
+          pairs.push_back({rec[r].second, rec[pid].second});
+        } else {
+          pairs.push_back({rec[pid].second, rec[r + j - i].second});
+        }
+      }
+      i = j;
+    }
+    for (const auto& [pos, neg] : pairs) {
+      const float p = objective_detail::Sigmoid(lst[pos].pred - lst[neg].pred);
+      const float g = p - 1.0f, h = std::max(p * (1.0f - p), 1e-16f);
+      out[lst[pos].rindex].grad += g;
+      out[lst[pos].rindex].hess += 2.0f * h;
+      out[lst[neg].rindex].grad += -g;
+      out[lst[neg].rindex].hess += 2.0f * h;
+    }
+  }
+  return out;
+}
+
+TEST(Objective, RankPairsAreXGBoostsOneThreadDraws) {
+  std::vector<float> preds;
+  const DataSet d = RandomRankData(&preds);
+  for (int iter : {0, 1, 7}) {
+    for (int threads : {1, 3}) {
+      Params p;
+      p.nthread = threads;
+      const std::vector<GradPair> got = Grad(*Make("rank:pairwise", p), d, preds, iter);
+      const std::vector<GradPair> want = XGBoostPairwise(d, preds, iter);
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].grad, want[i].grad) << "row " << i << " iter " << iter;
+        ASSERT_EQ(got[i].hess, want[i].hess) << "row " << i << " iter " << iter;
+      }
+    }
   }
 }
 
