@@ -1,20 +1,36 @@
-// The kubernetes launcher: writes `<jobname>-mpijob.yaml` in the current directory, a Kubeflow
-// MPI Operator (kubeflow.org/v2beta1) MPIJob, and starts nothing: the user applies it with
-// kubectl. In the cluster there is no ringboost tracker: the launcher pod runs
-//   mpirun -n N --hostfile /etc/mpi/hostfile [-x K=V for --env] COMMAND
-// over N worker pods running sshd (the operator writes the hostfile and the ssh keys), and the
-// workers use the mpi communicator, ranks from Open MPI. So the tracker variables of the
-// WorkerSpecs are not written; --env is. The image is $RINGBOOST_IMAGE or ringboost:latest.
+// The kubernetes launcher: writes one Kubeflow MPI Operator (kubeflow.org/v2beta1) MPIJob and
+// starts nothing; the user applies it with kubectl. In the cluster there is no ringboost tracker:
+// the operator starts N worker pods running sshd (port 2222, as the non-root user mpiuser of the
+// image deploy/Dockerfile builds), writes /etc/mpi/hostfile and an ssh key pair, and once the
+// workers are ready (launcherCreationPolicy WaitForWorkersReady) a launcher pod runs
+//   mpirun --hostfile /etc/mpi/hostfile -np N*S [-x K=V for each --env] COMMAND
+// whose ranks use the mpi communicator (OMPI_COMM_WORLD_RANK/SIZE). So the tracker variables of
+// the WorkerSpecs are not written; --env is. Every value the API server or the operator would
+// refuse is refused here first, naming the flag, and nothing is written then.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "submit.h"
 
 namespace ringboost::submit {
 namespace {
+
+// The image's user (deploy/Dockerfile) and where the operator mounts its files.
+constexpr int kUserId = 1000;
+constexpr const char* kHome = "/home/mpiuser";
+constexpr const char* kHostfile = "/etc/mpi/hostfile";
+constexpr int kSshPort = 2222;
+// Launcher restarts (the Job's backoffLimit) before the MPIJob fails; with a --volume each
+// restart resumes from the last checkpoint. 6 is the Kubernetes Job default.
+constexpr int kBackoffLimit = 6;
+constexpr long long kMaxInt32 = 2147483647;
 
 // A YAML double-quoted scalar (JSON string syntax, which YAML accepts).
 std::string Quoted(const std::string& text) {
@@ -23,7 +39,7 @@ std::string Quoted(const std::string& text) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c < 0x20) {
+    } else if (c < 0x20 || c == 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof(buf), "\\u%04x", c);
       out += buf;
@@ -34,6 +50,118 @@ std::string Quoted(const std::string& text) {
   return out + "\"";
 }
 
+// ---- a small block-style YAML emitter --------------------------------------------------------
+
+// A YAML node: a scalar (already rendered), a map with its keys in order, or a list. Keys are
+// literals of this file, plain YAML scalars; string values are always Quoted().
+class Yaml {
+ public:
+  static Yaml Str(const std::string& text) { return Yaml(Quoted(text)); }
+  // A fixed word of this file that needs no quotes (a name, an enum value, a path).
+  static Yaml Plain(const char* word) { return Yaml(std::string(word)); }
+  static Yaml Int(long long value) { return Yaml(std::to_string(value)); }
+  static Yaml Map() { return Yaml(kMap); }
+  static Yaml List() { return Yaml(kList); }
+  static Yaml StrList(const std::vector<std::string>& items) {
+    Yaml list = List();
+    for (const std::string& item : items) list.Push(Str(item));
+    return list;
+  }
+  Yaml& Add(const std::string& key, Yaml value) {
+    RB_CHECK(kind_ == kMap);
+    map_.emplace_back(key, std::move(value));
+    return *this;
+  }
+  Yaml& Push(Yaml value) {
+    RB_CHECK(kind_ == kList);
+    list_.push_back(std::move(value));
+    return *this;
+  }
+  // The node as block YAML, its lines at `indent` spaces (a map's entries, a list's dashes).
+  std::string Render(int indent) const {
+    std::string out;
+    const std::string pad(indent, ' ');
+    for (const auto& [key, value] : map_) {
+      out += pad + key + ":";
+      if (value.kind_ == kScalar || value.Empty()) {
+        out += " " + value.Inline() + "\n";
+      } else {
+        // A list sits at its key's indent, a map's entries two further in.
+        out += "\n" + value.Render(value.kind_ == kList ? indent : indent + 2);
+      }
+    }
+    for (const Yaml& item : list_) {
+      RB_CHECK(item.kind_ != kList);
+      if (item.kind_ == kScalar || item.Empty()) {
+        out += pad + "- " + item.Inline() + "\n";
+      } else {
+        // A map in a list: its first entry on the dash's line, the rest aligned under it.
+        out += pad + "- " + item.Render(indent + 2).substr(indent + 2);
+      }
+    }
+    return out;
+  }
+
+ private:
+  enum Kind { kScalar, kMap, kList };
+  explicit Yaml(Kind kind) : kind_(kind) {}
+  explicit Yaml(std::string scalar) : kind_(kScalar), scalar_(std::move(scalar)) {}
+  bool Empty() const { return kind_ != kScalar && map_.empty() && list_.empty(); }
+  std::string Inline() const { return kind_ == kScalar ? scalar_ : kind_ == kMap ? "{}" : "[]"; }
+
+  Kind kind_;
+  std::string scalar_;
+  std::vector<std::pair<std::string, Yaml>> map_;
+  std::vector<Yaml> list_;
+};
+
+// ---- checks: what the API server or the operator would refuse --------------------------------
+
+bool IsLowerAlnum(char c) {
+  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c));
+}
+
+// DNS-1123 label (namespaces, pod host names): [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63.
+bool IsDns1123Label(const std::string& s) {
+  if (s.empty() || s.size() > 63 || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) {
+    return false;
+  }
+  for (char c : s) {
+    if (!IsLowerAlnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+// DNS-1123 subdomain (claim names): labels joined by '.', at most 253 characters.
+bool IsDns1123Subdomain(const std::string& s) {
+  if (s.empty() || s.size() > 253) return false;
+  std::size_t start = 0;
+  for (std::size_t dot; (dot = s.find('.', start)) != std::string::npos; start = dot + 1) {
+    if (!IsDns1123Label(s.substr(start, dot - start))) return false;
+  }
+  return IsDns1123Label(s.substr(start));
+}
+
+// The MPIJob's name is also its headless Service's name (a DNS-1035 label: it starts with a
+// letter), and the operator refuses a job whose last worker pod, <name>-worker-<N-1>, would
+// not be a DNS label (63 characters at most).
+Status CheckJobName(const std::string& name, int num_workers) {
+  if (!IsDns1123Label(name) || !std::islower(static_cast<unsigned char>(name.front()))) {
+    return Status::Fail("--jobname " + name +
+                        ": a Kubernetes job name must be lower-case letters, digits and '-', "
+                        "starting with a letter and ending with a letter or digit");
+  }
+  const std::string last = name + "-worker-" + std::to_string(num_workers - 1);
+  if (last.size() > 63) {
+    const std::size_t room = 63 - (last.size() - name.size());
+    return Status::Fail("--jobname " + name + ": the last worker pod's name " + last + " has " +
+                        std::to_string(last.size()) + " characters; Kubernetes allows 63 (with " +
+                        std::to_string(num_workers) + " workers the name may have at most " +
+                        std::to_string(room) + ")");
+  }
+  return Status::OK();
+}
+
 // --worker-memory in dmlc's spelling ("1g", "512m", "2G") as a Kubernetes quantity ("1Gi");
 // a quantity already in Kubernetes spelling ("2Gi", "1500M", "1073741824") passes unchanged.
 Status MemoryQuantity(const std::string& memory, std::string* out) {
@@ -42,86 +170,298 @@ Status MemoryQuantity(const std::string& memory, std::string* out) {
     ++digits;
   }
   const std::string number = memory.substr(0, digits), unit = memory.substr(digits);
+  const bool positive = number.find_first_not_of('0') != std::string::npos;
   static const char* const kKubernetesUnits[] = {"", "Ki", "Mi", "Gi", "Ti", "K", "M", "G", "T"};
   for (const char* known : kKubernetesUnits) {
-    if (!number.empty() && unit == known) {
+    if (positive && unit == known) {
       *out = memory;
       return Status::OK();
     }
   }
-  const std::string lower = [&] {
-    std::string s;
-    for (char c : unit) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  }();
+  std::string lower;
+  for (char c : unit) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* dmlc : {"k", "m", "g", "t"}) {
-    if (!number.empty() && (lower == dmlc || lower == std::string(dmlc) + "b")) {
+    if (positive && (lower == dmlc || lower == std::string(dmlc) + "b")) {
       *out = number + static_cast<char>(std::toupper(dmlc[0])) + "i";
       return Status::OK();
     }
   }
   return Status::Fail("--worker-memory " + memory +
-                      ": expected a size such as 512m, 1g or 2Gi (a number and k, m, g or t)");
+                      ": expected a size above 0 such as 512m, 1g or 2Gi (a whole number and k, "
+                      "m, g or t)");
 }
 
-// Kubernetes names are DNS-1123 labels: lower-case letters, digits and '-', at most 63, the
-// first and last alphanumeric; 50 leaves room for the "-worker-N" the operator appends.
-Status CheckJobName(const std::string& name) {
-  bool ok = !name.empty() && name.size() <= 50 && name.front() != '-' && name.back() != '-';
-  for (char c : name)
-    ok = ok && (std::islower(static_cast<unsigned char>(c)) ||
-                std::isdigit(static_cast<unsigned char>(c)) || c == '-');
-  if (ok) return Status::OK();
-  return Status::Fail("--jobname " + name +
-                      ": a Kubernetes name must be lower-case letters, digits and '-', at most 50 "
-                      "characters, starting and ending with a letter or digit");
+// Paths the image or the operator provide, which the volume must neither hide nor sit inside.
+const char* const kReservedPaths[] = {"/etc/mpi", "/home/mpiuser/.ssh",
+                                      "/home/mpiuser/.sshd_config", "/usr/local/bin/ringboost"};
+
+Status CheckMountPath(const std::string& flag, const std::string& path) {
+  if (path.empty() || path.front() != '/') {
+    return Status::Fail(flag + ": the mount path '" + path +
+                        "' must be absolute (start with /), e.g. data:/data");
+  }
+  if (path.find(':') != std::string::npos) {
+    return Status::Fail(flag + ": the mount path '" + path + "' must not contain ':'");
+  }
+  std::istringstream parts(path.substr(1));
+  for (std::string part; std::getline(parts, part, '/');) {
+    if (part.empty() || part == "." || part == "..") {
+      return Status::Fail(flag + ": the mount path '" + path +
+                          "' must be a plain absolute path (no empty, '.' or '..' parts)");
+    }
+  }
+  for (const std::string reserved : kReservedPaths) {
+    if (path == reserved || reserved.rfind(path + "/", 0) == 0 ||
+        path.rfind(reserved + "/", 0) == 0) {
+      return Status::Fail(flag + ": the mount path '" + path + "' collides with " + reserved +
+                          " (the operator's hostfile and ssh keys, the sshd config and the "
+                          "ringboost binary live there); mount the volume elsewhere, e.g. /data");
+    }
+  }
+  return Status::OK();
 }
 
-std::string ImageName() {
-  const char* image = std::getenv("RINGBOOST_IMAGE");
-  return image != nullptr && *image != '\0' ? image : "ringboost:latest";
+// --volume CLAIM:PATH; empty stays empty. A trailing '/' of PATH is dropped.
+Status ParseVolume(const std::string& volume, std::string* claim, std::string* path) {
+  if (volume.empty()) return Status::OK();
+  const std::string flag = "--volume " + volume;
+  const std::size_t colon = volume.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == volume.size()) {
+    return Status::Fail(flag +
+                        ": expected CLAIM:PATH, a PersistentVolumeClaim's name and an absolute "
+                        "mount path, e.g. ringboost-data:/data");
+  }
+  *claim = volume.substr(0, colon);
+  *path = volume.substr(colon + 1);
+  while (path->size() > 1 && path->back() == '/') path->pop_back();
+  if (!IsDns1123Subdomain(*claim)) {
+    return Status::Fail(flag + ": the claim name '" + *claim +
+                        "' must be lower-case letters, digits, '-' and '.', starting and ending "
+                        "with a letter or digit, at most 253 characters");
+  }
+  if (*path == "/") {
+    return Status::Fail(flag + ": the mount path must not be /; use e.g. " + *claim + ":/data");
+  }
+  return CheckMountPath(flag, *path);
 }
 
-void WriteList(std::ostream& out, const std::string& indent,
-               const std::vector<std::string>& items) {
-  for (const std::string& item : items) out << indent << "- " << Quoted(item) << "\n";
+// The image: --image, else $RINGBOOST_IMAGE.
+Status ResolveImage(const std::string& flag_value, std::string* image) {
+  const char* env = std::getenv("RINGBOOST_IMAGE");
+  *image = !flag_value.empty() ? flag_value : env != nullptr ? env : "";
+  if (image->empty()) {
+    return Status::Fail(
+        "--image: no container image given: pass --image REGISTRY/ringboost:TAG or set "
+        "RINGBOOST_IMAGE (deploy/Dockerfile builds one)");
+  }
+  for (char c : *image) {
+    if (std::isspace(static_cast<unsigned char>(c)) ||
+        std::iscntrl(static_cast<unsigned char>(c))) {
+      return Status::Fail("--image '" + *image + "': an image reference has no spaces");
+    }
+  }
+  return Status::OK();
 }
 
-// The whole MPIJob; `memory` is already a Kubernetes quantity.
-std::string MpiJobYaml(const SubmitOptions& options, const std::string& memory) {
-  const std::string n = std::to_string(options.num_workers);
-  std::vector<std::string> args = {"-n", n, "--hostfile", "/etc/mpi/hostfile"};
-  for (const auto& [key, value] : options.env) {
+Status CheckCounts(const SubmitOptions& o) {
+  if (o.num_workers < 1) {
+    return Status::Fail("--num-workers " + std::to_string(o.num_workers) + ": must be at least 1");
+  }
+  if (o.slots_per_worker < 1) {
+    return Status::Fail("--slots-per-worker " + std::to_string(o.slots_per_worker) +
+                        ": must be at least 1 (MPI ranks per worker pod)");
+  }
+  if (1LL * o.num_workers * o.slots_per_worker > kMaxInt32) {
+    return Status::Fail("--num-workers x --slots-per-worker: more ranks than 2^31-1");
+  }
+  if (o.gpus_per_worker < 0) {
+    return Status::Fail("--gpus-per-worker " + std::to_string(o.gpus_per_worker) +
+                        ": must be 0 or more");
+  }
+  if (o.worker_cores < 1) {
+    return Status::Fail("--worker-cores " + std::to_string(o.worker_cores) +
+                        ": must be at least 1");
+  }
+  for (const auto& [key, value] : o.env) {
+    bool ok = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
+    for (char c : key) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok) {
+      return Status::Fail("--env " + key + "=" + value +
+                          ": the name must be letters, digits and '_', not starting with a digit");
+    }
+  }
+  return Status::OK();
+}
+
+// The checked and resolved values the manifest is made of.
+struct JobValues {
+  std::string image, memory, claim, mount_path, output;
+};
+
+Status CheckOptions(const SubmitOptions& o, JobValues* v) {
+  if (o.command.empty()) return Status::Fail("no worker command given");
+  Status s = CheckCounts(o);
+  if (s.ok()) s = CheckJobName(o.jobname, o.num_workers);
+  if (s.ok() && !IsDns1123Label(o.k8s_namespace)) {
+    s = Status::Fail("--namespace " + o.k8s_namespace +
+                     ": a namespace must be lower-case letters, digits and '-', starting and "
+                     "ending with a letter or digit, at most 63 characters");
+  }
+  if (s.ok()) s = ResolveImage(o.image, &v->image);
+  if (s.ok()) s = MemoryQuantity(o.worker_memory, &v->memory);
+  if (s.ok()) s = ParseVolume(o.volume, &v->claim, &v->mount_path);
+  v->output = o.output.empty() ? o.jobname + "-mpijob.yaml" : o.output;
+  return s;
+}
+
+// ---- the manifest ----------------------------------------------------------------------------
+
+// The ringboost command, with checkpoint_dir on the volume so that a restarted launcher resumes
+// (only for `ringboost [train] CONF ...`, and only when the user set no checkpoint_dir).
+std::vector<std::string> Command(const SubmitOptions& o, const JobValues& v) {
+  std::vector<std::string> command = o.command;
+  const std::string& program = command.front();
+  const std::string base = program.substr(program.rfind('/') + 1);
+  bool wanted = !v.mount_path.empty() && base == "ringboost" && command.size() >= 2 &&
+                command[1] != "predict" && command[1] != "dump" && command[1] != "help" &&
+                command[1].front() != '-';
+  for (const std::string& arg : command) wanted = wanted && arg.rfind("checkpoint_dir=", 0) != 0;
+  if (wanted)
+    command.push_back("checkpoint_dir=" + v.mount_path + "/" + o.jobname + "-checkpoints");
+  return command;
+}
+
+// The mpirun arguments: nothing beyond the hostfile, the rank count and --env. The operator's
+// OMPI_MCA_* variables already set the ssh retries and slots; the explicit hostfile keeps
+// working under Open MPI 5, which ignores OMPI_MCA_orte_default_hostfile.
+std::vector<std::string> MpirunArgs(const SubmitOptions& o, const JobValues& v) {
+  std::vector<std::string> args = {
+      "--hostfile", kHostfile, "-np",
+      std::to_string(static_cast<long long>(o.num_workers) * o.slots_per_worker)};
+  bool threads_set = false;
+  for (const auto& [key, value] : o.env) {
     args.push_back("-x");
     args.push_back(key + "=" + value);
+    threads_set = threads_set || key == "OMP_NUM_THREADS";
   }
-  args.insert(args.end(), options.command.begin(), options.command.end());
-  std::ostringstream out;
-  out << "# Written by ringboost-submit --cluster kubernetes; apply with kubectl apply -f.\n"
-      << "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: " << options.jobname
-      << "\nspec:\n  slotsPerWorker: 1\n  runPolicy:\n"
-      << "    cleanPodPolicy: Running\n  sshAuthMountPath: /root/.ssh\n"
-      << "  mpiImplementation: OpenMPI\n  mpiReplicaSpecs:\n"
-      << "    Launcher:\n      replicas: 1\n      template:\n        spec:\n"
-      << "          containers:\n          - name: launcher\n            image: "
-      << Quoted(ImageName()) << "\n            env:\n"
-      << "            - name: OMPI_ALLOW_RUN_AS_ROOT\n              value: \"1\"\n"
-      << "            - name: OMPI_ALLOW_RUN_AS_ROOT_CONFIRM\n              value: \"1\"\n"
-      << "            command:\n";
-  WriteList(out, "            ", {"mpirun"});
-  out << "            args:\n";
-  WriteList(out, "            ", args);
-  out << "    Worker:\n      replicas: " << n << "\n      template:\n        spec:\n"
-      << "          containers:\n          - name: worker\n            image: "
-      << Quoted(ImageName()) << "\n            command:\n";
-  WriteList(out, "            ", {"/usr/sbin/sshd", "-De"});
-  out << "            resources:\n";
-  for (const char* kind : {"requests", "limits"}) {
-    out << "              " << kind
-        << ":\n                cpu: " << Quoted(std::to_string(options.worker_cores))
-        << "\n                memory: " << Quoted(memory) << "\n";
+  // Each rank's share of its pod's cores (ringboost's nthread=0 follows OMP_NUM_THREADS): by
+  // default a rank would start a thread per core it sees, slots of them per pod, and OpenMP's
+  // spinning threads would then crowd each other out (measured: 4 ranks on 2 cores ran rounds
+  // many times slower).
+  if (!threads_set) {
+    args.push_back("-x");
+    args.push_back("OMP_NUM_THREADS=" +
+                   std::to_string(std::max(1, o.worker_cores / o.slots_per_worker)));
   }
-  return out.str();
+  for (const std::string& arg : Command(o, v)) args.push_back(arg);
+  return args;
+}
+
+// One pod template: the container `container` plus the volume and the pod's user.
+Yaml PodTemplate(Yaml container, const JobValues& v) {
+  Yaml security =
+      Yaml::Map().Add("runAsUser", Yaml::Int(kUserId)).Add("runAsGroup", Yaml::Int(kUserId));
+  Yaml spec = Yaml::Map();
+  if (!v.claim.empty()) {
+    // The volume's files become writable by mpiuser where the volume supports ownership.
+    security.Add("fsGroup", Yaml::Int(kUserId))
+        .Add("fsGroupChangePolicy", Yaml::Plain("OnRootMismatch"));
+    container.Add("workingDir", Yaml::Str(v.mount_path))
+        .Add("volumeMounts", Yaml::List().Push(Yaml::Map()
+                                                   .Add("name", Yaml::Plain("data"))
+                                                   .Add("mountPath", Yaml::Str(v.mount_path))));
+  }
+  spec.Add("securityContext", std::move(security))
+      .Add("containers", Yaml::List().Push(std::move(container)));
+  if (!v.claim.empty()) {
+    spec.Add("volumes",
+             Yaml::List().Push(Yaml::Map()
+                                   .Add("name", Yaml::Plain("data"))
+                                   .Add("persistentVolumeClaim",
+                                        Yaml::Map().Add("claimName", Yaml::Str(v.claim)))));
+  }
+  return Yaml::Map().Add("spec", std::move(spec));
+}
+
+Yaml WorkerContainer(const SubmitOptions& o, const JobValues& v) {
+  Yaml amounts = Yaml::Map()
+                     .Add("cpu", Yaml::Str(std::to_string(o.worker_cores)))
+                     .Add("memory", Yaml::Str(v.memory));
+  if (o.gpus_per_worker > 0) {
+    amounts.Add("nvidia.com/gpu", Yaml::Str(std::to_string(o.gpus_per_worker)));
+  }
+  const std::string home = kHome;
+  return Yaml::Map()
+      .Add("name", Yaml::Plain("worker"))
+      .Add("image", Yaml::Str(v.image))
+      .Add("command", Yaml::StrList({"/usr/sbin/sshd", "-De", "-f", home + "/.sshd_config"}))
+      .Add("ports", Yaml::List().Push(Yaml::Map()
+                                          .Add("containerPort", Yaml::Int(kSshPort))
+                                          .Add("name", Yaml::Plain("ssh"))))
+      .Add("readinessProbe", Yaml::Map()
+                                 .Add("tcpSocket", Yaml::Map().Add("port", Yaml::Int(kSshPort)))
+                                 .Add("initialDelaySeconds", Yaml::Int(1))
+                                 .Add("periodSeconds", Yaml::Int(2)))
+      .Add("resources", Yaml::Map().Add("requests", amounts).Add("limits", amounts));
+}
+
+Yaml ReplicaSpec(int replicas, Yaml template_) {
+  return Yaml::Map()
+      .Add("replicas", Yaml::Int(replicas))
+      .Add("restartPolicy", Yaml::Plain("OnFailure"))
+      .Add("template", std::move(template_));
+}
+
+std::string MpiJobYaml(const SubmitOptions& o, const JobValues& v) {
+  Yaml launcher = Yaml::Map()
+                      .Add("name", Yaml::Plain("launcher"))
+                      .Add("image", Yaml::Str(v.image))
+                      .Add("command", Yaml::List().Push(Yaml::Plain("mpirun")))
+                      .Add("args", Yaml::StrList(MpirunArgs(o, v)));
+  Yaml spec = Yaml::Map()
+                  .Add("slotsPerWorker", Yaml::Int(o.slots_per_worker))
+                  .Add("mpiImplementation", Yaml::Plain("OpenMPI"))
+                  .Add("launcherCreationPolicy", Yaml::Plain("WaitForWorkersReady"))
+                  .Add("sshAuthMountPath", Yaml::Str(std::string(kHome) + "/.ssh"))
+                  .Add("runPolicy", Yaml::Map()
+                                        .Add("cleanPodPolicy", Yaml::Plain("Running"))
+                                        .Add("backoffLimit", Yaml::Int(kBackoffLimit)))
+                  .Add("mpiReplicaSpecs",
+                       Yaml::Map()
+                           .Add("Launcher", ReplicaSpec(1, PodTemplate(std::move(launcher), v)))
+                           .Add("Worker",
+                                ReplicaSpec(o.num_workers, PodTemplate(WorkerContainer(o, v), v))));
+  Yaml job = Yaml::Map()
+                 .Add("apiVersion", Yaml::Plain("kubeflow.org/v2beta1"))
+                 .Add("kind", Yaml::Plain("MPIJob"))
+                 .Add("metadata", Yaml::Map()
+                                      .Add("name", Yaml::Str(o.jobname))
+                                      .Add("namespace", Yaml::Str(o.k8s_namespace)))
+                 .Add("spec", std::move(spec));
+  return "# Written by ringboost-submit --cluster kubernetes; apply with kubectl apply -f.\n" +
+         job.Render(0);
+}
+
+// Writes `text` to `path` whole or not at all: a temporary file beside it, then rename.
+Status WriteWhole(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return std::cout ? Status::OK() : Status::Fail("-o -: cannot write to stdout");
+  }
+  const std::string temp = path + ".tmp" + std::to_string(getpid());
+  std::ofstream out(temp, std::ios::trunc | std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) {
+    std::remove(temp.c_str());
+    return ErrnoStatus("write", path);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    Status s = ErrnoStatus("rename to", path);
+    std::remove(temp.c_str());
+    return s;
+  }
+  return Status::OK();
 }
 
 class KubernetesLauncher : public Launcher {
@@ -130,24 +470,16 @@ class KubernetesLauncher : public Launcher {
 
   Status Run(const std::vector<WorkerSpec>& /*workers*/,
              const std::atomic<bool>& /*stop*/) override {
-    if (options_.command.empty()) return Status::Fail("no worker command given");
-    if (options_.worker_cores < 1) {
-      return Status::Fail("--worker-cores " + std::to_string(options_.worker_cores) +
-                          ": must be at least 1");
-    }
-    Status s = CheckJobName(options_.jobname);
+    JobValues values;
+    Status s = CheckOptions(options_, &values);
+    if (s.ok()) s = WriteWhole(values.output, MpiJobYaml(options_, values));
     if (!s.ok()) return s;
-    std::string memory;
-    s = MemoryQuantity(options_.worker_memory, &memory);
-    if (!s.ok()) return s;
-    const std::string path = options_.jobname + "-mpijob.yaml";
-    std::ofstream out(path, std::ios::trunc);
-    out << MpiJobYaml(options_, memory);
-    out.close();
-    if (!out) return ErrnoStatus("write", path);
-    log_->Line("wrote the MPIJob " + path + " (" + std::to_string(options_.num_workers) +
-               " workers, image " + ImageName() + "); nothing was started: apply it with " +
-               "kubectl apply -f " + path);
+    const std::string where = values.output == "-" ? "the MPIJob to stdout" : values.output;
+    log_->Line("ringboost-submit: wrote " + where + " (MPIJob " + options_.jobname + ", " +
+               std::to_string(options_.num_workers) + " workers x " +
+               std::to_string(options_.slots_per_worker) + " slots, image " + values.image +
+               "); nothing was started: kubectl apply -f " +
+               (values.output == "-" ? std::string("FILE") : values.output));
     return Status::OK();
   }
 

@@ -277,12 +277,30 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"INFO", "DEBUG"}));
   app.add_option("--log-file", o.log_file, "Also append the job's log to this file");
   std::vector<std::string> env;
-  app.add_option("--env", env, "K=V set for every worker (repeatable)");
-  app.add_option("--jobname", o.jobname, "Job name (kubernetes: the MPIJob's name)");
-  app.add_option("--worker-cores", o.worker_cores, "Cores per worker (kubernetes, as a request)")
+  app.add_option("--env", env, "K=V set for every worker (repeatable, one K=V each)")
+      ->allow_extra_args(false);  // one K=V each: the worker command may follow
+  app.add_option("--jobname", o.jobname,
+                 "Job name (kubernetes: the MPIJob's name; its pods are NAME-worker-I)");
+  app.add_option("--worker-cores", o.worker_cores,
+                 "Cores per worker (kubernetes: cpu request and limit)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--worker-memory", o.worker_memory,
-                 "Memory per worker, e.g. 4g (kubernetes, as a request)");
+                 "Memory per worker, e.g. 4g or 4Gi (kubernetes: memory request and limit)");
+  // The flags below are the kubernetes launcher's; it checks their values (naming the flag).
+  app.add_option("--image", o.image,
+                 "kubernetes: the container image (deploy/Dockerfile); default $RINGBOOST_IMAGE");
+  app.add_option("--slots-per-worker", o.slots_per_worker,
+                 "kubernetes: MPI ranks per worker pod (default 1); mpirun runs N*S ranks");
+  app.add_option("--gpus-per-worker", o.gpus_per_worker,
+                 "kubernetes: nvidia.com/gpu per worker pod (default 0)");
+  app.add_option("--namespace", o.k8s_namespace,
+                 "kubernetes: the MPIJob's namespace (default: default)");
+  app.add_option("--volume", o.volume,
+                 "kubernetes: CLAIM:PATH, a ReadWriteMany PersistentVolumeClaim mounted at PATH "
+                 "in every pod, the working directory (config, data, checkpoint_dir)");
+  app.add_option("-o,--output", o.output,
+                 "kubernetes: where to write the MPIJob (default JOBNAME-mpijob.yaml; - for "
+                 "stdout)");
   app.add_option("--connect-timeout", o.connect_timeout_s,
                  "Seconds for all workers to reach the tracker before the job ends")
       ->check(CLI::Range(0.1, 1e7));

@@ -27,9 +27,16 @@ struct SubmitOptions {
   std::string log_level = "INFO";
   std::string log_file;
   EnvList env;  // --env K=V, for every worker
-  std::string jobname = "ringboost";
-  int worker_cores = 1;
-  std::string worker_memory = "1g";
+  // kubernetes (an MPIJob for the Kubeflow MPI Operator; see kubernetes_launcher.cc)
+  std::string jobname = "ringboost";  // the MPIJob's name; pods are <jobname>-worker-<i>
+  int worker_cores = 1;               // cpu request and limit per worker
+  std::string worker_memory = "1g";   // memory request and limit per worker
+  std::string image;                  // container image ("" = $RINGBOOST_IMAGE, else an error)
+  int slots_per_worker = 1;           // MPI ranks per worker pod (the hostfile's slots=)
+  int gpus_per_worker = 0;            // nvidia.com/gpu per worker
+  std::string k8s_namespace = "default";
+  std::string volume;  // CLAIM:PATH, a PersistentVolumeClaim mounted at PATH ("" = none)
+  std::string output;  // the manifest's path ("" = <jobname>-mpijob.yaml, "-" = stdout)
   double connect_timeout_s = 600;    // a worker not connected to the tracker by then ends the job
   std::vector<std::string> command;  // COMMAND [ARGS...] (unknown options included)
 };

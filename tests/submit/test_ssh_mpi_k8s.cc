@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -131,9 +132,13 @@ TEST(KubernetesLauncher, WritesMpiJobAndStartsNothing) {
   SubmitOptions options;
   options.cluster = "kubernetes";
   options.num_workers = 3;
+  options.slots_per_worker = 2;
+  options.gpus_per_worker = 1;
   options.jobname = "demo";
+  options.k8s_namespace = "ml";
   options.worker_cores = 2;
   options.worker_memory = "2g";
+  options.volume = "rb-data:/data/";
   options.env = {{"OMP_NUM_THREADS", "2"}};
   options.command = {"ringboost", "train", "my train.conf"};
   JobLog log(dir.File("job.log"));
@@ -142,37 +147,112 @@ TEST(KubernetesLauncher, WritesMpiJobAndStartsNothing) {
   ASSERT_TRUE(s.ok()) << s.message();
   const std::string yaml = ReadFile(dir.File("demo-mpijob.yaml"));
   EXPECT_NE(yaml.find("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\n"), std::string::npos);
-  EXPECT_NE(yaml.find("  name: demo\n"), std::string::npos);
-  EXPECT_NE(yaml.find("    Launcher:\n      replicas: 1\n"), std::string::npos);
-  EXPECT_NE(yaml.find("    Worker:\n      replicas: 3\n"), std::string::npos);
+  EXPECT_NE(yaml.find("metadata:\n  name: \"demo\"\n  namespace: \"ml\"\n"), std::string::npos);
+  EXPECT_NE(yaml.find("spec:\n  slotsPerWorker: 2\n  mpiImplementation: OpenMPI\n"
+                      "  launcherCreationPolicy: WaitForWorkersReady\n"
+                      "  sshAuthMountPath: \"/home/mpiuser/.ssh\"\n"
+                      "  runPolicy:\n    cleanPodPolicy: Running\n    backoffLimit: 6\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("    Launcher:\n      replicas: 1\n      restartPolicy: OnFailure\n"),
+            std::string::npos);
+  EXPECT_NE(yaml.find("    Worker:\n      replicas: 3\n      restartPolicy: OnFailure\n"),
+            std::string::npos);
   EXPECT_NE(yaml.find("image: \"registry.example/rb:1.0\""), std::string::npos);
-  EXPECT_NE(yaml.find("- \"-n\"\n            - \"3\"\n"), std::string::npos) << yaml;
-  EXPECT_NE(yaml.find("- \"-x\"\n            - \"OMP_NUM_THREADS=2\"\n"), std::string::npos);
-  EXPECT_NE(
-      yaml.find("- \"ringboost\"\n            - \"train\"\n            - \"my train.conf\"\n"),
-      std::string::npos);
-  EXPECT_NE(yaml.find("cpu: \"2\"\n                memory: \"2Gi\"\n"), std::string::npos);
-  EXPECT_EQ(yaml.find("DMLC_TRACKER"), std::string::npos);  // no tracker in the cluster
+  const std::string i = "            - ";
+  EXPECT_NE(yaml.find("            command:\n" + i + "mpirun\n            args:\n" + i +
+                      "\"--hostfile\"\n" + i + "\"/etc/mpi/hostfile\"\n" + i + "\"-np\"\n" + i +
+                      "\"6\"\n" + i + "\"-x\"\n" + i + "\"OMP_NUM_THREADS=2\"\n" + i +
+                      "\"ringboost\"\n" + i + "\"train\"\n" + i + "\"my train.conf\"\n" + i +
+                      "\"checkpoint_dir=/data/demo-checkpoints\"\n"
+                      "            workingDir: \"/data\"\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("            command:\n" + i + "\"/usr/sbin/sshd\"\n" + i + "\"-De\"\n" + i +
+                      "\"-f\"\n" + i + "\"/home/mpiuser/.sshd_config\"\n"),
+            std::string::npos);
+  EXPECT_NE(yaml.find("readinessProbe:\n              tcpSocket:\n                port: 2222\n"),
+            std::string::npos);
+  EXPECT_NE(yaml.find("cpu: \"2\"\n                memory: \"2Gi\"\n"
+                      "                nvidia.com/gpu: \"1\"\n"),
+            std::string::npos);
+  EXPECT_NE(yaml.find("            volumeMounts:\n            - name: data\n"
+                      "              mountPath: \"/data\"\n          volumes:\n"
+                      "          - name: data\n            persistentVolumeClaim:\n"
+                      "              claimName: \"rb-data\"\n"),
+            std::string::npos);
+  EXPECT_EQ(yaml.find("DMLC_TRACKER"), std::string::npos);       // no tracker in the cluster
+  EXPECT_EQ(yaml.find("ALLOW_RUN_AS_ROOT"), std::string::npos);  // mpiuser, not root
   EXPECT_NE(ReadFile(dir.File("job.log")).find("kubectl apply -f demo-mpijob.yaml"),
             std::string::npos);
 }
 
-TEST(KubernetesLauncher, BadMemoryAndNameAreUserErrors) {
+TEST(KubernetesLauncher, CheckpointDirOnlyForRingboostTrainWithAVolume) {
   TempDir dir;
-  CurrentDir in_dir(dir.path());
   SubmitOptions options;
-  options.num_workers = 2;
-  options.command = {"ringboost"};
-  options.worker_memory = "lots";
+  options.num_workers = 1;
+  options.image = "rb:1";
+  options.output = dir.File("job.yaml");
   JobLog log("");
   std::atomic<bool> stop{false};
-  Status s = MakeKubernetesLauncher(options, &log, nullptr)->Run({}, stop);
-  EXPECT_NE(s.message().find("--worker-memory lots"), std::string::npos) << s.message();
-  options.worker_memory = "1g";
-  options.jobname = "My_Job";
-  s = MakeKubernetesLauncher(options, &log, nullptr)->Run({}, stop);
-  EXPECT_NE(s.message().find("--jobname My_Job"), std::string::npos) << s.message();
-  EXPECT_FALSE(FileExists(dir.File("My_Job-mpijob.yaml")));
+  auto args_of = [&](std::vector<std::string> command, const std::string& volume) {
+    options.command = std::move(command);
+    options.volume = volume;
+    Status s = MakeKubernetesLauncher(options, &log, nullptr)->Run({}, stop);
+    EXPECT_TRUE(s.ok()) << s.message();
+    const std::string yaml = ReadFile(options.output);
+    return yaml.substr(yaml.find("args:"), yaml.find("workingDir") - yaml.find("args:"));
+  };
+  const std::string checkpoint = "checkpoint_dir=/v/ringboost-checkpoints";
+  EXPECT_NE(args_of({"/usr/local/bin/ringboost", "train", "t.conf"}, "c:/v").find(checkpoint),
+            std::string::npos);
+  EXPECT_NE(args_of({"ringboost", "t.conf"}, "c:/v").find(checkpoint), std::string::npos);
+  EXPECT_EQ(args_of({"ringboost", "train", "t.conf"}, "").find(checkpoint), std::string::npos);
+  EXPECT_EQ(args_of({"ringboost", "predict", "t.conf"}, "c:/v").find(checkpoint),
+            std::string::npos);
+  EXPECT_EQ(args_of({"sh", "-c", "ringboost train t.conf"}, "c:/v").find(checkpoint),
+            std::string::npos);
+  const std::string own = args_of({"ringboost", "train", "t.conf", "checkpoint_dir=ck"}, "c:/v");
+  EXPECT_NE(own.find("\"checkpoint_dir=ck\""), std::string::npos);
+  EXPECT_EQ(own.find(checkpoint), std::string::npos);
+}
+
+TEST(KubernetesLauncher, RefusedValuesNameTheFlagAndWriteNothing) {
+  TempDir dir;
+  CurrentDir in_dir(dir.path());
+  ScopedEnv image("RINGBOOST_IMAGE", "rb:1");
+  JobLog log("");
+  std::atomic<bool> stop{false};
+  auto message_of = [&](auto change) {
+    SubmitOptions options;
+    options.num_workers = 2;
+    options.command = {"ringboost"};
+    change(&options);
+    return MakeKubernetesLauncher(options, &log, nullptr)->Run({}, stop).message();
+  };
+  EXPECT_NE(message_of([](SubmitOptions* o) {
+              o->worker_memory = "lots";
+            }).find("--worker-memory lots: expected a size"),
+            std::string::npos);
+  EXPECT_NE(message_of([](SubmitOptions* o) {
+              o->jobname = "My_Job";
+            }).find("--jobname My_Job: a Kubernetes job name must be"),
+            std::string::npos);
+  EXPECT_EQ(message_of([](SubmitOptions* o) {
+              o->num_workers = 100;
+              o->jobname = std::string(54, 'j');
+            }),
+            "--jobname " + std::string(54, 'j') + ": the last worker pod's name " +
+                std::string(54, 'j') +
+                "-worker-99 has 64 characters; Kubernetes allows 63 (with 100 workers the name "
+                "may have at most 53)");
+  EXPECT_EQ(message_of([](SubmitOptions* o) { o->volume = "data:/home/mpiuser"; }),
+            "--volume data:/home/mpiuser: the mount path '/home/mpiuser' collides with "
+            "/home/mpiuser/.ssh (the operator's hostfile and ssh keys, the sshd config and the "
+            "ringboost binary live there); mount the volume elsewhere, e.g. /data");
+  EXPECT_EQ(message_of([](SubmitOptions* o) { o->gpus_per_worker = -2; }),
+            "--gpus-per-worker -2: must be 0 or more");
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
 // ---- ssh: the host file ----------------------------------------------------------------------
