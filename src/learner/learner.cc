@@ -120,7 +120,7 @@ void Learner::UpdateOneRound() {
   }
   for (int k = 0; k < groups; ++k) {
     start = PhaseTimer::Clock::now();
-    GradientQuantizer quantizer(gpair, groups, k, comm_);
+    GradientQuantizer quantizer(gpair, groups, k, comm_, nthread_);
     std::vector<GradientSum> qgrad = quantizer.QuantizeAll(gpair, groups, k, keep, nthread_);
     timer_.Add("quantize", start);
     RegTree tree = grower_->Grow(qgrad, quantizer, static_cast<uint64_t>(round) * groups + k);

@@ -1,5 +1,7 @@
 #include "tree/gradient.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -20,11 +22,15 @@ int ScaleExponent(double max_abs, double limit) {
 }  // namespace
 
 GradientQuantizer::GradientQuantizer(const std::vector<GradPair>& gpair, int stride, int group,
-                                     rabit::Communicator* comm) {
+                                     rabit::Communicator* comm, int nthread) {
+  if (nthread <= 0) nthread = omp_get_max_threads();
   const int64_t n = static_cast<int64_t>(gpair.size() / static_cast<std::size_t>(stride));
   double max_g = 0.0, max_h = 0.0;
   int64_t bad = n;  // first row with a non-finite gradient
-#pragma omp parallel for schedule(static) reduction(max : max_g, max_h) reduction(min : bad)
+#pragma omp parallel for schedule(static) num_threads(nthread) reduction(max             \
+                                                                         : max_g, max_h) \
+    reduction(min                                                                        \
+              : bad)
   for (int64_t i = 0; i < n; ++i) {
     const GradPair& p = gpair[i * stride + group];
     if (!std::isfinite(p.grad) || !std::isfinite(p.hess)) bad = std::min(bad, i);

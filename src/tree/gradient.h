@@ -36,9 +36,10 @@ struct GradientSum {
 class GradientQuantizer {
  public:
   GradientQuantizer() = default;
-  // Scales for the gradients gpair[i * stride + group], i < n, agreed over all workers.
+  // Scales for the gradients gpair[i * stride + group], i < n, agreed over all workers; `nthread`
+  // threads scan them (0: OpenMP's default).
   GradientQuantizer(const std::vector<GradPair>& gpair, int stride, int group,
-                    rabit::Communicator* comm);
+                    rabit::Communicator* comm, int nthread = 0);
 
   // exponents: value = quantized * 2^-exp
   int grad_exp() const { return grad_exp_; }
