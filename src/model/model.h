@@ -13,11 +13,11 @@ namespace ringboost {
 struct Model {
   static constexpr int kFormatVersion = 1;
 
-  std::string objective;      // name, e.g. "binary:logistic"
-  float base_score = 0.5f;    // as given (a prediction, not a margin)
-  float base_margin = 0.0f;   // objective's ProbToMargin(base_score)
-  int num_groups = 1;         // outputs per row (num_class for multiclass)
-  int num_class = 0;          // as configured
+  std::string objective;     // name, e.g. "binary:logistic"
+  float base_score = 0.5f;   // as given (a prediction, not a margin)
+  float base_margin = 0.0f;  // objective's ProbToMargin(base_score)
+  int num_groups = 1;        // outputs per row (num_class for multiclass)
+  int num_class = 0;         // as configured
   uint32_t num_feature = 0;
   std::vector<RegTree> trees;
   std::vector<int> tree_group;  // output group of each tree
@@ -33,6 +33,9 @@ struct Model {
   std::string ToJson() const;
   static Model FromJson(const std::string& text, const std::string& source_name);
 };
+
+// The number of trees of the first `num_rounds` rounds (0 = all); throws Error when out of range.
+std::size_t TreesForRounds(const Model& model, int num_rounds);
 
 // Margins (rows x num_groups, row-major) of the first `num_rounds` rounds (0 = all).
 std::vector<float> PredictMargin(const Model& model, const DataSet& data, int num_rounds,

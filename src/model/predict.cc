@@ -44,8 +44,7 @@ void PredictBlock(const Model& model, const DataSet& data, size_t num_trees, uin
 
 }  // namespace
 
-std::vector<float> PredictMargin(const Model& model, const DataSet& data, int num_rounds,
-                                 int nthread) {
+std::size_t TreesForRounds(const Model& model, int num_rounds) {
   if (num_rounds < 0 || num_rounds > model.num_rounds) {
     RB_FAIL("cannot predict with " << num_rounds << " rounds: the model has " << model.num_rounds
                                    << " (use 0 for all, or a number up to " << model.num_rounds
@@ -54,8 +53,12 @@ std::vector<float> PredictMargin(const Model& model, const DataSet& data, int nu
   RB_CHECK(model.num_groups >= 1);
   RB_CHECK(model.tree_group.size() == model.trees.size());
   const int rounds = num_rounds == 0 ? model.num_rounds : num_rounds;
-  const size_t num_trees =
-      std::min(model.trees.size(), static_cast<size_t>(rounds) * model.num_groups);
+  return std::min(model.trees.size(), static_cast<std::size_t>(rounds) * model.num_groups);
+}
+
+std::vector<float> PredictMargin(const Model& model, const DataSet& data, int num_rounds,
+                                 int nthread) {
+  const size_t num_trees = TreesForRounds(model, num_rounds);
   for (size_t t = 0; t < num_trees; ++t) {
     RB_CHECK(model.tree_group[t] >= 0 && model.tree_group[t] < model.num_groups);
   }

@@ -61,14 +61,27 @@ TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, co
       nthread_(nthread),
       hist_builder_(matrix, cuts, nthread) {}
 
-bool TreeGrower::IsValid(const NodeState& node, int num_leaves) const {
-  const SplitCandidate& s = node.split;
+bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
+                  const SplitParams& split_params) {
   if (!s.found || s.loss_chg <= kRtEps) return false;
   if (s.left_sum.h == 0 || s.right_sum.h == 0) return false;
-  if (s.loss_chg < split_params_.gamma) return false;
-  if (params_.max_depth > 0 && node.depth >= params_.max_depth) return false;
-  if (params_.max_leaves > 0 && num_leaves >= params_.max_leaves) return false;
+  if (s.loss_chg < split_params.gamma) return false;
+  if (params.max_depth > 0 && depth >= params.max_depth) return false;
+  if (params.max_leaves > 0 && num_leaves >= params.max_leaves) return false;
   return true;
+}
+
+float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
+                    const SplitParams& split_params, TreeNode* node) {
+  const double g = quantizer.Grad(sum.g), h = quantizer.Hess(sum.h);
+  node->base_weight = CalcWeight(split_params, g, h);
+  node->leaf_value = node->base_weight * split_params.eta;
+  node->sum_hess = static_cast<float>(h);
+  return CalcGain(split_params, g, h);
+}
+
+bool TreeGrower::IsValid(const NodeState& node, int num_leaves) const {
+  return SplitAllowed(node.split, node.depth, num_leaves, params_, split_params_);
 }
 
 void TreeGrower::InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree) {
@@ -78,12 +91,7 @@ void TreeGrower::InitChild(int nid, int parent, const GradientSum& sum, RegTree*
   n.sum = sum;
   n.depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
   n.timestamp = next_timestamp_++;
-  double g = quantizer_->Grad(sum.g), h = quantizer_->Hess(sum.h);
-  n.gain = CalcGain(split_params_, g, h);
-  TreeNode& t = (*tree)[nid];
-  t.base_weight = CalcWeight(split_params_, g, h);
-  t.leaf_value = t.base_weight * split_params_.eta;
-  t.sum_hess = static_cast<float>(h);
+  n.gain = InitNodeStats(sum, *quantizer_, split_params_, &(*tree)[nid]);
 }
 
 void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) {

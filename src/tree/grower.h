@@ -21,6 +21,16 @@
 
 namespace ringboost {
 
+// The rules both tree growers (this one and device_grower.h) share.
+// Whether a node's best split `s` is applied (XGBoost hist's rules): a real loss change above
+// gamma, both sides with hessian, depth and leaf limits.
+bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
+                  const SplitParams& split_params);
+// A new node of gradient sum `sum`: fills the tree node's weight, leaf value and cover and
+// returns the node's own gain.
+float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
+                    const SplitParams& split_params, TreeNode* node);
+
 class TreeGrower {
  public:
   TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const Params& params,

@@ -1,0 +1,65 @@
+// CUDA-only helpers of the tree kernels (nvcc only): the one checking macro, the tuning policy,
+// 64-bit integer atomics on GradientSum. Host-visible declarations are in device_common.h.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "common/error.h"
+#include "tree/device_common.h"
+#include "tree/gradient.h"
+
+namespace ringboost {
+namespace detail {
+// Throws ringboost::Error "file:line: <call> failed: <cudaErrorName>: <cudaErrorString>".
+[[noreturn]] void CudaFailed(cudaError_t code, const char* call, const char* file, int line);
+}  // namespace detail
+
+// Tuning constants of the tree kernels, in one place (as CUB's dispatch policies). Changing one
+// changes speed, never results: every sum is an integer sum (gradient.h).
+struct DevicePolicy {
+  // Histogram: threads per block, rows of one node per block, and the shared memory one block
+  // may use for its (g, h) int64 sums (16 bytes a bin). 48 KiB runs on every architecture
+  // without opt-in; kHistSharedOptinBytes is asked for where the device allows it (H100: 227 KiB).
+  static constexpr int kHistBlockThreads = 512;
+  static constexpr uint32_t kHistRowsPerBlock = 1024;
+  static constexpr std::size_t kHistSharedBytes = 48 * 1024;
+  static constexpr std::size_t kHistSharedOptinBytes = 128 * 1024;
+  // More shared-memory groups than this (each a pass over the rows): one global-atomics pass.
+  static constexpr uint32_t kHistMaxSharedGroups = 8;
+  // Split evaluation: threads of the block that scans one (node, feature).
+  static constexpr int kSplitBlockThreads = 128;
+  // Partition, prediction and element-wise kernels.
+  static constexpr int kPartitionBlockThreads = 256;
+  static constexpr int kElementwiseBlockThreads = 256;
+};
+
+// Blocks of `threads` covering n items (at least 1 so that a launch is always valid).
+inline unsigned int GridFor(uint64_t n, int threads) {
+  const uint64_t blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned int>(blocks == 0 ? 1 : blocks);
+}
+
+// Exact integer add of a GradientSum into shared or global memory. Two's complement addition
+// through unsigned long long is exact modulo 2^64, and the quantizer bounds every true sum below
+// 2^62, so the result is exact and independent of the order of the adds.
+__device__ inline void AtomicAddSum(GradientSum* dst, int64_t g, int64_t h) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(&dst->g), static_cast<unsigned long long>(g));
+  atomicAdd(reinterpret_cast<unsigned long long*>(&dst->h), static_cast<unsigned long long>(h));
+}
+
+}  // namespace ringboost
+
+// Checks a CUDA runtime call; on failure throws ringboost::Error with file:line, the call and
+// the CUDA error name and string. The one checking macro of the CUDA code.
+#define RB_CUDA_CHECK(call)                                                     \
+  do {                                                                          \
+    const cudaError_t rb_cuda_err_ = (call);                                    \
+    if (rb_cuda_err_ != cudaSuccess) {                                          \
+      ::ringboost::detail::CudaFailed(rb_cuda_err_, #call, __FILE__, __LINE__); \
+    }                                                                           \
+  } while (0)
+
+// After a kernel launch: reports a bad launch configuration at the launch site.
+#define RB_CUDA_CHECK_LAUNCH() RB_CUDA_CHECK(cudaGetLastError())

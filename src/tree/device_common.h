@@ -1,0 +1,109 @@
+// The device (CUDA) side of the tree module, as seen from plain C++: device detection, device
+// memory checks and an owning buffer of device memory. Includable by g++ in every build; the
+// definitions are in device_common.cu with CUDA and device_stub.cc without it (there every call
+// that needs a device throws "built without CUDA", and DeviceCount() is 0).
+//
+// Why not unified memory: the histogram and partition kernels stream the binned matrix every
+// level; explicit buffers keep every transfer visible and the memory need computable up front
+// (DeviceMatrixBytes), so data that does not fit fails before anything is allocated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#ifndef RB_HOST_DEVICE
+#if defined(__CUDACC__)
+#define RB_HOST_DEVICE __host__ __device__
+#else
+#define RB_HOST_DEVICE
+#endif
+#endif
+
+namespace ringboost {
+
+// Number of usable CUDA devices: 0 when built without CUDA, without a driver or without a device,
+// never an exception. `reason` (optional) gets why it is 0.
+int DeviceCount(std::string* reason = nullptr);
+
+// Selects device `ordinal` for the calling thread (cudaSetDevice). Throws with the error.
+void SetDevice(int ordinal);
+
+struct DeviceMemoryInfo {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+// Free and total memory of the current device (cudaMemGetInfo).
+DeviceMemoryInfo QueryDeviceMemory();
+
+// Throws ringboost::Error naming both numbers when `need_bytes` exceeds `free_bytes`:
+// "<what> needs N bytes (X MiB) of device memory; the device has M bytes (Y MiB) free ...".
+// Pure host code (the caller passes QueryDeviceMemory().free_bytes), so it is tested anywhere.
+void CheckDeviceMemoryFits(std::size_t need_bytes, std::size_t free_bytes, const std::string& what);
+
+namespace detail {
+// Raw device memory calls behind DeviceBuffer; each failure throws ringboost::Error naming the
+// call, the size, and the CUDA error.
+void* DeviceMalloc(std::size_t bytes);
+void DeviceFree(void* ptr) noexcept;
+void CopyToDevice(void* dst, const void* src, std::size_t bytes);
+void CopyToHost(void* dst, const void* src, std::size_t bytes);
+void DeviceMemsetZero(void* ptr, std::size_t bytes);
+}  // namespace detail
+
+// Waits for all work queued on the current device; throws on an asynchronous kernel error.
+void DeviceSynchronize();
+
+// An owning array of `size()` T in device memory (T trivially copyable). Move-only; freed by the
+// destructor. Contents are uninitialised after Resize unless stated.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) { Resize(n); }
+  explicit DeviceBuffer(const std::vector<T>& h_src) { CopyFrom(h_src); }
+  ~DeviceBuffer() { detail::DeviceFree(d_ptr_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : d_ptr_(std::exchange(o.d_ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(d_ptr_, o.d_ptr_);
+    std::swap(size_, o.size_);
+    return *this;
+  }
+
+  // Reallocates when the size changes (old contents are lost).
+  void Resize(std::size_t n) {
+    if (n == size_) return;
+    detail::DeviceFree(d_ptr_);
+    d_ptr_ = nullptr;
+    size_ = 0;
+    if (n > 0) d_ptr_ = static_cast<T*>(detail::DeviceMalloc(n * sizeof(T)));
+    size_ = n;
+  }
+  void CopyFrom(const std::vector<T>& h_src) {
+    Resize(h_src.size());
+    if (!h_src.empty()) detail::CopyToDevice(d_ptr_, h_src.data(), h_src.size() * sizeof(T));
+  }
+  std::vector<T> ToHost() const {
+    std::vector<T> h_out(size_);
+    if (size_ > 0) detail::CopyToHost(h_out.data(), d_ptr_, size_ * sizeof(T));
+    return h_out;
+  }
+  void Zero() {
+    if (size_ > 0) detail::DeviceMemsetZero(d_ptr_, size_ * sizeof(T));
+  }
+  T* data() { return d_ptr_; }
+  const T* data() const { return d_ptr_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  T* d_ptr_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace ringboost

@@ -1,0 +1,187 @@
+// Device side of the row partition (device_partition.h): mark, scan, scatter.
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include <numeric>
+
+#include "tree/device_common.cuh"
+#include "tree/device_partition.h"
+
+namespace ringboost {
+namespace {
+
+// The task whose range holds position j, or -1 (tasks sorted by begin, ranges disjoint).
+__device__ int FindTask(const PartitionTaskView* tasks, int n_tasks, uint64_t j) {
+  int lo = 0, hi = n_tasks;  // first task with begin > j
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (tasks[mid].begin <= j) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo > 0 && j < tasks[lo - 1].end ? lo - 1 : -1;
+}
+
+// marks[j - lo] for positions [lo, lo + n) and a trailing 0 at marks[n].
+__global__ void MarkKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks,
+                           uint64_t lo, uint64_t n, uint32_t* marks) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k <= n;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    uint32_t mark = 0;
+    const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
+    if (t >= 0) {
+      const PartitionTaskView& task = tasks[t];
+      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
+    }
+    marks[k] = mark;
+  }
+}
+
+__global__ void CountLeftKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
+                                const uint32_t* scan, uint64_t* n_left) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n_tasks) n_left[t] = scan[tasks[t].end - lo] - scan[tasks[t].begin - lo];
+}
+
+__global__ void ScatterKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo, uint64_t n,
+                              const uint32_t* marks, const uint32_t* scan, const uint64_t* n_left) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const int t = FindTask(tasks, n_tasks, lo + k);
+    if (t < 0) continue;
+    const PartitionTaskView& task = tasks[t];
+    const uint64_t left_before = scan[k] - scan[task.begin - lo];
+    const uint64_t to =
+        PartitionDestination(task.begin, lo + k, left_before, n_left[t], marks[k] != 0);
+    task.dst[to] = task.src[lo + k];
+  }
+}
+
+__global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int stride, int group) {
+  const LeafChunk c = chunks[blockIdx.x];
+  for (uint64_t k = threadIdx.x; k < c.n; k += blockDim.x) {
+    preds[static_cast<uint64_t>(c.rows[k]) * stride + group] += c.value;
+  }
+}
+
+__global__ void IotaKernel(uint32_t* out, uint64_t n) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    out[k] = static_cast<uint32_t>(k);
+  }
+}
+
+unsigned int Grid(uint64_t n) {
+  return std::min<unsigned int>(GridFor(n, DevicePolicy::kPartitionBlockThreads), 65535u);
+}
+
+}  // namespace
+
+DevicePartitioner::DevicePartitioner(uint64_t num_rows) {
+  RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
+  d_buffers_[0].Resize(num_rows);
+  d_buffers_[1].Resize(num_rows);
+  d_marks_.Resize(num_rows + 1);
+  d_scan_.Resize(num_rows + 1);
+  if (num_rows > 0) {
+    IotaKernel<<<Grid(num_rows), DevicePolicy::kPartitionBlockThreads>>>(d_buffers_[0].data(),
+                                                                         num_rows);
+    RB_CUDA_CHECK_LAUNCH();
+  }
+  ranges_.push_back(RowPartitioner::Range{0, num_rows});
+  where_.push_back(0);
+}
+
+void DevicePartitioner::EnsureNode(int nid) {
+  if (static_cast<std::size_t>(nid) >= ranges_.size()) {
+    ranges_.resize(nid + 1);
+    where_.resize(nid + 1, 0);
+  }
+}
+
+std::vector<uint32_t> DevicePartitioner::NodeRowsToHost(int nid) const {
+  std::vector<uint32_t> rows(ranges_[nid].size());
+  if (!rows.empty()) {
+    detail::CopyToHost(rows.data(), d_node_rows(nid), rows.size() * sizeof(uint32_t));
+  }
+  return rows;
+}
+
+void DevicePartitioner::Partition(const DeviceMatrix& matrix,
+                                  const std::vector<DeviceSplitTask>& tasks) {
+  if (tasks.empty()) return;
+  std::vector<std::size_t> order(tasks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return ranges_[tasks[a].nid].begin < ranges_[tasks[b].nid].begin;
+  });
+  std::vector<PartitionTaskView> views;
+  uint64_t lo = ~uint64_t{0}, hi = 0;
+  for (std::size_t i : order) {
+    const DeviceSplitTask& t = tasks[i];
+    const RowPartitioner::Range r = ranges_[t.nid];
+    const int from = where_[t.nid];
+    views.push_back(PartitionTaskView{r.begin, r.end, d_buffers_[from].data(),
+                                      d_buffers_[1 - from].data(), t.feature, t.split_bin,
+                                      t.default_left});
+    lo = std::min(lo, r.begin);
+    hi = std::max(hi, r.end);
+  }
+  const uint64_t n = hi - lo;
+  const int n_tasks = static_cast<int>(views.size());
+  d_tasks_.CopyFrom(views);
+  d_n_left_.Resize(views.size());
+  constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
+  MarkKernel<<<Grid(n + 1), kThreads>>>(matrix.View(), d_tasks_.data(), n_tasks, lo, n,
+                                        d_marks_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  std::size_t temp_bytes = 0;
+  RB_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_marks_.data(), d_scan_.data(), n + 1));
+  if (d_scan_temp_.size() < temp_bytes) d_scan_temp_.Resize(std::max<std::size_t>(temp_bytes, 1));
+  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d_scan_temp_.data(), temp_bytes, d_marks_.data(),
+                                              d_scan_.data(), n + 1));
+  CountLeftKernel<<<GridFor(n_tasks, kThreads), kThreads>>>(d_tasks_.data(), n_tasks, lo,
+                                                            d_scan_.data(), d_n_left_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  if (n > 0) {
+    ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, n, d_marks_.data(),
+                                         d_scan_.data(), d_n_left_.data());
+    RB_CUDA_CHECK_LAUNCH();
+  }
+  const std::vector<uint64_t> n_left = d_n_left_.ToHost();
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const DeviceSplitTask& t = tasks[order[k]];
+    const RowPartitioner::Range r = ranges_[t.nid];
+    const uint8_t to = 1 - where_[t.nid];
+    EnsureNode(std::max(t.left, t.right));
+    ranges_[t.left] = RowPartitioner::Range{r.begin, r.begin + n_left[k]};
+    ranges_[t.right] = RowPartitioner::Range{r.begin + n_left[k], r.end};
+    where_[t.left] = to;
+    where_[t.right] = to;
+  }
+}
+
+void DevicePartitioner::AddLeafValues(const std::vector<int>& leaves,
+                                      const std::vector<float>& values, float* d_preds, int stride,
+                                      int group) {
+  RB_CHECK(leaves.size() == values.size());
+  constexpr uint64_t kChunkRows = DevicePolicy::kHistRowsPerBlock;
+  std::vector<LeafChunk> chunks;
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const uint64_t size = ranges_[leaves[k]].size();
+    for (uint64_t b = 0; b < size; b += kChunkRows) {
+      chunks.push_back(
+          LeafChunk{d_node_rows(leaves[k]) + b, std::min(kChunkRows, size - b), values[k]});
+    }
+  }
+  if (chunks.empty()) return;
+  d_leaf_chunks_.CopyFrom(chunks);
+  AddLeafValuesKernel<<<static_cast<unsigned int>(chunks.size()),
+                        DevicePolicy::kPartitionBlockThreads>>>(d_leaf_chunks_.data(), d_preds,
+                                                                stride, group);
+  RB_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace ringboost

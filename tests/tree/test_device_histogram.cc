@@ -1,0 +1,146 @@
+// Device histograms against HistogramBuilder (the CPU reference), over many shapes; feature
+// groups and block tasks by hand.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "device_test_helpers.h"
+#include "tree/device_histogram.h"
+#include "tree/histogram.h"
+#include "tree/row_partitioner.h"
+
+namespace ringboost {
+namespace {
+
+HistogramCuts CutsWithBins(const std::vector<uint32_t>& bins) {
+  HistogramCuts cuts;
+  for (uint32_t b : bins) cuts.ptr.push_back(cuts.ptr.back() + b);
+  return cuts;
+}
+
+TEST(DeviceHistogram, GroupsPackConsecutiveFeatures) {
+  const HistogramCuts cuts = CutsWithBins({4, 4, 3, 10, 2});
+  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 8, 8, {}, 5);
+  ASSERT_EQ(g.size(), 4u);
+  // {0, 1}: 8 bins; {2}: 3 (+10 would not fit); {3}: 10 > 8, global; {4}.
+  EXPECT_EQ(g[0].feature_begin, 0u);
+  EXPECT_EQ(g[0].feature_end, 2u);
+  EXPECT_EQ(g[0].bin_end, 8u);
+  EXPECT_TRUE(g[0].shared);
+  EXPECT_EQ(g[1].feature_begin, 2u);
+  EXPECT_EQ(g[1].feature_end, 3u);
+  EXPECT_EQ(g[2].feature_begin, 3u);
+  EXPECT_EQ(g[2].bin_begin, 11u);
+  EXPECT_EQ(g[2].bin_end, 21u);
+  EXPECT_FALSE(g[2].shared);
+  EXPECT_EQ(g[3].bin_begin, 21u);
+  EXPECT_EQ(g[3].bin_end, 23u);
+  for (const FeatureGroup& x : g) {  // sparse: every slot
+    EXPECT_EQ(x.slot_begin, 0u);
+    EXPECT_EQ(x.slot_end, 5u);
+  }
+}
+
+TEST(DeviceHistogram, DenseGroupsTakeTheirColumns) {
+  const HistogramCuts cuts = CutsWithBins({4, 4, 3, 2});
+  // Feature 1 has no column (no values); 0, 2, 3 are columns 0, 1, 2.
+  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 8, 8, {0, -1, 1, 2}, 3);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].slot_begin, 0u);  // features 0, 1
+  EXPECT_EQ(g[0].slot_end, 1u);
+  EXPECT_EQ(g[1].slot_begin, 1u);  // features 2, 3
+  EXPECT_EQ(g[1].slot_end, 3u);
+}
+
+TEST(DeviceHistogram, TooManyGroupsBecomeOneGlobalPass) {
+  const HistogramCuts cuts = CutsWithBins({4, 4, 4, 4});
+  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 4, 3, {}, 4);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_FALSE(g[0].shared);
+  EXPECT_EQ(g[0].bin_begin, 0u);
+  EXPECT_EQ(g[0].bin_end, 16u);
+  EXPECT_EQ(g[0].feature_end, 4u);
+}
+
+TEST(DeviceHistogram, BlockTasksSkipEmptyNodes) {
+  const std::vector<HistBlockTask> t =
+      MakeHistBlockTasks({{0, 5}, {5, 0}, {5, 2}}, /*rows_per_block=*/3);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].row_begin, 0u);
+  EXPECT_EQ(t[0].row_end, 3u);
+  EXPECT_EQ(t[1].row_begin, 3u);
+  EXPECT_EQ(t[1].row_end, 5u);
+  EXPECT_EQ(t[1].node, 0u);
+  EXPECT_EQ(t[2].row_begin, 5u);
+  EXPECT_EQ(t[2].row_end, 7u);
+  EXPECT_EQ(t[2].node, 2u);
+}
+
+#ifdef RINGBOOST_USE_CUDA
+// Nodes: the root's rows split three ways (one part empty when the data has few rows), plus an
+// empty node; the CPU builds each of them, the device all at once, with `max_group_bins`.
+void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_bins) {
+  RowPartitioner p(b.matrix->NumRows());
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t r) { return r % 3 == 0; }, 2);
+  p.Partition(
+      {{2, 3, 4}}, [](std::size_t, uint32_t r) { return r % 3 == 1 || r > 1000000; }, 2);
+  const std::vector<int> nids{0, 1, 3, 4};
+  std::vector<std::vector<uint32_t>> node_rows;
+  for (int nid : nids) {
+    node_rows.emplace_back(p.NodeRows(nid), p.NodeRows(nid) + p.NodeRange(nid).size());
+  }
+  node_rows.emplace_back();  // an empty node
+  HistogramBuilder cpu(b.matrix.get(), &b.cuts, 2);
+  std::vector<Histogram> expected(nids.size());
+  std::vector<Histogram*> out;
+  for (Histogram& h : expected) out.push_back(&h);
+  cpu.Build(b.gpair, p, nids, out);
+  expected.push_back(Histogram(b.cuts.TotalBins()));
+
+  const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+  const std::vector<Histogram> got =
+      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_TRUE(got[k] == expected[k]) << name << " node " << k << " groups " << max_group_bins;
+  }
+  // Run twice: equal bit for bit.
+  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins) == got)
+      << name;
+}
+#endif
+
+TEST(DeviceHistogram, EqualsCpuOverShapes) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  for (const test::ShapeSpec& s : test::KernelShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(s);
+    ExpectDeviceEqualsCpu(b, s.name, 0);   // as many bins a group as the device allows
+    ExpectDeviceEqualsCpu(b, s.name, 64);  // several groups, some features global
+    ExpectDeviceEqualsCpu(b, s.name, 1);   // global atomics only (1-bin features shared)
+  }
+#endif
+}
+
+TEST(DeviceHistogram, EqualsCpuWith65535Bins) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  const test::BinnedData b = test::MakeBinnedData(test::WideBinsShape());
+  ExpectDeviceEqualsCpu(b, "bins_65535", 0);  // each feature too wide: global fallback
+#endif
+}
+
+TEST(DeviceHistogram, SubtractionGivesSibling) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  const std::vector<GradientSum> parent{{5, 7}, {-3, 2}, {0, 0}};
+  const std::vector<GradientSum> child{{2, 3}, {-4, 2}, {0, 0}};
+  DeviceBuffer<GradientSum> d_parent(parent), d_child(child), d_dst(3);
+  DeviceHistogramBuilder::Subtract(d_parent.data(), d_child.data(), d_dst.data(), 3);
+  EXPECT_TRUE(d_dst.ToHost() == (std::vector<GradientSum>{{3, 4}, {1, 0}, {0, 0}}));
+#endif
+}
+
+}  // namespace
+}  // namespace ringboost
