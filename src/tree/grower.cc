@@ -105,7 +105,7 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) 
   next_timestamp_ = 0;
   InitChild(0, -1, GradientSum{sum[0], sum[1]}, tree);
   if (wide_) {
-    BuildAndEvaluateWide(gpair, 0);
+    if (!EvaluateColumnwise(gpair, {0})) BuildAndEvaluateWide(gpair, 0);
     return;
   }
   auto start = PhaseTimer::Clock::now();
@@ -177,12 +177,43 @@ std::vector<int> TreeGrower::ExpandChildren(const std::vector<GradientSum>& gpai
   std::vector<int> children;
   for (const Expansion& e : expansions) {
     if (params_.max_depth > 0 && nodes_[e.left].depth >= params_.max_depth) continue;
-    for (int child : {e.left, e.right}) {
-      BuildAndEvaluateWide(gpair, child);
-      children.push_back(child);
-    }
+    children.push_back(e.left);
+    children.push_back(e.right);
+  }
+  if (!EvaluateColumnwise(gpair, children)) {
+    for (int child : children) BuildAndEvaluateWide(gpair, child);
   }
   return children;
+}
+
+bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
+                                    const std::vector<int>& nids) {
+  if (!columnwise_on_ || nids.empty() || comm_->WorldSize() > 1 ||
+      !ColumnwiseEvaluator::Supports(*matrix_, *cuts_)) {
+    return false;
+  }
+  // Every entry of the matrix is read once: worth it when most rows are in these nodes.
+  uint64_t rows = 0;
+  for (int nid : nids) rows += partitioner_->NodeRange(nid).size();
+  if (rows * 4 < matrix_->NumRows()) return false;
+  if (columnwise_ == nullptr) {
+    const auto start = PhaseTimer::Clock::now();
+    columnwise_ = std::make_unique<ColumnwiseEvaluator>(*matrix_, *cuts_, nthread_);
+    timer_.Add("columnwise copy", start);
+  }
+  if (!columnwise_->Fits(nids.size())) return false;
+  const auto start = PhaseTimer::Clock::now();
+  std::vector<ColumnwiseEvaluator::Node> nodes;
+  for (int nid : nids) {
+    NodeState& n = nodes_[nid];
+    n.features = sampler_->ForNode(nid, n.depth);
+    nodes.push_back({nid, n.sum, n.gain, &n.features});
+  }
+  const std::vector<SplitCandidate> best =
+      columnwise_->Evaluate(gpair, *partitioner_, nodes, *evaluator_);
+  for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
+  timer_.Add("histograms + evaluate (by column)", start);
+  return true;
 }
 
 void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {

@@ -14,6 +14,7 @@
 #include "rabit/communicator.h"
 #include "tree/binned_matrix.h"
 #include "tree/column_sampler.h"
+#include "tree/columnwise.h"
 #include "tree/histogram.h"
 #include "tree/quantile.h"
 #include "tree/row_partitioner.h"
@@ -46,6 +47,9 @@ class TreeGrower {
   // 0 to take the wide way on small data.
   static constexpr std::size_t kWideHistogramBytes = std::size_t{8} << 20;
   void SetWideHistogramBytes(std::size_t bytes) { wide_bytes_ = bytes; }
+  // Wide sparse data on one worker evaluates whole levels feature by feature (columnwise.h) when
+  // most rows are in the level; tests turn it off to compare with the row-wise way.
+  void SetColumnwise(bool on) { columnwise_on_ = on; }
   // Time spent in each phase over every tree grown so far.
   const PhaseTimer& timer() const { return timer_; }
 
@@ -76,6 +80,9 @@ class TreeGrower {
   void EvaluateNodes(const std::vector<int>& nids);
   // Wide data: builds `nid`'s histogram on its own (no subtraction, none kept) and evaluates it.
   void BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid);
+  // Wide data, the columnwise way: evaluates all of `nids` at once; false when it does not serve
+  // them (too many nodes, or too few of the rows in them), and nothing was done.
+  bool EvaluateColumnwise(const std::vector<GradientSum>& gpair, const std::vector<int>& nids);
   // Children of this level's expansions that may still be split, with their best splits.
   std::vector<int> ExpandChildren(const std::vector<GradientSum>& gpair,
                                   const std::vector<Expansion>& expansions);
@@ -98,6 +105,8 @@ class TreeGrower {
   uint64_t next_timestamp_ = 0;
   std::size_t wide_bytes_ = kWideHistogramBytes;
   bool wide_ = false;
+  bool columnwise_on_ = true;
+  std::unique_ptr<ColumnwiseEvaluator> columnwise_;  // built at the first wide sparse tree
   PhaseTimer timer_;
 };
 

@@ -5,29 +5,28 @@
 namespace ringboost {
 
 template <int kDirection>
-void SplitEvaluator::Enumerate(const NodeToEvaluate& node, uint32_t feature,
-                               const std::vector<uint32_t>& nonzero, SplitCandidate* best) const {
+void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
+                               GradientSum node_sum, float node_gain, uint32_t feature,
+                               SplitCandidate* best) const {
   const uint32_t begin = cuts_->ptr[feature];
-  const Histogram& hist = *node.hist;
   const double mcw = params_.min_child_weight;
   GradientSum acc;  // forward: left side; backward: right side
-  const std::size_t n = nonzero.size();
   for (std::size_t k = 0; k < n; ++k) {
     const uint32_t bin = kDirection > 0 ? nonzero[k] : nonzero[n - 1 - k];
     acc += hist[bin];
     if (q_->Hess(acc.h) < mcw) continue;
-    GradientSum rest = node.sum - acc;
+    GradientSum rest = node_sum - acc;
     if (q_->Hess(rest.h) < mcw) continue;
     const GradientSum& left = kDirection > 0 ? acc : rest;
     const GradientSum& right = kDirection > 0 ? rest : acc;
     float loss_chg = SplitLossChange(params_, q_->Grad(left.g), q_->Hess(left.h), q_->Grad(right.g),
-                                     q_->Hess(right.h), node.gain);
+                                     q_->Hess(right.h), node_gain);
     if (!best->NeedReplace(loss_chg, feature)) continue;
     SplitCandidate c;
     c.loss_chg = loss_chg;
     c.feature = feature;
     c.default_left = kDirection < 0;
-    c.split_bin = static_cast<int32_t>(kDirection > 0 ? bin - begin : bin - begin - 1);
+    c.split_bin = static_cast<int32_t>(kDirection > 0 ? bin : bin - 1);
     c.split_cond =
         c.split_bin < 0 ? cuts_->min_values[feature] : cuts_->values[begin + c.split_bin];
     c.left_sum = left;
@@ -35,6 +34,18 @@ void SplitEvaluator::Enumerate(const NodeToEvaluate& node, uint32_t feature,
     c.found = true;
     *best = c;
   }
+}
+
+SplitCandidate SplitEvaluator::EvaluateBins(const GradientSum* hist, const uint32_t* nonzero,
+                                            std::size_t n, GradientSum present,
+                                            GradientSum node_sum, float node_gain,
+                                            uint32_t feature) const {
+  SplitCandidate best;
+  if (n == 0) return best;
+  Enumerate<+1>(hist, nonzero, n, node_sum, node_gain, feature, &best);
+  // Backwards only when some rows of the node miss this feature.
+  if (present != node_sum) Enumerate<-1>(hist, nonzero, n, node_sum, node_gain, feature, &best);
+  return best;
 }
 
 SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint32_t feature) const {
@@ -48,7 +59,7 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
   std::size_t n = 0;
   const auto collect = [&](uint32_t lo, uint32_t hi) {
     for (uint32_t b = lo; b < hi; ++b) {  // branch-free compaction: zero bins are frequent
-      nonzero[n] = b;
+      nonzero[n] = b - begin;
       n += (hist[b].g | hist[b].h) != 0;
       present += hist[b];
     }
@@ -61,13 +72,7 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
       if (node.touched[c]) collect(std::max(begin, c * width), std::min(end, (c + 1) * width));
     }
   }
-  nonzero.resize(n);
-  SplitCandidate best;
-  if (nonzero.empty()) return best;
-  Enumerate<+1>(node, feature, nonzero, &best);
-  // Backwards only when some rows of the node miss this feature.
-  if (present != node.sum) Enumerate<-1>(node, feature, nonzero, &best);
-  return best;
+  return EvaluateBins(hist + begin, nonzero.data(), n, present, node.sum, node.gain, feature);
 }
 
 std::vector<SplitCandidate> SplitEvaluator::Evaluate(const std::vector<NodeToEvaluate>& nodes,

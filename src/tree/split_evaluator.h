@@ -56,11 +56,18 @@ class SplitEvaluator {
   // Best split of each node; parallel over (node, feature) pairs.
   std::vector<SplitCandidate> Evaluate(const std::vector<NodeToEvaluate>& nodes, int nthread) const;
   SplitCandidate EvaluateFeature(const NodeToEvaluate& node, uint32_t feature) const;
+  // Best split of `feature` in a node of total `node_sum` and own gain `node_gain`, from the
+  // feature's histogram `hist` (indexed by local bin) whose non-empty bins are nonzero[0, n)
+  // (ascending local bins) and sum to `present`.
+  SplitCandidate EvaluateBins(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
+                              GradientSum present, GradientSum node_sum, float node_gain,
+                              uint32_t feature) const;
 
  private:
+  // Scans the non-empty bins in kDirection.
   template <int kDirection>
-  // Scans the feature's non-empty bins `nonzero` (ascending global ids) in kDirection.
-  void Enumerate(const NodeToEvaluate& node, uint32_t feature, const std::vector<uint32_t>& nonzero,
+  void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
+                 GradientSum node_sum, float node_gain, uint32_t feature,
                  SplitCandidate* best) const;
 
   const HistogramCuts* cuts_;

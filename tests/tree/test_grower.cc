@@ -20,15 +20,20 @@ struct Fixture {
     matrix->BuildColumns(nthread);
   }
 
+  // How the grower finds splits: histograms per node (subtraction), the wide way (one node at a
+  // time, no subtraction) by rows, or the wide way by columns where it serves (sparse, 1 worker).
+  enum class Mode { kNormal, kWideRows, kWideColumns };
+
   // Squared error at margin 0: g = -y, h = 1.
   RegTree Grow(const Params& p, int nthread = 2, std::vector<float>* preds = nullptr,
-               bool wide = false) {
+               Mode mode = Mode::kNormal, const std::vector<uint8_t>& keep = {}) {
     std::vector<GradPair> g;
     for (float y : data.label) g.push_back(GradPair{-y, 1.0f});
     GradientQuantizer q(g, 1, 0, comm.get());
     TreeGrower grower(matrix.get(), &cuts, p, SplitParams::From(p, 0.0f), comm.get(), nthread);
-    if (wide) grower.SetWideHistogramBytes(0);
-    RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, {}, nthread), q, 0);
+    if (mode != Mode::kNormal) grower.SetWideHistogramBytes(0);
+    grower.SetColumnwise(mode == Mode::kWideColumns);
+    RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, keep, nthread), q, 0);
     if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
     return tree;
   }
@@ -162,9 +167,13 @@ TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
       p.grow_policy = policy;
       p.colsample_bynode = 0.8;
       RegTree a = fx1.Grow(p, 1);
-      // Threads, and the wide way (no subtraction, touched chunks only), change nothing.
+      // Threads, and the wide ways (no subtraction; touched chunks only, or column by column),
+      // change nothing.
+      using Mode = Fixture::Mode;
       for (RegTree b :
-           {fx2.Grow(p, 2), fx2.Grow(p, 2, nullptr, true), fx1.Grow(p, 1, nullptr, true)}) {
+           {fx2.Grow(p, 2), fx2.Grow(p, 2, nullptr, Mode::kWideRows),
+            fx1.Grow(p, 1, nullptr, Mode::kWideRows), fx2.Grow(p, 2, nullptr, Mode::kWideColumns),
+            fx1.Grow(p, 1, nullptr, Mode::kWideColumns)}) {
         ASSERT_EQ(a.NumNodes(), b.NumNodes());
         for (int i = 0; i < a.NumNodes(); ++i) {
           EXPECT_EQ(a[i].feature, b[i].feature);
@@ -175,6 +184,18 @@ TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
         }
       }
       EXPECT_GT(a.NumNodes(), 15);
+      // Rows left out by row subsampling (zero gradients) are skipped alike by every way.
+      std::vector<uint8_t> keep(rows.size());
+      for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7) % 10 < 7;
+      const RegTree c = fx1.Grow(p, 1, nullptr, Fixture::Mode::kNormal, keep);
+      for (RegTree d : {fx2.Grow(p, 2, nullptr, Fixture::Mode::kWideRows, keep),
+                        fx2.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns, keep)}) {
+        ASSERT_EQ(c.NumNodes(), d.NumNodes());
+        for (int i = 0; i < c.NumNodes(); ++i) {
+          EXPECT_EQ(c[i].split_cond, d[i].split_cond);
+          EXPECT_EQ(c[i].leaf_value, d[i].leaf_value);
+        }
+      }
     }
   }
 }

@@ -1,0 +1,64 @@
+// Split finding for wide sparse data on one worker (DESIGN.md steps 6-7, a faster way for that
+// case; LightGBM's column-wise histograms): the nodes of a level are evaluated feature by feature
+// from a column-major copy of the binned matrix. A thread takes a feature, adds each of its
+// entries into the histogram of the entry's node (nodes x the feature's bins: a few hundred KiB,
+// in cache), evaluates the feature for every node its entries reached, clears what it touched and
+// moves on. No histogram of all bins is built, cleared or subtracted per node, so the work
+// follows the entries; the random reads are of the rows' node slots and gradients, not of a
+// histogram of tens of MiB. The candidates are the row-wise way's (the same evaluator over the
+// same non-empty bins, the same order-free tie rule across features), so the trees are too.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tree/binned_matrix.h"
+#include "tree/gradient.h"
+#include "tree/quantile.h"
+#include "tree/row_partitioner.h"
+#include "tree/split_evaluator.h"
+
+namespace ringboost {
+
+class ColumnwiseEvaluator {
+ public:
+  // Builds the column-major copy of a sparse-layout matrix (rows ascending within a feature).
+  ColumnwiseEvaluator(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread);
+
+  // Whether the column-major way serves these cuts at all (local bins fit 16 bits).
+  static bool Supports(const BinnedMatrix& matrix, const HistogramCuts& cuts);
+  // Whether a level of `num_nodes` nodes fits the per-thread scratch.
+  bool Fits(std::size_t num_nodes) const;
+
+  struct Node {
+    int nid;
+    GradientSum sum;                        // the node's total, missing values included
+    float gain;                             // its own gain
+    const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
+  };
+  // The best split of each node (rows from `partitioner`).
+  std::vector<SplitCandidate> Evaluate(const std::vector<GradientSum>& gpair,
+                                       const RowPartitioner& partitioner,
+                                       const std::vector<Node>& nodes,
+                                       const SplitEvaluator& evaluator);
+
+  std::size_t MemoryBytes() const;
+
+ private:
+  static constexpr uint32_t kNoSlot = 0xffffffffu;
+  struct alignas(32) LevelRow {  // a row's gradient and node slot; one cache line each
+    GradientSum gpair;
+    uint32_t slot = kNoSlot;
+  };
+  static constexpr std::size_t kMaxScratchBytes = std::size_t{4} << 20;  // per thread
+
+  const HistogramCuts* cuts_;
+  int nthread_;
+  std::vector<uint64_t> col_ptr_;   // num_features + 1
+  std::vector<uint32_t> col_rows_;  // the row of each entry, ascending within a feature
+  std::vector<uint16_t> col_bins_;  // its local bin
+  uint32_t max_feature_bins_ = 1;
+  std::vector<LevelRow> level_rows_;  // per row, for the level being evaluated
+};
+
+}  // namespace ringboost
