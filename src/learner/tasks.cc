@@ -202,10 +202,20 @@ bool StartingModel(const Params& params, rabit::Communicator* comm, Model* init,
 
 int TrainOnce(const Params& params, rabit::Communicator* comm);
 
+// device=cuda is accepted by the parameter table (XGBoost's spelling) but the boosting loop runs
+// on the CPU only so far: say so instead of training somewhere else than asked.
+void RequireCpu(const Params& params) {
+  if (params.device == "cpu") return;
+  RB_FAIL("device=" << params.device
+                    << ": training and prediction on a GPU are not available in this version of "
+                       "ringboost (the allowed value today is cpu)");
+}
+
 }  // namespace
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
+  RequireCpu(params);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
@@ -311,6 +321,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
 
 int RunPredict(const Params& params) {
   SetVerbosity(params.verbosity);
+  RequireCpu(params);
   if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
   if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
   auto comm = OpenCommunicator(params);
