@@ -61,12 +61,11 @@ void RowPartitioner::Scatter(const std::vector<SplitTask>& tasks, int nthread) {
     const uint32_t* src = buffers_[from].data();
     uint32_t* dst = buffers_[1 - from].data();
     uint64_t l = blk.left_offset, r = blk.right_offset;
-    for (uint64_t j = blk.begin; j < blk.end; ++j) {
-      if (side_[j]) {
-        dst[l++] = src[j];
-      } else {
-        dst[r++] = src[j];
-      }
+    for (uint64_t j = blk.begin; j < blk.end; ++j) {  // branch-free: the side is a coin flip
+      const uint64_t left = side_[j];
+      dst[left ? l : r] = src[j];
+      l += left;
+      r += 1 - left;
     }
   }
   for (std::size_t t = 0; t < tasks.size(); ++t) {
