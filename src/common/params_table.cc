@@ -216,8 +216,8 @@ std::vector<ParamSpec> BuildTable() {
                   .OneOf({"cpu", "cuda", "cuda:N"})
                   .Check(CheckDevice)
                   .Doc("Where to train and predict: the CPU, or a GPU (cuda = the worker's local "
-                       "rank's GPU, cuda:N = GPU N; GPUs are refused with a message for now: "
-                       "the CUDA kernels are not wired into training yet)."));
+                       "rank's GPU, cuda:N = GPU N; trees grow on the GPU, the rest on the "
+                       "host; needs a CUDA build; not yet validated on a GPU)."));
   t.push_back(P(s, "verbosity", &Params::verbosity, "1")
                   .Min(0)
                   .Max(3)

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/random.h"
 #include "common/threads.h"
+#include "tree/device_trainer.h"
 #include "tree/gradient.h"
 #include "tree/grower.h"
 #include "tree/split_math.h"
@@ -96,8 +97,14 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     set.data = std::move(e.second);
     evals_.push_back(std::move(set));
   }
-  grower_ = std::make_unique<TreeGrower>(
-      matrix_.get(), &cuts_, params_, SplitParams::From(params_, max_delta_step_), comm_, nthread_);
+  const SplitParams split_params = SplitParams::From(params_, max_delta_step_);
+  if (params_.device == "cpu") {
+    grower_ =
+        std::make_unique<TreeGrower>(matrix_.get(), &cuts_, params_, split_params, comm_, nthread_);
+  } else {
+    device_ = DeviceTrainer::Create(params_.device, *matrix_, cuts_, params_, split_params, comm_,
+                                    nthread_);
+  }
   return times;
 }
 
@@ -123,8 +130,15 @@ void Learner::UpdateOneRound() {
     GradientQuantizer quantizer(gpair, groups, k, comm_, nthread_);
     std::vector<GradientSum> qgrad = quantizer.QuantizeAll(gpair, groups, k, keep, nthread_);
     timer_.Add("quantize", start);
-    RegTree tree = grower_->Grow(qgrad, quantizer, static_cast<uint64_t>(round) * groups + k);
-    grower_->UpdatePredictions(tree, &train_.margins, groups, k);
+    const uint64_t tree_key = static_cast<uint64_t>(round) * groups + k;
+    RegTree tree;
+    if (device_ != nullptr) {
+      tree = device_->Grow(qgrad, quantizer, tree_key);
+      device_->UpdatePredictions(tree, &train_.margins, groups, k);
+    } else {
+      tree = grower_->Grow(qgrad, quantizer, tree_key);
+      grower_->UpdatePredictions(tree, &train_.margins, groups, k);
+    }
     start = PhaseTimer::Clock::now();
     AddTreeToEvalCaches(tree, k);
     timer_.Add("eval predictions", start);

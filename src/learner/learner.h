@@ -68,7 +68,8 @@ class Learner {
   std::vector<CachedSet> evals_;
   HistogramCuts cuts_;
   std::unique_ptr<BinnedMatrix> matrix_;
-  std::unique_ptr<class TreeGrower> grower_;
+  std::unique_ptr<class TreeGrower> grower_;     // device=cpu
+  std::unique_ptr<class DeviceTrainer> device_;  // device=cuda, cuda:N
   float max_delta_step_ = 0.0f;
   mutable PhaseTimer timer_;
 };

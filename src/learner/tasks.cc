@@ -17,6 +17,7 @@
 #include "common/threads.h"
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
+#include "tree/device_trainer.h"
 
 namespace ringboost {
 namespace {
@@ -202,20 +203,11 @@ bool StartingModel(const Params& params, rabit::Communicator* comm, Model* init,
 
 int TrainOnce(const Params& params, rabit::Communicator* comm);
 
-// device=cuda is accepted by the parameter table (XGBoost's spelling) but the boosting loop runs
-// on the CPU only so far: say so instead of training somewhere else than asked.
-void RequireCpu(const Params& params) {
-  if (params.device == "cpu") return;
-  RB_FAIL("device=" << params.device
-                    << ": training and prediction on a GPU are not available in this version of "
-                       "ringboost (the allowed value today is cpu)");
-}
-
 }  // namespace
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
-  RequireCpu(params);
+  if (params.device != "cpu") OpenDevice(params.device);  // fails early, before any data is read
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
@@ -321,7 +313,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
 
 int RunPredict(const Params& params) {
   SetVerbosity(params.verbosity);
-  RequireCpu(params);
+  if (params.device != "cpu") OpenDevice(params.device);
   if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
   if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
   auto comm = OpenCommunicator(params);
@@ -333,7 +325,9 @@ int RunPredict(const Params& params) {
   DataSet test = LoadFor(params.test_data, params, nullptr, *comm);
   int rounds = params.ntree_limit;
   if (rounds == 0 && model.best_iteration >= 0) rounds = model.best_iteration + 1;
-  std::vector<float> preds = PredictMargin(model, test, rounds, ResolveThreads(params.nthread));
+  std::vector<float> preds =
+      params.device == "cpu" ? PredictMargin(model, test, rounds, ResolveThreads(params.nthread))
+                             : PredictMarginOnDevice(params.device, model, test, rounds);
   int per_row = model.num_groups;
   if (!params.pred_margin) {
     objective->PredTransform(&preds);

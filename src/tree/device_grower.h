@@ -3,7 +3,7 @@
 // bookkeeping and the expansion order are host code that follows TreeGrower step for step, so the
 // trees are the same (the kernels equal their CPU references bit for bit).
 //
-// Not yet wired to device=cuda: it is the vehicle of the parity tests. A full device path still
+// device=cuda reaches it through DeviceTrainer (device_trainer.h). A full device path still
 // needs gradients on the device, a histogram pool instead of one allocation per level, the
 // wide-data mode (one histogram per node is too large there), and histograms reduced across
 // workers without the host copy.
