@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli/cli_runner.h"
 #include "helpers.h"
 
 namespace ringboost {
@@ -20,6 +21,7 @@ namespace {
 using test::ReadFile;
 using test::TempDir;
 using test::WriteFile;
+using test::WriteGeneratedDense;
 
 const char kJob[] = "rb-sim";
 const char kClaim[] = "ringboost-data";
@@ -30,31 +32,6 @@ int ExitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; 
 // Runs a shell command line; its stdout and stderr go to `log`.
 int Shell(const std::string& command, const std::string& log) {
   return ExitCode(std::system((command + " > '" + log + "' 2>&1 < /dev/null").c_str()));
-}
-
-// `rows` LibSVM rows of 12 dense features and a binary label from a fixed recipe.
-std::string GeneratedRows(int rows) {
-  std::string text;
-  uint64_t state = 0x2545F4914F6CDD1Dull;
-  auto next = [&state] {  // xorshift64: the same stream every time
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return static_cast<double>(state >> 11) / 9007199254740992.0;
-  };
-  for (int i = 0; i < rows; ++i) {
-    double x[12];
-    for (double& v : x) v = next() * 4 - 2;
-    const double score = x[0] * x[1] - x[2] + 0.5 * x[3] * x[3] - (x[4] > 0.3) + 0.3 * next();
-    text += score > 0 ? "1" : "0";
-    char buf[32];
-    for (int f = 0; f < 12; ++f) {
-      std::snprintf(buf, sizeof(buf), " %d:%.4f", f, x[f]);
-      text += buf;
-    }
-    text += "\n";
-  }
-  return text;
 }
 
 // The volume (the claim's folder) with a.conf and its data, and the manifest beside it.
@@ -185,7 +162,7 @@ TEST_F(K8sSimulation, WorkersWhoseSshdStartsLateAreReachedByTheSshRetry) {
 // the lost host. Restarted as the kubelet does (restartPolicy OnFailure), the launcher resumes
 // from the newest checkpoint in checkpoint_dir on the volume and writes the one-process model.
 TEST_F(K8sSimulation, KilledWorkerFailsTheLauncherAndTheRerunResumesFromTheCheckpoint) {
-  WriteFile(Volume("train.txt"), GeneratedRows(60000));
+  WriteGeneratedDense(Volume("train.txt"), 60000);
   WriteFile(Volume("a.conf"),
             "objective = binary:logistic\neval_metric = auc\nmax_depth = 6\nnum_round = 40\n"
             "subsample = 0.9\ndata = \"train.txt\"\n");
