@@ -78,6 +78,8 @@ class TreeGrower {
                                  const std::vector<Expansion>& expansions);
   void AllreduceHistograms(const std::vector<Histogram*>& hists);
   void EvaluateNodes(const std::vector<int>& nids);
+  // Several workers, wide data: reduces the touched chunks of the node's histogram.
+  void AllreduceWide();
   // Wide data: builds `nid`'s histogram on its own (no subtraction, none kept) and evaluates it.
   void BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid);
   // Wide data, the columnwise way: evaluates all of `nids` at once; false when it does not serve

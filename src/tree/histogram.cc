@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "common/error.h"
 
@@ -293,6 +294,11 @@ void HistogramBuilder::BuildWidePrivate(const std::vector<GradientSum>& gpair, c
     for (uint32_t c : wide_lists_[t]) wide_flags_[t][c] = 0;
     wide_lists_[t].clear();
   }
+}
+
+void HistogramBuilder::SetWideChunks(std::vector<uint32_t> chunks) {
+  for (uint32_t c : chunks) wide_any_[c] = 1;
+  wide_chunks_ = std::move(chunks);
 }
 
 void HistogramBuilder::MarkAllWideChunksTouched() {

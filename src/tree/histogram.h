@@ -36,8 +36,11 @@ class HistogramBuilder {
   const std::vector<uint32_t>& wide_chunks() const { return wide_chunks_; }
   // Per chunk: 1 when in wide_chunks(), for skipping untouched bins while evaluating.
   const std::vector<uint8_t>& wide_touched() const { return wide_any_; }
-  // Marks every chunk touched (a histogram allreduced over workers: any bin may be non-zero).
+  // Marks every chunk touched (dense layout: any bin may be non-zero).
   void MarkAllWideChunksTouched();
+  // Marks `chunks` (ascending, a superset of wide_chunks()) touched: the union over the workers
+  // after wide_hist() was reduced across them.
+  void SetWideChunks(std::vector<uint32_t> chunks);
   static constexpr uint32_t kChunkShift = 4;
 
   // For every k: *dst[k] = *parent[k] - *child[k], element-wise (one parallel loop for all).
