@@ -17,36 +17,8 @@
 namespace ringboost::rabit {
 namespace {
 
-using Args = std::vector<std::pair<std::string, std::string>>;
-using WorkerFn = std::function<std::string(Communicator*)>;
-
-// Runs `fn` on n worker threads under `tracker`; each returns "" or what went wrong (an
-// exception's message included). Every worker shuts down after fn.
-std::vector<std::string> RunWorkers(test::TrackerThread* tracker, int n, const Args& extra,
-                                    const WorkerFn& fn, const std::vector<Args>& per_worker = {}) {
-  std::vector<std::string> results(n);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      try {
-        CommunicatorConfig config;
-        config.backend = "tcp";
-        config.args = tracker->WorkerArgs(i);
-        config.args.insert(config.args.end(), extra.begin(), extra.end());
-        if (!per_worker.empty()) {
-          config.args.insert(config.args.end(), per_worker[i].begin(), per_worker[i].end());
-        }
-        auto comm = MakeCommunicator(config);
-        results[i] = fn(comm.get());
-        ThrowIfError(comm->Shutdown());
-      } catch (const std::exception& e) {
-        results[i] = std::string("error: ") + e.what();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  return results;
-}
+using test::Args;
+using test::RunWorkers;
 
 class TcpWorld : public ::testing::TestWithParam<int> {};
 

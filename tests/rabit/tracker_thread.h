@@ -1,12 +1,14 @@
 // An in-process ringboost tracker serving on 127.0.0.1 from a thread, for the tcp tests.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "rabit/communicator.h"
 #include "rabit/tracker.h"
 
 namespace ringboost::rabit::test {
@@ -61,5 +63,38 @@ class TrackerThread {
   std::mutex mutex_;
   std::string log_;
 };
+
+using Args = std::vector<std::pair<std::string, std::string>>;
+using WorkerFn = std::function<std::string(Communicator*)>;
+
+// Runs `fn` on n tcp worker threads under `tracker` (worker i is task i, with `extra` and
+// per_worker[i] settings); each returns "" or what went wrong (an exception's message
+// included). Every worker shuts down after fn.
+inline std::vector<std::string> RunWorkers(TrackerThread* tracker, int n, const Args& extra,
+                                           const WorkerFn& fn,
+                                           const std::vector<Args>& per_worker = {}) {
+  std::vector<std::string> results(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        CommunicatorConfig config;
+        config.backend = "tcp";
+        config.args = tracker->WorkerArgs(i);
+        config.args.insert(config.args.end(), extra.begin(), extra.end());
+        if (!per_worker.empty()) {
+          config.args.insert(config.args.end(), per_worker[i].begin(), per_worker[i].end());
+        }
+        auto comm = MakeCommunicator(config);
+        results[i] = fn(comm.get());
+        ThrowIfError(comm->Shutdown());
+      } catch (const std::exception& e) {
+        results[i] = std::string("error: ") + e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return results;
+}
 
 }  // namespace ringboost::rabit::test

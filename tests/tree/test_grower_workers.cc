@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "rabit/communicator.h"
@@ -69,32 +68,19 @@ TEST(GrowerWorkers, ThreeWorkersGrowTheOneProcessTreeInBothWays) {
   const int n = 3;
   const std::vector<std::size_t> bounds{0, 400, 1900, rows.size()};  // uneven shares
   rabit::test::TrackerThread tracker(n);
-  std::vector<std::string> errors(n);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        rabit::CommunicatorConfig config;
-        config.backend = "tcp";
-        config.args = tracker.WorkerArgs(r);
-        auto comm = rabit::MakeCommunicator(config);
-        const std::vector<std::vector<float>> mine(rows.begin() + bounds[r],
-                                                   rows.begin() + bounds[r + 1]);
-        const std::vector<float> my_labels(labels.begin() + bounds[r],
-                                           labels.begin() + bounds[r + 1]);
-        const DataSet share = test::DenseRows(mine, my_labels);
-        for (bool wide : {false, true}) {
-          const RegTree tree = GrowTree(share, all.num_col, comm.get(), wide);
-          ExpectSameTree(expected, tree,
-                         std::string(wide ? "wide" : "normal") + " rank " + std::to_string(r));
-        }
-        ThrowIfError(comm->Shutdown());
-      } catch (const std::exception& e) {
-        errors[r] = e.what();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  const auto errors = rabit::test::RunWorkers(&tracker, n, {}, [&](rabit::Communicator* comm) {
+    const int r = comm->Rank();
+    const std::vector<std::vector<float>> mine(rows.begin() + bounds[r],
+                                               rows.begin() + bounds[r + 1]);
+    const std::vector<float> my_labels(labels.begin() + bounds[r], labels.begin() + bounds[r + 1]);
+    const DataSet share = test::DenseRows(mine, my_labels);
+    for (bool wide : {false, true}) {
+      const RegTree tree = GrowTree(share, all.num_col, comm, wide);
+      ExpectSameTree(expected, tree,
+                     std::string(wide ? "wide" : "normal") + " rank " + std::to_string(r));
+    }
+    return std::string();
+  });
   for (const std::string& e : errors) EXPECT_EQ(e, "");
 }
 
