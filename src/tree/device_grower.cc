@@ -3,10 +3,7 @@
 
 #include "tree/device_grower.h"
 
-#include <queue>
-
 #include "common/error.h"
-#include "tree/grower.h"
 
 namespace ringboost {
 
@@ -18,21 +15,8 @@ DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCu
       params_(params),
       split_params_(split_params),
       comm_(comm),
-      hist_builder_(matrix, *cuts) {}
-
-bool DeviceTreeGrower::IsValid(const NodeState& node, int num_leaves) const {
-  return SplitAllowed(node.split, node.depth, num_leaves, params_, split_params_);
-}
-
-void DeviceTreeGrower::InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree) {
-  if (static_cast<std::size_t>(nid) >= nodes_.size()) nodes_.resize(nid + 1);
-  NodeState& n = nodes_[nid];
-  n = NodeState{};
-  n.sum = sum;
-  n.depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
-  n.timestamp = next_timestamp_++;
-  n.gain = InitNodeStats(sum, *quantizer_, split_params_, &(*tree)[nid]);
-}
+      hist_builder_(matrix, *cuts),
+      nodes_(params, split_params) {}
 
 // Several workers: the histograms go through host memory to the collective and back.
 void DeviceTreeGrower::AllreduceHistograms(DeviceBuffer<GradientSum>* hists, std::size_t count) {
@@ -57,22 +41,6 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   }
   const std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
-}
-
-std::vector<DeviceTreeGrower::Expansion> DeviceTreeGrower::ApplySplits(const std::vector<int>& nids,
-                                                                       RegTree* tree,
-                                                                       int* num_leaves) {
-  std::vector<Expansion> out;
-  for (int nid : nids) {
-    if (!IsValid(nodes_[nid], *num_leaves)) continue;
-    const SplitCandidate s = nodes_[nid].split;
-    const int left = tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
-    InitChild(left, nid, s.left_sum, tree);
-    InitChild(left + 1, nid, s.right_sum, tree);
-    ++*num_leaves;
-    out.push_back(Expansion{nid, left, left + 1});
-  }
-  return out;
 }
 
 void DeviceTreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
@@ -135,46 +103,6 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
   return children;
 }
 
-void DeviceTreeGrower::GrowDepthwise(RegTree* tree) {
-  std::vector<int> level{0};
-  int num_leaves = 1;
-  while (!level.empty()) {
-    const std::vector<Expansion> expansions = ApplySplits(level, tree, &num_leaves);
-    for (int nid : level) {
-      if ((*tree)[nid].IsLeaf()) nodes_[nid].hist.reset();
-    }
-    if (expansions.empty()) break;
-    PartitionRows(expansions);
-    level = BuildChildren(expansions);
-    EvaluateNodes(level);
-  }
-}
-
-void DeviceTreeGrower::GrowLossguide(RegTree* tree) {
-  auto later = [this](int a, int b) {  // grower.cc's order: larger loss change, then older
-    const NodeState& x = nodes_[a];
-    const NodeState& y = nodes_[b];
-    if (x.split.loss_chg == y.split.loss_chg) return x.timestamp > y.timestamp;
-    return x.split.loss_chg < y.split.loss_chg;
-  };
-  std::priority_queue<int, std::vector<int>, decltype(later)> queue(later);
-  queue.push(0);
-  int num_leaves = 1;
-  while (!queue.empty()) {
-    const int nid = queue.top();
-    queue.pop();
-    const std::vector<Expansion> expansions = ApplySplits({nid}, tree, &num_leaves);
-    if (expansions.empty()) {
-      nodes_[nid].hist.reset();
-      continue;
-    }
-    PartitionRows(expansions);
-    const std::vector<int> children = BuildChildren(expansions);
-    EvaluateNodes(children);
-    for (int c : children) queue.push(c);
-  }
-}
-
 RegTree DeviceTreeGrower::Grow(const std::vector<GradientSum>& gpair,
                                const GradientQuantizer& quantizer, uint64_t tree_key) {
   RB_CHECK(gpair.size() == matrix_->shape().num_rows);
@@ -190,20 +118,23 @@ RegTree DeviceTreeGrower::Grow(const std::vector<GradientSum>& gpair,
   }
   comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
   RegTree tree;
-  nodes_.clear();
-  next_timestamp_ = 0;
-  InitChild(0, -1, GradientSum{sum[0], sum[1]}, &tree);
+  nodes_.Reset(&quantizer);
+  nodes_.InitChild(0, -1, GradientSum{sum[0], sum[1]}, &tree);
   nodes_[0].hist = std::make_shared<DeviceBuffer<GradientSum>>(cuts_->TotalBins());
   hist_builder_.Build(d_gpair_.data(), partitioner_->d_node_rows(0),
                       {RowSegment{0, partitioner_->NodeRange(0).size()}}, nodes_[0].hist->data());
   AllreduceHistograms(nodes_[0].hist.get(), 1);
   EvaluateNodes({0});
-  if (params_.grow_policy == "lossguide") {
-    GrowLossguide(&tree);
-  } else {
-    GrowDepthwise(&tree);
-  }
-  nodes_.clear();
+  nodes_.Grow(
+      &tree,
+      [&](const std::vector<Expansion>& expansions) {
+        PartitionRows(expansions);
+        const std::vector<int> children = BuildChildren(expansions);
+        EvaluateNodes(children);
+        return children;
+      },
+      [&](int nid) { nodes_[nid].hist.reset(); });
+  nodes_.Reset(nullptr);
   return tree;
 }
 

@@ -1,6 +1,6 @@
 // A tree grower whose data stays on the device: histograms (smaller child built, sibling by
 // subtraction), split evaluation and row partition run as kernels; the tree itself, the node
-// bookkeeping and the expansion order are host code that follows TreeGrower step for step, so the
+// bookkeeping and the expansion order are host code shared with TreeGrower (node_book.h), so the
 // trees are the same (the kernels equal their CPU references bit for bit).
 //
 // device=cuda reaches it through DeviceTrainer (device_trainer.h). A full device path still
@@ -23,6 +23,7 @@
 #include "tree/device_matrix.h"
 #include "tree/device_partition.h"
 #include "tree/device_split.h"
+#include "tree/node_book.h"
 #include "tree/quantile.h"
 
 namespace ringboost {
@@ -40,29 +41,16 @@ class DeviceTreeGrower {
 
  private:
   // A node's histogram: histogram `slot` of a level's buffer (shared by the nodes built with it).
-  struct NodeState {
-    GradientSum sum;
-    float gain = 0.0f;
-    int depth = 0;
-    uint64_t timestamp = 0;
-    SplitCandidate split;
+  struct NodeState : NodeStats {
     std::shared_ptr<DeviceBuffer<GradientSum>> hist;
     uint64_t slot = 0;
   };
-  struct Expansion {
-    int nid, left, right;
-  };
 
-  bool IsValid(const NodeState& node, int num_leaves) const;
-  void InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree);
-  std::vector<Expansion> ApplySplits(const std::vector<int>& nids, RegTree* tree, int* num_leaves);
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<Expansion>& expansions);
   void AllreduceHistograms(DeviceBuffer<GradientSum>* hists, std::size_t count);
   // Evaluates `nids`, whose histograms all lie in one buffer.
   void EvaluateNodes(const std::vector<int>& nids);
-  void GrowDepthwise(RegTree* tree);
-  void GrowLossguide(RegTree* tree);
 
   const DeviceMatrix* matrix_;
   const HistogramCuts* cuts_;
@@ -75,8 +63,7 @@ class DeviceTreeGrower {
   std::unique_ptr<DevicePartitioner> partitioner_;
   std::unique_ptr<ColumnSampler> sampler_;
   DeviceBuffer<GradientSum> d_gpair_;
-  std::vector<NodeState> nodes_;
-  uint64_t next_timestamp_ = 0;
+  NodeBook<NodeState> nodes_;
 };
 
 }  // namespace ringboost

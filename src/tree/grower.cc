@@ -1,14 +1,12 @@
 #include "tree/grower.h"
 
 #include <algorithm>
-#include <queue>
 
 #include "common/error.h"
 #include "tree/column_sampler.h"
 
 namespace ringboost {
 namespace {
-constexpr float kRtEps = 1e-6f;  // XGBoost's smallest loss change worth a split
 
 // Where a split sends a row, with everything it reads resolved to plain pointers once per split
 // (this runs for every row of every split node).
@@ -59,40 +57,8 @@ TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, co
       split_params_(split_params),
       comm_(comm),
       nthread_(nthread),
-      hist_builder_(matrix, cuts, nthread) {}
-
-bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
-                  const SplitParams& split_params) {
-  if (!s.found || s.loss_chg <= kRtEps) return false;
-  if (s.left_sum.h == 0 || s.right_sum.h == 0) return false;
-  if (s.loss_chg < split_params.gamma) return false;
-  if (params.max_depth > 0 && depth >= params.max_depth) return false;
-  if (params.max_leaves > 0 && num_leaves >= params.max_leaves) return false;
-  return true;
-}
-
-float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
-                    const SplitParams& split_params, TreeNode* node) {
-  const double g = quantizer.Grad(sum.g), h = quantizer.Hess(sum.h);
-  node->base_weight = CalcWeight(split_params, g, h);
-  node->leaf_value = node->base_weight * split_params.eta;
-  node->sum_hess = static_cast<float>(h);
-  return CalcGain(split_params, g, h);
-}
-
-bool TreeGrower::IsValid(const NodeState& node, int num_leaves) const {
-  return SplitAllowed(node.split, node.depth, num_leaves, params_, split_params_);
-}
-
-void TreeGrower::InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree) {
-  if (static_cast<std::size_t>(nid) >= nodes_.size()) nodes_.resize(nid + 1);
-  NodeState& n = nodes_[nid];
-  n = NodeState{};
-  n.sum = sum;
-  n.depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
-  n.timestamp = next_timestamp_++;
-  n.gain = InitNodeStats(sum, *quantizer_, split_params_, &(*tree)[nid]);
-}
+      hist_builder_(matrix, cuts, nthread),
+      nodes_(params, split_params) {}
 
 void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) {
   int64_t sum[2] = {0, 0};
@@ -101,9 +67,7 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) 
     sum[1] += g.h;
   }
   comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
-  nodes_.clear();
-  next_timestamp_ = 0;
-  InitChild(0, -1, GradientSum{sum[0], sum[1]}, tree);
+  nodes_.InitChild(0, -1, GradientSum{sum[0], sum[1]}, tree);
   if (wide_) {
     if (!EvaluateColumnwise(gpair, {0})) BuildAndEvaluateWide(gpair, 0);
     return;
@@ -263,22 +227,6 @@ void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
 }
 
-std::vector<TreeGrower::Expansion> TreeGrower::ApplySplits(const std::vector<int>& nids,
-                                                           RegTree* tree, int* num_leaves) {
-  std::vector<Expansion> out;
-  for (int nid : nids) {
-    if (!IsValid(nodes_[nid], *num_leaves)) continue;
-    const SplitCandidate s = nodes_[nid].split;
-    int left = tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
-    int right = left + 1;
-    InitChild(left, nid, s.left_sum, tree);
-    InitChild(right, nid, s.right_sum, tree);
-    ++*num_leaves;
-    out.push_back(Expansion{nid, left, right});
-  }
-  return out;
-}
-
 void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
   const auto start = PhaseTimer::Clock::now();
   std::vector<RowPartitioner::SplitTask> tasks;
@@ -342,45 +290,6 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   return children;
 }
 
-void TreeGrower::GrowDepthwise(const std::vector<GradientSum>& gpair, RegTree* tree) {
-  std::vector<int> level{0};
-  int num_leaves = 1;
-  while (!level.empty()) {
-    std::vector<Expansion> expansions = ApplySplits(level, tree, &num_leaves);
-    for (int nid : level) {
-      if (tree->nodes()[nid].IsLeaf()) nodes_[nid].hist = Histogram();  // stays a leaf
-    }
-    if (expansions.empty()) break;
-    PartitionRows(expansions);
-    level = ExpandChildren(gpair, expansions);
-  }
-}
-
-void TreeGrower::GrowLossguide(const std::vector<GradientSum>& gpair, RegTree* tree) {
-  // XGBoost's LossGuide order: larger loss change first, then the older node.
-  auto later = [this](int a, int b) {
-    const NodeState& x = nodes_[a];
-    const NodeState& y = nodes_[b];
-    if (x.split.loss_chg == y.split.loss_chg) return x.timestamp > y.timestamp;
-    return x.split.loss_chg < y.split.loss_chg;
-  };
-  std::priority_queue<int, std::vector<int>, decltype(later)> queue(later);
-  queue.push(0);
-  int num_leaves = 1;
-  while (!queue.empty()) {
-    int nid = queue.top();
-    queue.pop();
-    std::vector<Expansion> expansions = ApplySplits({nid}, tree, &num_leaves);
-    if (expansions.empty()) {
-      nodes_[nid].hist = Histogram();
-      continue;
-    }
-    PartitionRows(expansions);
-    std::vector<int> children = ExpandChildren(gpair, expansions);
-    for (int c : children) queue.push(c);
-  }
-}
-
 RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
                          uint64_t tree_key) {
   RB_CHECK(gpair.size() == matrix_->NumRows());
@@ -390,13 +299,16 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQu
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;
   RegTree tree;
+  nodes_.Reset(&quantizer);
   InitRoot(gpair, &tree);
-  if (params_.grow_policy == "lossguide") {
-    GrowLossguide(gpair, &tree);
-  } else {
-    GrowDepthwise(gpair, &tree);
-  }
-  nodes_.clear();
+  nodes_.Grow(
+      &tree,
+      [&](const std::vector<Expansion>& expansions) {
+        PartitionRows(expansions);
+        return ExpandChildren(gpair, expansions);
+      },
+      [&](int nid) { nodes_[nid].hist = Histogram(); });
+  nodes_.Reset(nullptr);
   return tree;
 }
 

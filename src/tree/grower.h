@@ -16,21 +16,12 @@
 #include "tree/column_sampler.h"
 #include "tree/columnwise.h"
 #include "tree/histogram.h"
+#include "tree/node_book.h"
 #include "tree/quantile.h"
 #include "tree/row_partitioner.h"
 #include "tree/split_evaluator.h"
 
 namespace ringboost {
-
-// The rules both tree growers (this one and device_grower.h) share.
-// Whether a node's best split `s` is applied (XGBoost hist's rules): a real loss change above
-// gamma, both sides with hessian, depth and leaf limits.
-bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
-                  const SplitParams& split_params);
-// A new node of gradient sum `sum`: fills the tree node's weight, leaf value and cover and
-// returns the node's own gain.
-float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
-                    const SplitParams& split_params, TreeNode* node);
 
 class TreeGrower {
  public:
@@ -57,22 +48,12 @@ class TreeGrower {
   void UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride, int group);
 
  private:
-  struct NodeState {
-    GradientSum sum;
-    float gain = 0.0f;
-    int depth = 0;
-    uint64_t timestamp = 0;
-    SplitCandidate split;
+  struct NodeState : NodeStats {
     std::vector<uint32_t> features;
     Histogram hist;
   };
-  struct Expansion {
-    int nid, left, right;
-  };
 
-  bool IsValid(const NodeState& node, int num_leaves) const;
   void InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree);
-  std::vector<Expansion> ApplySplits(const std::vector<int>& nids, RegTree* tree, int* num_leaves);
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<GradientSum>& gpair,
                                  const std::vector<Expansion>& expansions);
@@ -88,9 +69,6 @@ class TreeGrower {
   // Children of this level's expansions that may still be split, with their best splits.
   std::vector<int> ExpandChildren(const std::vector<GradientSum>& gpair,
                                   const std::vector<Expansion>& expansions);
-  void InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree);
-  void GrowDepthwise(const std::vector<GradientSum>& gpair, RegTree* tree);
-  void GrowLossguide(const std::vector<GradientSum>& gpair, RegTree* tree);
 
   const BinnedMatrix* matrix_;
   const HistogramCuts* cuts_;
@@ -103,8 +81,7 @@ class TreeGrower {
   std::unique_ptr<SplitEvaluator> evaluator_;
   std::unique_ptr<RowPartitioner> partitioner_;
   std::unique_ptr<ColumnSampler> sampler_;
-  std::vector<NodeState> nodes_;
-  uint64_t next_timestamp_ = 0;
+  NodeBook<NodeState> nodes_;
   std::size_t wide_bytes_ = kWideHistogramBytes;
   bool wide_ = false;
   bool columnwise_on_ = true;

@@ -1,0 +1,26 @@
+#include "tree/node_book.h"
+
+namespace ringboost {
+namespace {
+constexpr float kRtEps = 1e-6f;  // XGBoost's smallest loss change worth a split
+}  // namespace
+
+bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
+                  const SplitParams& split_params) {
+  if (!s.found || s.loss_chg <= kRtEps) return false;
+  if (s.left_sum.h == 0 || s.right_sum.h == 0) return false;
+  if (s.loss_chg < split_params.gamma) return false;
+  if (params.max_depth > 0 && depth >= params.max_depth) return false;
+  if (params.max_leaves > 0 && num_leaves >= params.max_leaves) return false;
+  return true;
+}
+float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
+                    const SplitParams& split_params, TreeNode* node) {
+  const double g = quantizer.Grad(sum.g), h = quantizer.Hess(sum.h);
+  node->base_weight = CalcWeight(split_params, g, h);
+  node->leaf_value = node->base_weight * split_params.eta;
+  node->sum_hess = static_cast<float>(h);
+  return CalcGain(split_params, g, h);
+}
+
+}  // namespace ringboost

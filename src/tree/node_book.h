@@ -1,0 +1,141 @@
+// What both tree growers (grower.h on the CPU, device_grower.h on the GPU) share, so that they
+// cannot drift apart: the statistics of each node, the rules for applying a split, and the order
+// in which nodes are expanded (XGBoost's depthwise levels, or its lossguide queue: larger loss
+// change first, then the older node), which fixes the node ids of the tree.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include "common/params.h"
+#include "model/tree.h"
+#include "tree/gradient.h"
+#include "tree/split_evaluator.h"
+#include "tree/split_math.h"
+
+namespace ringboost {
+
+// The statistics every grower keeps per node (its node state derives from this).
+struct NodeStats {
+  GradientSum sum;
+  float gain = 0.0f;
+  int depth = 0;
+  uint64_t timestamp = 0;  // creation order, lossguide's tie-break
+  SplitCandidate split;
+};
+
+// A split applied to `nid`, with its children's ids.
+struct Expansion {
+  int nid, left, right;
+};
+
+// Whether a node's best split `s` is applied (XGBoost hist's rules): a real loss change above
+// gamma, both sides with hessian, depth and leaf limits.
+bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
+                  const SplitParams& split_params);
+// A new node of gradient sum `sum`: fills the tree node's weight, leaf value and cover and
+// returns the node's own gain.
+float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
+                    const SplitParams& split_params, TreeNode* node);
+
+// The nodes of the tree being grown, indexed by node id. Node derives from NodeStats.
+template <typename Node>
+class NodeBook {
+ public:
+  NodeBook(const Params& params, const SplitParams& split_params)
+      : params_(params), split_params_(split_params) {}
+
+  // Forgets every node; gains and weights of the next tree use `quantizer`.
+  void Reset(const GradientQuantizer* quantizer) {
+    nodes_.clear();
+    next_timestamp_ = 0;
+    quantizer_ = quantizer;
+  }
+  Node& operator[](int nid) { return nodes_[nid]; }
+  const Node& operator[](int nid) const { return nodes_[nid]; }
+
+  // Node `nid`, child of `parent` (-1: the root), with gradient sum `sum`.
+  void InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree) {
+    if (static_cast<std::size_t>(nid) >= nodes_.size()) nodes_.resize(nid + 1);
+    Node& n = nodes_[nid];
+    n = Node{};
+    n.sum = sum;
+    n.depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
+    n.timestamp = next_timestamp_++;
+    n.gain = InitNodeStats(sum, *quantizer_, split_params_, &(*tree)[nid]);
+  }
+
+  // Grows `tree` from its evaluated root (node 0). expand(expansions) partitions the rows of the
+  // applied splits and returns the children that may still be split, with their best splits;
+  // leaf(nid) releases what the grower holds for a node that stays a leaf.
+  template <typename Expand, typename Leaf>
+  void Grow(RegTree* tree, const Expand& expand, const Leaf& leaf) {
+    if (params_.grow_policy == "lossguide") {
+      GrowLossguide(tree, expand, leaf);
+    } else {
+      GrowDepthwise(tree, expand, leaf);
+    }
+  }
+
+ private:
+  std::vector<Expansion> ApplySplits(const std::vector<int>& nids, RegTree* tree, int* num_leaves) {
+    std::vector<Expansion> out;
+    for (int nid : nids) {
+      const Node& n = nodes_[nid];
+      if (!SplitAllowed(n.split, n.depth, *num_leaves, params_, split_params_)) continue;
+      const SplitCandidate s = n.split;
+      const int left = tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
+      InitChild(left, nid, s.left_sum, tree);
+      InitChild(left + 1, nid, s.right_sum, tree);
+      ++*num_leaves;
+      out.push_back(Expansion{nid, left, left + 1});
+    }
+    return out;
+  }
+
+  template <typename Expand, typename Leaf>
+  void GrowDepthwise(RegTree* tree, const Expand& expand, const Leaf& leaf) {
+    std::vector<int> level{0};
+    int num_leaves = 1;
+    while (!level.empty()) {
+      const std::vector<Expansion> expansions = ApplySplits(level, tree, &num_leaves);
+      for (int nid : level) {
+        if ((*tree)[nid].IsLeaf()) leaf(nid);
+      }
+      if (expansions.empty()) break;
+      level = expand(expansions);
+    }
+  }
+
+  template <typename Expand, typename Leaf>
+  void GrowLossguide(RegTree* tree, const Expand& expand, const Leaf& leaf) {
+    auto later = [this](int a, int b) {
+      const Node& x = nodes_[a];
+      const Node& y = nodes_[b];
+      if (x.split.loss_chg == y.split.loss_chg) return x.timestamp > y.timestamp;
+      return x.split.loss_chg < y.split.loss_chg;
+    };
+    std::priority_queue<int, std::vector<int>, decltype(later)> queue(later);
+    queue.push(0);
+    int num_leaves = 1;
+    while (!queue.empty()) {
+      const int nid = queue.top();
+      queue.pop();
+      const std::vector<Expansion> expansions = ApplySplits({nid}, tree, &num_leaves);
+      if (expansions.empty()) {
+        leaf(nid);
+        continue;
+      }
+      for (int c : expand(expansions)) queue.push(c);
+    }
+  }
+
+  const Params& params_;
+  SplitParams split_params_;
+  const GradientQuantizer* quantizer_ = nullptr;
+  std::vector<Node> nodes_;
+  uint64_t next_timestamp_ = 0;
+};
+
+}  // namespace ringboost
