@@ -93,4 +93,11 @@ inline std::vector<ShapeSpec> KernelShapes() {
 // One feature of 65,535 bins (65,535 distinct values) beside a small one.
 inline ShapeSpec WideBinsShape() { return {"bins_65535", 65535, 2, 65535, 0.0, 65535, 3}; }
 
+// KernelShapes() and WideBinsShape().
+inline std::vector<ShapeSpec> AllKernelShapes() {
+  std::vector<ShapeSpec> shapes = KernelShapes();
+  shapes.push_back(WideBinsShape());
+  return shapes;
+}
+
 }  // namespace ringboost::test

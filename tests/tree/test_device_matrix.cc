@@ -116,9 +116,7 @@ TEST(DeviceMatrix, HostUnpackEqualsGetBinWith65535Bins) {
 TEST(DeviceMatrix, DeviceUnpackEqualsGetBin) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
-  std::vector<test::ShapeSpec> shapes = test::KernelShapes();
-  shapes.push_back(test::WideBinsShape());
-  for (const test::ShapeSpec& s : shapes) {
+  for (const test::ShapeSpec& s : test::AllKernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     const std::vector<int64_t> bins = UnpackAllOnDevice(dm);

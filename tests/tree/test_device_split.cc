@@ -155,9 +155,7 @@ TEST(DeviceSplit, CombineIsOrderFree) {
 TEST(DeviceSplit, KernelEqualsSplitEvaluatorOverShapes) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
-  std::vector<test::ShapeSpec> shapes = test::KernelShapes();
-  shapes.push_back(test::WideBinsShape());
-  for (const test::ShapeSpec& s : shapes) {
+  for (const test::ShapeSpec& s : test::AllKernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     for (const SplitParams& params : ParamVariants()) {
