@@ -8,7 +8,7 @@
 
 namespace ringboost {
 namespace {
-constexpr uint64_t kPrefetch = 64;  // entries ahead whose row record is prefetched
+constexpr uint64_t kPrefetch = 64;  // entries ahead whose row's gradient is prefetched (copying)
 }  // namespace
 
 bool ColumnwiseEvaluator::Supports(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
@@ -23,7 +23,7 @@ bool ColumnwiseEvaluator::Supports(const BinnedMatrix& matrix, const HistogramCu
 // feature, then copy them to the block's place in its features' columns, so rows stay ascending.
 ColumnwiseEvaluator::ColumnwiseEvaluator(const BinnedMatrix& matrix, const HistogramCuts& cuts,
                                          int nthread)
-    : cuts_(&cuts), nthread_(nthread), level_rows_(matrix.NumRows()) {
+    : cuts_(&cuts), nthread_(nthread) {
   RB_CHECK(Supports(matrix, cuts));
   const uint32_t nf = cuts.NumFeatures();
   std::vector<uint32_t> bin_feature(cuts.TotalBins());
@@ -73,14 +73,29 @@ ColumnwiseEvaluator::ColumnwiseEvaluator(const BinnedMatrix& matrix, const Histo
 }
 
 bool ColumnwiseEvaluator::Fits(std::size_t num_nodes) const {
-  return num_nodes < kNoSlot &&
+  return num_nodes <= kMaxNodes &&
          num_nodes * (max_feature_bins_ * sizeof(GradientSum) + (max_feature_bins_ + 63) / 8) <=
              kMaxScratchBytes;
 }
 
 std::size_t ColumnwiseEvaluator::MemoryBytes() const {
   return col_ptr_.size() * sizeof(uint64_t) + col_rows_.size() * sizeof(uint32_t) +
-         col_bins_.size() * sizeof(uint16_t) + level_rows_.size() * sizeof(LevelRow);
+         col_bins_.size() * sizeof(uint16_t) + col_grad_.size() * sizeof(GradientSum) +
+         slot8_.size() + slot16_.size() * sizeof(uint16_t);
+}
+
+// One gather per tree (the rows' gradients in entry order), so that no level reads them at random.
+void ColumnwiseEvaluator::SetGradients(const std::vector<GradientSum>& gpair) {
+  col_grad_.resize(col_rows_.size());
+  const int64_t nf = static_cast<int64_t>(col_ptr_.size()) - 1;
+#pragma omp parallel for num_threads(nthread_) schedule(dynamic, 16)
+  for (int64_t f = 0; f < nf; ++f) {
+    const uint64_t end = col_ptr_[f + 1];
+    for (uint64_t k = col_ptr_[f]; k < end; ++k) {
+      if (k + kPrefetch < end) __builtin_prefetch(gpair.data() + col_rows_[k + kPrefetch]);
+      col_grad_[k] = gpair[col_rows_[k]];
+    }
+  }
 }
 
 std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<GradientSum>& gpair,
@@ -89,24 +104,52 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
                                                           const SplitEvaluator& evaluator) {
   const std::size_t num_nodes = nodes.size();
   RB_CHECK(Fits(num_nodes));
+  RB_CHECK_MSG(col_grad_.size() == col_rows_.size(), "SetGradients was not called");
   const uint32_t nf = cuts_->NumFeatures();
-  // Each row's gradient and node slot in one record: one scattered read per entry. Rows outside
-  // the nodes, and rows whose gradient is zero (they add nothing, as in the row-wise build), get
-  // no slot.
-  std::fill(level_rows_.begin(), level_rows_.end(), LevelRow{});
+  const uint64_t num_rows = gpair.size();
+  // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
+  // nothing, as in the row-wise build), get none.
+  const bool narrow = num_nodes < 0xff;
+  if (narrow) {
+    slot8_.assign(num_rows, 0xff);
+  } else {
+    slot16_.assign(num_rows, 0xffff);
+  }
   std::vector<std::vector<uint8_t>> allowed(num_nodes);  // column sampling, where it bites
   for (std::size_t s = 0; s < num_nodes; ++s) {
     const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
     const uint64_t n = partitioner.NodeRange(nodes[s].nid).size();
     for (uint64_t i = 0; i < n; ++i) {
       const GradientSum& g = gpair[rows[i]];
-      if (g.g != 0 || g.h != 0) level_rows_[rows[i]] = LevelRow{g, static_cast<uint32_t>(s)};
+      if (g.g == 0 && g.h == 0) continue;
+      if (narrow) {
+        slot8_[rows[i]] = static_cast<uint8_t>(s);
+      } else {
+        slot16_[rows[i]] = static_cast<uint16_t>(s);
+      }
     }
     if (nodes[s].features->size() < nf) {
       allowed[s].assign(nf, 0);
       for (uint32_t f : *nodes[s].features) allowed[s][f] = 1;
     }
   }
+  return narrow ? EvaluateLevel<uint8_t>(nodes, allowed, evaluator)
+                : EvaluateLevel<uint16_t>(nodes, allowed, evaluator);
+}
+
+template <typename SlotT>
+std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
+    const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
+    const SplitEvaluator& evaluator) {
+  constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
+  const SlotT* slot = nullptr;
+  if constexpr (sizeof(SlotT) == 1) {
+    slot = slot8_.data();
+  } else {
+    slot = slot16_.data();
+  }
+  const std::size_t num_nodes = nodes.size();
+  const uint32_t nf = cuts_->NumFeatures();
   std::vector<std::vector<SplitCandidate>> best(nthread_, std::vector<SplitCandidate>(num_nodes));
 #pragma omp parallel num_threads(nthread_)
   {
@@ -121,15 +164,13 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
       const uint32_t nb = cuts_->FeatureBins(f);
       const std::size_t words = (nb + 63) / 64;
       const uint64_t end = col_ptr_[f + 1];
+      // In entry order: the rows, bins and gradients stream; the slots stay in cache.
       for (uint64_t k = col_ptr_[f]; k < end; ++k) {
-        if (k + kPrefetch < end) {  // scattered rows: fetch ahead, or wait on memory each time
-          __builtin_prefetch(level_rows_.data() + col_rows_[k + kPrefetch]);
-        }
-        const LevelRow& r = level_rows_[col_rows_[k]];
-        if (r.slot == kNoSlot) continue;
+        const SlotT s = slot[col_rows_[k]];
+        if (s == kNone) continue;
         const uint32_t bin = col_bins_[k];
-        hist[static_cast<std::size_t>(r.slot) * nb + bin] += r.gpair;
-        bits[r.slot * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
+        hist[static_cast<std::size_t>(s) * nb + bin] += col_grad_[k];
+        bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
       }
       for (std::size_t s = 0; s < num_nodes; ++s) {
         uint64_t* w = bits.data() + s * words;

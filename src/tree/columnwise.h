@@ -4,9 +4,11 @@
 // entries into the histogram of the entry's node (nodes x the feature's bins: a few hundred KiB,
 // in cache), evaluates the feature for every node its entries reached, clears what it touched and
 // moves on. No histogram of all bins is built, cleared or subtracted per node, so the work
-// follows the entries; the random reads are of the rows' node slots and gradients, not of a
-// histogram of tens of MiB. The candidates are the row-wise way's (the same evaluator over the
-// same non-empty bins, the same order-free tie rule across features), so the trees are too.
+// follows the entries. Each tree copies the rows' gradients beside the entries once, so a level
+// reads them in order; the one random read per entry is of its row's node slot, one byte a row
+// (a few hundred levels of nodes: two), which stays in the core's cache. The candidates are the
+// row-wise way's (the same evaluator over the same non-empty bins, the same order-free tie rule
+// across features), so the trees are too.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +38,9 @@ class ColumnwiseEvaluator {
     float gain;                             // its own gain
     const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
   };
-  // The best split of each node (rows from `partitioner`).
+  // Copies the gradients of a new tree beside the entries.
+  void SetGradients(const std::vector<GradientSum>& gpair);
+  // The best split of each node (rows from `partitioner`, gradients from the last SetGradients).
   std::vector<SplitCandidate> Evaluate(const std::vector<GradientSum>& gpair,
                                        const RowPartitioner& partitioner,
                                        const std::vector<Node>& nodes,
@@ -45,20 +49,24 @@ class ColumnwiseEvaluator {
   std::size_t MemoryBytes() const;
 
  private:
-  static constexpr uint32_t kNoSlot = 0xffffffffu;
-  struct alignas(32) LevelRow {  // a row's gradient and node slot; one cache line each
-    GradientSum gpair;
-    uint32_t slot = kNoSlot;
-  };
   static constexpr std::size_t kMaxScratchBytes = std::size_t{4} << 20;  // per thread
+  static constexpr std::size_t kMaxNodes = 0xffff;  // slots are 16 bits at most
+
+  // The level's nodes' histograms and bests, with each row's slot of type SlotT (all ones: none).
+  template <typename SlotT>
+  std::vector<SplitCandidate> EvaluateLevel(const std::vector<Node>& nodes,
+                                            const std::vector<std::vector<uint8_t>>& allowed,
+                                            const SplitEvaluator& evaluator);
 
   const HistogramCuts* cuts_;
   int nthread_;
-  std::vector<uint64_t> col_ptr_;   // num_features + 1
-  std::vector<uint32_t> col_rows_;  // the row of each entry, ascending within a feature
-  std::vector<uint16_t> col_bins_;  // its local bin
+  std::vector<uint64_t> col_ptr_;      // num_features + 1
+  std::vector<uint32_t> col_rows_;     // the row of each entry, ascending within a feature
+  std::vector<uint16_t> col_bins_;     // its local bin
+  std::vector<GradientSum> col_grad_;  // its row's gradient, for the current tree
   uint32_t max_feature_bins_ = 1;
-  std::vector<LevelRow> level_rows_;  // per row, for the level being evaluated
+  std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)
+  std::vector<uint16_t> slot16_;  // the same, for wider levels
 };
 
 }  // namespace ringboost

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "common/error.h"
 
@@ -51,6 +52,33 @@ GradientQuantizer::GradientQuantizer(const std::vector<GradPair>& gpair, int str
   hess_unit_ = std::ldexp(1.0, -hess_exp_);
   grad_scale_ = std::ldexp(1.0, grad_exp_);
   hess_scale_ = std::ldexp(1.0, hess_exp_);
+}
+
+int64_t GradientQuantizer::HessAtLeast(double x) const {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (!(Hess(kMin) < x)) return kMin;
+  if (Hess(kMax) < x) return kMax;  // no q qualifies; every compare says "below"
+  // Bisect on Hess(lo) < x <= Hess(hi): exact whatever rounding int64 -> double does.
+  int64_t lo = kMin, hi = kMax;
+  const double guess = std::ceil(x / hess_unit_);
+  if (guess > -9.0e18 && guess < 9.0e18) {
+    const int64_t g = static_cast<int64_t>(guess);
+    if (Hess(g) >= x)
+      hi = g;
+    else
+      lo = g;
+    if (hi == g && g > kMin && Hess(g - 1) < x) return g;
+  }
+  while (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) > 1) {
+    const int64_t mid =
+        lo + static_cast<int64_t>((static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) / 2);
+    if (Hess(mid) < x)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
 }
 
 GradientSum GradientQuantizer::Quantize(GradPair p) const {

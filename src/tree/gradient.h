@@ -48,6 +48,9 @@ class GradientQuantizer {
   GradientSum Quantize(GradPair p) const;
   double Grad(int64_t q) const { return static_cast<double>(q) * grad_unit_; }
   double Hess(int64_t q) const { return static_cast<double>(q) * hess_unit_; }
+  // The smallest q with Hess(q) >= x (Hess is monotone in q), so that `Hess(q) < x` can be
+  // asked as `q < HessAtLeast(x)` on the integers.
+  int64_t HessAtLeast(double x) const;
 
   // Quantized gradients of one output group, zero where `keep` (if non-empty) is 0.
   std::vector<GradientSum> QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,

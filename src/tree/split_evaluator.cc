@@ -8,32 +8,49 @@ template <int kDirection>
 void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
                                GradientSum node_sum, float node_gain, uint32_t feature,
                                SplitCandidate* best) const {
-  const uint32_t begin = cuts_->ptr[feature];
-  const double mcw = params_.min_child_weight;
+  // The loop keeps the best loss change and its step; the candidate is written once, at the end.
+  // NeedReplace in the loop's terms: a first replacement needs a larger loss change, or one not
+  // smaller where the best so far is of a higher feature; after it (the same feature) only a
+  // strictly larger one.
+  const bool no_delta = params_.max_delta_step == 0.0f;
+  float best_loss = best->loss_chg;
+  bool strict = !(best->found && best->feature > feature);
+  std::size_t best_k = n;
   GradientSum acc;  // forward: left side; backward: right side
   for (std::size_t k = 0; k < n; ++k) {
-    const uint32_t bin = kDirection > 0 ? nonzero[k] : nonzero[n - 1 - k];
-    acc += hist[bin];
-    if (q_->Hess(acc.h) < mcw) continue;
-    GradientSum rest = node_sum - acc;
-    if (q_->Hess(rest.h) < mcw) continue;
+    acc += hist[kDirection > 0 ? nonzero[k] : nonzero[n - 1 - k]];
+    const GradientSum rest = node_sum - acc;
+    if ((acc.h < min_hess_) | (rest.h < min_hess_)) continue;  // min_child_weight
     const GradientSum& left = kDirection > 0 ? acc : rest;
     const GradientSum& right = kDirection > 0 ? rest : acc;
-    float loss_chg = SplitLossChange(params_, q_->Grad(left.g), q_->Hess(left.h), q_->Grad(right.g),
-                                     q_->Hess(right.h), node_gain);
-    if (!best->NeedReplace(loss_chg, feature)) continue;
-    SplitCandidate c;
-    c.loss_chg = loss_chg;
-    c.feature = feature;
-    c.default_left = kDirection < 0;
-    c.split_bin = static_cast<int32_t>(kDirection > 0 ? bin : bin - 1);
-    c.split_cond =
-        c.split_bin < 0 ? cuts_->min_values[feature] : cuts_->values[begin + c.split_bin];
-    c.left_sum = left;
-    c.right_sum = right;
-    c.found = true;
-    *best = c;
+    const double gl = q_->Grad(left.g), hl = q_->Hess(left.h);
+    const double gr = q_->Grad(right.g), hr = q_->Hess(right.h);
+    const float loss = no_delta
+                           ? (SideGain(params_, gl, hl) + SideGain(params_, gr, hr)) - node_gain
+                           : SplitLossChange(params_, gl, hl, gr, hr, node_gain);
+    if (strict ? !(loss > best_loss) : best_loss > loss) continue;
+    best_loss = loss;
+    best_k = k;
+    strict = true;
   }
+  if (best_k == n) return;
+  GradientSum side;  // acc at best_k
+  for (std::size_t k = 0; k <= best_k; ++k) {
+    side += hist[kDirection > 0 ? nonzero[k] : nonzero[n - 1 - k]];
+  }
+  const uint32_t bin = kDirection > 0 ? nonzero[best_k] : nonzero[n - 1 - best_k];
+  const GradientSum rest = node_sum - side;
+  SplitCandidate c;
+  c.loss_chg = best_loss;
+  c.feature = feature;
+  c.default_left = kDirection < 0;
+  c.split_bin = static_cast<int32_t>(kDirection > 0 ? bin : bin - 1);
+  c.split_cond = c.split_bin < 0 ? cuts_->min_values[feature]
+                                 : cuts_->values[cuts_->ptr[feature] + c.split_bin];
+  c.left_sum = kDirection > 0 ? side : rest;
+  c.right_sum = kDirection > 0 ? rest : side;
+  c.found = true;
+  *best = c;
 }
 
 SplitCandidate SplitEvaluator::EvaluateBins(const GradientSum* hist, const uint32_t* nonzero,

@@ -51,7 +51,10 @@ class SplitEvaluator {
  public:
   SplitEvaluator(const HistogramCuts* cuts, const SplitParams& params,
                  const GradientQuantizer* quantizer)
-      : cuts_(cuts), params_(params), q_(quantizer) {}
+      : cuts_(cuts),
+        params_(params),
+        q_(quantizer),
+        min_hess_(quantizer->HessAtLeast(params.min_child_weight)) {}
 
   // Best split of each node; parallel over (node, feature) pairs.
   std::vector<SplitCandidate> Evaluate(const std::vector<NodeToEvaluate>& nodes, int nthread) const;
@@ -73,6 +76,7 @@ class SplitEvaluator {
   const HistogramCuts* cuts_;
   SplitParams params_;
   const GradientQuantizer* q_;
+  int64_t min_hess_;  // a side with less (quantized) hessian is below min_child_weight
 };
 
 }  // namespace ringboost

@@ -68,17 +68,20 @@ RB_HOST_DEVICE inline float CalcGain(const SplitParams& p, double g, double h) {
   return CalcGainGivenWeight(p, g, h, CalcWeight(p, g, h));
 }
 
+// One side's gain when max_delta_step is 0: no weight needed, one division. |ThresholdL1(g)|
+// without its branches on the sign of g (only the square is used, and it rounds the same).
+RB_HOST_DEVICE inline float SideGain(const SplitParams& p, double g, double h) {
+  const double a = std::fabs(g) - p.alpha;
+  const double t = a > 0.0 ? a : 0.0;
+  return h <= 0.0 ? 0.0f : static_cast<float>(t * t / (h + p.lambda));
+}
+
 // Loss change of splitting a node of gain `parent_gain` into (gl, hl) and (gr, hr); -inf when a
 // side is lighter than min_child_weight.
 RB_HOST_DEVICE inline float SplitLossChange(const SplitParams& p, double gl, double hl, double gr,
                                             double hr, float parent_gain) {
   if (hl < p.min_child_weight || hr < p.min_child_weight) return -INFINITY;
-  if (p.max_delta_step == 0.0f) {  // the common case: no weight needed, one division a side
-    const double tl = ThresholdL1(gl, p.alpha), tr = ThresholdL1(gr, p.alpha);
-    const float left = hl <= 0.0 ? 0.0f : static_cast<float>(tl * tl / (hl + p.lambda));
-    const float right = hr <= 0.0 ? 0.0f : static_cast<float>(tr * tr / (hr + p.lambda));
-    return (left + right) - parent_gain;
-  }
+  if (p.max_delta_step == 0.0f) return (SideGain(p, gl, hl) + SideGain(p, gr, hr)) - parent_gain;
   float left = CalcGainGivenWeight(p, gl, hl, CalcWeight(p, gl, hl));
   float right = CalcGainGivenWeight(p, gr, hr, CalcWeight(p, gr, hr));
   return (left + right) - parent_gain;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "tree/gradient.h"
 
 namespace ringboost {
@@ -37,6 +40,25 @@ TEST(GradientQuantizer, AllZeroGradients) {
   std::vector<GradPair> g(4);
   GradientQuantizer q(g, 1, 0, comm.get());
   EXPECT_EQ(q.Quantize(g[0]), GradientSum{});
+}
+
+TEST(GradientQuantizer, HessAtLeastIsTheFirstIntegerAtOrAboveTheValue) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::vector<GradPair> g{{0.5f, 0.25f}, {-0.75f, 0.125f}, {0.1f, 0.09f}};
+  GradientQuantizer q(g, 1, 0, comm.get());
+  ASSERT_EQ(q.hess_exp(), 62);  // Hess(n) = double(n) * 2^-62
+  // Below 2^62 doubles are 512 apart; 2^62 - 256 is a tie and rounds to the even 2^62, so it is
+  // the first integer whose Hess reaches 1. Below 2^61 they are 256 apart: 2^61 - 128.
+  EXPECT_EQ(q.HessAtLeast(1.0), (int64_t{1} << 62) - 256);
+  EXPECT_EQ(q.HessAtLeast(0.5), (int64_t{1} << 61) - 128);
+  EXPECT_EQ(q.HessAtLeast(0.0), 0);  // Hess(-1) < 0
+  EXPECT_EQ(q.HessAtLeast(-INFINITY), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(q.HessAtLeast(4.0), std::numeric_limits<int64_t>::max());  // Hess never reaches 4
+  for (double x : {1e-19, 0.1, 0.3333, 1.0 + 1e-12, 1.7}) {
+    const int64_t n = q.HessAtLeast(x);
+    EXPECT_GE(q.Hess(n), x) << x;
+    EXPECT_LT(q.Hess(n - 1), x) << x;
+  }
 }
 
 }  // namespace ringboost
