@@ -176,20 +176,30 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         uint64_t* w = bits.data() + s * words;
         if (std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) continue;
         GradientSum* h = hist.data() + s * nb;
-        const bool evaluate = allowed[s].empty() || allowed[s][f];
         nonzero.clear();
         GradientSum present;
+        int64_t lo = 0, hi = 0;  // range of the prefix sums of g
+        bool nonnegative_hess = true;
         for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
           for (; w[i] != 0; w[i] &= w[i] - 1) {
             const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(w[i]));
-            if (evaluate && (h[b].g | h[b].h) != 0) nonzero.push_back(b);
+            if ((h[b].g | h[b].h) == 0) continue;  // zero-gradient rows only
+            nonzero.push_back(b);
             present += h[b];
-            if (!evaluate) h[b] = GradientSum{};
+            lo = std::min(lo, present.g);
+            hi = std::max(hi, present.g);
+            nonnegative_hess &= h[b].h >= 0;
           }
         }
-        if (!evaluate) continue;
-        best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
-                                                 nodes[s].sum, nodes[s].gain, f));
+        // Column sampling, then a feature that provably cannot reach this thread's best for the
+        // node (no candidate of it could win or tie the final choice either) is not scanned.
+        if ((allowed[s].empty() || allowed[s][f]) &&
+            !(evaluator.LossChangeBound(present, SplitEvaluator::SideGradBound(lo, hi, present.g),
+                                        nonnegative_hess, nodes[s].sum,
+                                        nodes[s].gain) < best[t][s].loss_chg)) {
+          best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
+                                                   nodes[s].sum, nodes[s].gain, f));
+        }
         for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
       }
     }

@@ -65,6 +65,17 @@ class SplitEvaluator {
   SplitCandidate EvaluateBins(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
                               GradientSum present, GradientSum node_sum, float node_gain,
                               uint32_t feature) const;
+  // At least the loss change of any split of such a feature, from its present bins' sums alone:
+  // `present`, and `side_grad`, the largest |g| of a prefix or suffix of its bins (quantized;
+  // SideGradBound computes it). -inf where none of its splits is allowed (present hessian under
+  // min_child_weight); +inf where no bound is known (L1 or max_delta_step set, or
+  // `nonnegative_hess` false). It covers the float rounding of the loss change, so a feature whose
+  // bound is below a loss change cannot reach or tie it.
+  double LossChangeBound(GradientSum present, uint64_t side_grad, bool nonnegative_hess,
+                         GradientSum node_sum, float node_gain) const;
+  // The largest |g| of a prefix or a suffix of bins whose prefix sums of g lie in [lo, hi] (with
+  // 0: the empty prefix) and whose total is `total`.
+  static uint64_t SideGradBound(int64_t lo, int64_t hi, int64_t total);
 
  private:
   // Scans the non-empty bins in kDirection.
