@@ -23,7 +23,7 @@ bool ColumnwiseEvaluator::Supports(const BinnedMatrix& matrix, const HistogramCu
 // feature, then copy them to the block's place in its features' columns, so rows stay ascending.
 ColumnwiseEvaluator::ColumnwiseEvaluator(const BinnedMatrix& matrix, const HistogramCuts& cuts,
                                          int nthread)
-    : cuts_(&cuts), nthread_(nthread) {
+    : cuts_(&cuts), nthread_(nthread), num_rows_(matrix.NumRows()) {
   RB_CHECK(Supports(matrix, cuts));
   const uint32_t nf = cuts.NumFeatures();
   std::vector<uint32_t> bin_feature(cuts.TotalBins());
@@ -94,6 +94,66 @@ void ColumnwiseEvaluator::SetGradients(const std::vector<GradientSum>& gpair) {
     for (uint64_t k = col_ptr_[f]; k < end; ++k) {
       if (k + kPrefetch < end) __builtin_prefetch(gpair.data() + col_rows_[k + kPrefetch]);
       col_grad_[k] = gpair[col_rows_[k]];
+    }
+  }
+}
+
+uint64_t ColumnwiseEvaluator::ColumnEntries(std::vector<uint32_t> features) const {
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  uint64_t entries = 0;
+  for (uint32_t f : features) entries += col_ptr_[f + 1] - col_ptr_[f];
+  return entries;
+}
+
+void ColumnwiseEvaluator::Directions(const std::vector<Split>& splits,
+                                     const RowPartitioner& partitioner,
+                                     std::vector<uint8_t>* goes_left) {
+  const std::size_t rows = num_rows_;
+  goes_left->resize(rows);
+  if (splits.size() < 0xff) {
+    slot8_.assign(rows, 0xff);
+    DirectionsBy(splits, partitioner, slot8_.data(), goes_left->data());
+  } else {
+    RB_CHECK(splits.size() < 0xffff);
+    slot16_.assign(rows, 0xffff);
+    DirectionsBy(splits, partitioner, slot16_.data(), goes_left->data());
+  }
+}
+
+// Each row of a split node is marked with its split and given the default side; then each split
+// feature's column is read once, and its entries whose row is marked with a split on it decide.
+// A row belongs to one node, so no two threads write the same row.
+template <typename SlotT>
+void ColumnwiseEvaluator::DirectionsBy(const std::vector<Split>& splits,
+                                       const RowPartitioner& partitioner, SlotT* mark,
+                                       uint8_t* goes_left) {
+  constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
+  const int64_t num_splits = static_cast<int64_t>(splits.size());
+#pragma omp parallel for num_threads(nthread_) schedule(dynamic, 1)
+  for (int64_t t = 0; t < num_splits; ++t) {
+    const uint32_t* rows = partitioner.NodeRows(splits[t].nid);
+    const uint64_t n = partitioner.NodeRange(splits[t].nid).size();
+    const uint8_t side = splits[t].default_left ? 1 : 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      mark[rows[i]] = static_cast<SlotT>(t);
+      goes_left[rows[i]] = side;
+    }
+  }
+  std::vector<uint32_t> features;
+  for (const Split& s : splits) features.push_back(s.feature);
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  const int64_t num_features = static_cast<int64_t>(features.size());
+#pragma omp parallel for num_threads(nthread_) schedule(dynamic, 1)
+  for (int64_t i = 0; i < num_features; ++i) {
+    const uint32_t f = features[i];
+    const uint64_t end = col_ptr_[f + 1];
+    for (uint64_t k = col_ptr_[f]; k < end; ++k) {
+      const uint32_t row = col_rows_[k];
+      const SlotT t = mark[row];
+      if (t == kNone || splits[t].feature != f) continue;
+      goes_left[row] = static_cast<int32_t>(col_bins_[k]) <= splits[t].split_bin;
     }
   }
 }

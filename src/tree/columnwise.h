@@ -46,6 +46,19 @@ class ColumnwiseEvaluator {
                                        const std::vector<Node>& nodes,
                                        const SplitEvaluator& evaluator);
 
+  // Where the rows of split nodes go, read from the columns: (*goes_left)[row] for every row of
+  // each split's node (sized to the rows), 1 for left. Rows without the feature take the default.
+  struct Split {
+    int nid;
+    uint32_t feature;
+    int32_t split_bin;  // local: bins <= split_bin go left
+    bool default_left;
+  };
+  void Directions(const std::vector<Split>& splits, const RowPartitioner& partitioner,
+                  std::vector<uint8_t>* goes_left);
+  // Entries Directions reads for these features (each counted once).
+  uint64_t ColumnEntries(std::vector<uint32_t> features) const;
+
   std::size_t MemoryBytes() const;
 
  private:
@@ -60,6 +73,7 @@ class ColumnwiseEvaluator {
 
   const HistogramCuts* cuts_;
   int nthread_;
+  uint64_t num_rows_;
   std::vector<uint64_t> col_ptr_;      // num_features + 1
   std::vector<uint32_t> col_rows_;     // the row of each entry, ascending within a feature
   std::vector<uint16_t> col_bins_;     // its local bin
@@ -67,6 +81,10 @@ class ColumnwiseEvaluator {
   uint32_t max_feature_bins_ = 1;
   std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)
   std::vector<uint16_t> slot16_;  // the same, for wider levels
+  // (Directions marks each row with its split in the same arrays.)
+  template <typename SlotT>
+  void DirectionsBy(const std::vector<Split>& splits, const RowPartitioner& partitioner,
+                    SlotT* mark, uint8_t* goes_left);
 };
 
 }  // namespace ringboost

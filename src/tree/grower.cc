@@ -234,6 +234,29 @@ void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
 }
 
+// Sparse rows find their split feature by a search in the row; with the column-major copy at
+// hand, reading the split features' columns once costs less when the nodes hold more rows than
+// those columns hold entries (a deep level's many nodes share a few popular features).
+bool TreeGrower::PartitionByColumns(const std::vector<Expansion>& expansions,
+                                    const std::vector<RowPartitioner::SplitTask>& tasks) {
+  if (columnwise_ == nullptr || expansions.empty()) return false;
+  std::vector<ColumnwiseEvaluator::Split> splits;
+  std::vector<uint32_t> features;
+  uint64_t rows = 0;
+  for (const Expansion& e : expansions) {
+    const SplitCandidate& c = nodes_[e.nid].split;
+    splits.push_back({e.nid, c.feature, c.split_bin, c.default_left});
+    features.push_back(c.feature);
+    rows += partitioner_->NodeRange(e.nid).size();
+  }
+  if (columnwise_->ColumnEntries(features) > 2 * rows) return false;
+  columnwise_->Directions(splits, *partitioner_, &goes_left_);
+  const uint8_t* left = goes_left_.data();
+  partitioner_->Partition(
+      tasks, [left](std::size_t, uint32_t row) { return left[row] != 0; }, nthread_);
+  return true;
+}
+
 void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
   const auto start = PhaseTimer::Clock::now();
   std::vector<RowPartitioner::SplitTask> tasks;
@@ -243,7 +266,9 @@ void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
     rules.emplace_back(*matrix_, *cuts_, nodes_[e.nid].split);
   }
   const SplitRule* r = rules.data();
-  if (matrix_->layout() == BinnedMatrix::Layout::kSparse) {
+  if (PartitionByColumns(expansions, tasks)) {
+    // done
+  } else if (matrix_->layout() == BinnedMatrix::Layout::kSparse) {
     partitioner_->Partition(
         tasks, [r](std::size_t t, uint32_t row) { return r[t].Sparse(row); }, nthread_);
   } else if (matrix_->BinBytes() == 1) {

@@ -66,6 +66,9 @@ class TreeGrower {
   // Wide data, the columnwise way: evaluates all of `nids` at once; false when it does not serve
   // them (too many nodes, or too few of the rows in them), and nothing was done.
   bool EvaluateColumnwise(const std::vector<GradientSum>& gpair, const std::vector<int>& nids);
+  // Partitions the rows of `expansions` from the column-major copy; false when it does not serve.
+  bool PartitionByColumns(const std::vector<Expansion>& expansions,
+                          const std::vector<RowPartitioner::SplitTask>& tasks);
   // Children of this level's expansions that may still be split, with their best splits.
   std::vector<int> ExpandChildren(const std::vector<GradientSum>& gpair,
                                   const std::vector<Expansion>& expansions);
@@ -87,6 +90,7 @@ class TreeGrower {
   bool columnwise_on_ = true;
   std::unique_ptr<ColumnwiseEvaluator> columnwise_;  // built at the first wide sparse tree
   bool columnwise_gradients_ = false;                // the current tree's copied beside it
+  std::vector<uint8_t> goes_left_;                   // per row, PartitionByColumns
   PhaseTimer timer_;
 };
 

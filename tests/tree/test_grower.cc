@@ -144,6 +144,46 @@ TEST(TreeGrower, LossguideRespectsMaxLeaves) {
 }
 
 // The same tree for 1 and 2 threads on a larger random set, sparse and dense layouts.
+// Levels of 255 nodes or more: the column-wise way's node slots (evaluation and partition) are 16
+// bits there. The target is the first feature, so levels fill up to depth 8 (its 256 bins); the
+// other features (permutations of the rows, 10% present) split further, and are sparse enough
+// for the partition to read the split features' columns.
+TEST(TreeGrower, ColumnwiseDeepLevelsGrowTheRowwiseTree) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<float> r;
+    for (int f = 0; f < 6; ++f) {  // each feature a different permutation of the rows
+      const int v = f == 0 ? i : (i * (2 * f + 3) * 7919) % 20000;
+      r.push_back(f > 0 && v % 10 != f ? NAN : static_cast<float>(v));  // f > 0: 10% present
+    }
+    labels.push_back(static_cast<float>(i - 10000));  // splits on the first feature's order
+    rows.push_back(r);
+  }
+  Fixture fx(test::DenseRows(rows, labels), 2);
+  Params p;
+  p.max_depth = 10;
+  p.min_child_weight = 0;
+  p.lambda = 0;  // (with lambda a node whose mean is far from 0 stops splitting)
+  const RegTree a = fx.Grow(p, 2);
+  const RegTree b = fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns);
+  std::vector<int> depth(a.NumNodes(), 0), splits(10, 0);  // splits per depth
+  for (int i = 0; i < a.NumNodes(); ++i) {
+    if (a[i].IsLeaf()) continue;
+    ++splits[depth[i]];
+    depth[a[i].left] = depth[a[i].left + 1] = depth[i] + 1;
+  }
+  EXPECT_EQ(splits[7], 128);
+  EXPECT_GE(splits[8], 255);  // a level of 256 nodes, and 255 splits or more of them
+  ASSERT_EQ(a.NumNodes(), b.NumNodes());
+  for (int i = 0; i < a.NumNodes(); ++i) {
+    EXPECT_EQ(a[i].feature, b[i].feature) << i;
+    EXPECT_EQ(a[i].split_cond, b[i].split_cond) << i;
+    EXPECT_EQ(a[i].leaf_value, b[i].leaf_value) << i;
+    EXPECT_EQ(a[i].default_left, b[i].default_left) << i;
+  }
+}
+
 TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
   for (bool sparse : {false, true}) {
     std::vector<std::vector<float>> rows;
