@@ -9,6 +9,14 @@
 namespace ringboost {
 namespace {
 constexpr uint64_t kPrefetch = 64;  // entries ahead whose row's gradient is prefetched (copying)
+
+std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Split>& splits) {
+  std::vector<uint32_t> features;
+  for (const ColumnwiseEvaluator::Split& s : splits) features.push_back(s.feature);
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  return features;
+}
 }  // namespace
 
 bool ColumnwiseEvaluator::Supports(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
@@ -98,25 +106,22 @@ void ColumnwiseEvaluator::SetGradients(const std::vector<GradientSum>& gpair) {
   }
 }
 
-uint64_t ColumnwiseEvaluator::ColumnEntries(std::vector<uint32_t> features) const {
-  std::sort(features.begin(), features.end());
-  features.erase(std::unique(features.begin(), features.end()), features.end());
+uint64_t ColumnwiseEvaluator::ColumnEntries(const std::vector<Split>& splits) const {
   uint64_t entries = 0;
-  for (uint32_t f : features) entries += col_ptr_[f + 1] - col_ptr_[f];
+  for (uint32_t f : DistinctFeatures(splits)) entries += col_ptr_[f + 1] - col_ptr_[f];
   return entries;
 }
 
 void ColumnwiseEvaluator::Directions(const std::vector<Split>& splits,
                                      const RowPartitioner& partitioner,
                                      std::vector<uint8_t>* goes_left) {
-  const std::size_t rows = num_rows_;
-  goes_left->resize(rows);
+  goes_left->resize(num_rows_);
   if (splits.size() < 0xff) {
-    slot8_.assign(rows, 0xff);
+    slot8_.assign(num_rows_, 0xff);
     DirectionsBy(splits, partitioner, slot8_.data(), goes_left->data());
   } else {
     RB_CHECK(splits.size() < 0xffff);
-    slot16_.assign(rows, 0xffff);
+    slot16_.assign(num_rows_, 0xffff);
     DirectionsBy(splits, partitioner, slot16_.data(), goes_left->data());
   }
 }
@@ -140,10 +145,7 @@ void ColumnwiseEvaluator::DirectionsBy(const std::vector<Split>& splits,
       goes_left[rows[i]] = side;
     }
   }
-  std::vector<uint32_t> features;
-  for (const Split& s : splits) features.push_back(s.feature);
-  std::sort(features.begin(), features.end());
-  features.erase(std::unique(features.begin(), features.end()), features.end());
+  const std::vector<uint32_t> features = DistinctFeatures(splits);
   const int64_t num_features = static_cast<int64_t>(features.size());
 #pragma omp parallel for num_threads(nthread_) schedule(dynamic, 1)
   for (int64_t i = 0; i < num_features; ++i) {
@@ -166,14 +168,13 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
   RB_CHECK(Fits(num_nodes));
   RB_CHECK_MSG(col_grad_.size() == col_rows_.size(), "SetGradients was not called");
   const uint32_t nf = cuts_->NumFeatures();
-  const uint64_t num_rows = gpair.size();
   // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
   // nothing, as in the row-wise build), get none.
   const bool narrow = num_nodes < 0xff;
   if (narrow) {
-    slot8_.assign(num_rows, 0xff);
+    slot8_.assign(num_rows_, 0xff);
   } else {
-    slot16_.assign(num_rows, 0xffff);
+    slot16_.assign(num_rows_, 0xffff);
   }
   std::vector<std::vector<uint8_t>> allowed(num_nodes);  // column sampling, where it bites
   for (std::size_t s = 0; s < num_nodes; ++s) {

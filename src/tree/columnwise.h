@@ -56,8 +56,8 @@ class ColumnwiseEvaluator {
   };
   void Directions(const std::vector<Split>& splits, const RowPartitioner& partitioner,
                   std::vector<uint8_t>* goes_left);
-  // Entries Directions reads for these features (each counted once).
-  uint64_t ColumnEntries(std::vector<uint32_t> features) const;
+  // Entries Directions reads for these splits (each feature's column once).
+  uint64_t ColumnEntries(const std::vector<Split>& splits) const;
 
   std::size_t MemoryBytes() const;
 

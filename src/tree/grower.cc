@@ -241,15 +241,13 @@ bool TreeGrower::PartitionByColumns(const std::vector<Expansion>& expansions,
                                     const std::vector<RowPartitioner::SplitTask>& tasks) {
   if (columnwise_ == nullptr || expansions.empty()) return false;
   std::vector<ColumnwiseEvaluator::Split> splits;
-  std::vector<uint32_t> features;
   uint64_t rows = 0;
   for (const Expansion& e : expansions) {
     const SplitCandidate& c = nodes_[e.nid].split;
     splits.push_back({e.nid, c.feature, c.split_bin, c.default_left});
-    features.push_back(c.feature);
     rows += partitioner_->NodeRange(e.nid).size();
   }
-  if (columnwise_->ColumnEntries(features) > 2 * rows) return false;
+  if (columnwise_->ColumnEntries(splits) > 2 * rows) return false;
   columnwise_->Directions(splits, *partitioner_, &goes_left_);
   const uint8_t* left = goes_left_.data();
   partitioner_->Partition(
