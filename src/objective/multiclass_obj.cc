@@ -24,7 +24,7 @@ void SoftmaxInPlace(float* row, int k) {
   for (int j = 0; j < k; ++j) row[j] /= static_cast<float>(wsum);
 }
 
-class SoftmaxObjective : public Objective {
+class SoftmaxObjective final : public Objective {
  public:
   SoftmaxObjective(bool output_prob, const Params& params)
       : output_prob_(output_prob),

@@ -125,7 +125,7 @@ void ApplyNdcgWeights(const std::vector<ListEntry>& list, std::vector<LambdaPair
   }
 }
 
-class LambdaRankObjective : public Objective {
+class LambdaRankObjective final : public Objective {
  public:
   LambdaRankObjective(bool ndcg, const Params& params)
       : ndcg_(ndcg), nthread_(ResolveThreads(params.nthread)) {}

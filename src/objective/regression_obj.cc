@@ -47,7 +47,7 @@ GradPair LossGradient(Loss loss, float p, float label) {
 
 // XGBoost's RegLossObj: weight w (times scale_pos_weight where label == 1, for every loss of
 // this family, as XGBoost does) multiplies both gradient and hessian.
-class RegLossObjective : public Objective {
+class RegLossObjective final : public Objective {
  public:
   RegLossObjective(LossSpec spec, const Params& params)
       : spec_(spec),
@@ -107,7 +107,7 @@ class RegLossObjective : public Objective {
 // count:poisson: grad exp(m) - y, hess exp(m + max_delta_step), times the weight. XGBoost's
 // Poisson objective has its own max_delta_step defaulting to 0.7, which a user's max_delta_step
 // (shared with the tree) overrides.
-class PoissonObjective : public Objective {
+class PoissonObjective final : public Objective {
  public:
   explicit PoissonObjective(const Params& params)
       : max_delta_step_(params.IsSet("max_delta_step") ? static_cast<float>(params.max_delta_step)
