@@ -5,8 +5,9 @@
 # 1..10, read as one data set), max_depth=8, max_bin=256, eta=0.1: seconds per round with
 # device=cuda over 100 and 500 rounds and with device=cpu nthread=2 over 5 rounds (the per-round
 # times of `verbosity=2`, host clock; the device trainer synchronizes at the end of each round),
-# the card's device-to-device copy bandwidth (torch, CUDA events), and the floor of one round:
-# the bytes a depth-8 round must move at least, over that bandwidth.
+# the card's device-to-device copy bandwidth (torch, CUDA events), the floor of one round (the
+# bytes a depth-8 round must move at least, over that bandwidth) and, where Nsight Compute reads
+# the counters, the time of each kernel (kernels.csv).
 set -euo pipefail
 OUT="${1:-out}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +33,12 @@ per_round() {  # mean of the round times after the first (which builds the matri
   >"$OUT/cuda500.log" 2>&1
 "$RINGBOOST" train "${common[@]}" device=cpu nthread=2 num_round=5 model_out="$OUT/cpu5.json" \
   >"$OUT/cpu5.log" 2>&1
+# Time per kernel: Nsight Compute's per-kernel summary of 3 rounds (where ncu can read the
+# counters; on some runtimes it cannot, and the rest still runs).
+if command -v ncu >/dev/null; then
+  ncu --print-summary per-kernel --csv "$RINGBOOST" train "${common[@]}" device=cuda num_round=3 \
+    model_out="$OUT/ncu3.json" >"$OUT/kernels.csv" 2>"$OUT/ncu.err" || echo "ncu failed: see ncu.err"
+fi
 cat >"$OUT/bandwidth.py" <<'PY'
 import torch
 n = 1 << 30  # 1 GiB each way
