@@ -111,11 +111,10 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
 void Learner::UpdateOneRound() {
   const int round = model_.num_rounds;
   const int groups = model_.num_groups;
-  std::vector<GradPair> gpair;
   auto start = PhaseTimer::Clock::now();
-  objective_->GetGradient(train_.data, train_.margins, round, &gpair);
+  objective_->GetGradient(train_.data, train_.margins, round, &gpair_);
   timer_.Add("gradients", start);
-  RB_CHECK(gpair.size() == train_.data.NumRows() * groups);
+  RB_CHECK(gpair_.size() == train_.data.NumRows() * groups);
   std::vector<uint8_t> keep;
   if (params_.subsample < 1.0) {
     keep.resize(train_.data.NumRows());
@@ -127,16 +126,16 @@ void Learner::UpdateOneRound() {
   }
   for (int k = 0; k < groups; ++k) {
     start = PhaseTimer::Clock::now();
-    GradientQuantizer quantizer(gpair, groups, k, comm_, nthread_);
-    std::vector<GradientSum> qgrad = quantizer.QuantizeAll(gpair, groups, k, keep, nthread_);
+    GradientQuantizer quantizer(gpair_, groups, k, comm_, nthread_);
+    quantizer.QuantizeAll(gpair_, groups, k, keep, nthread_, &qgrad_);
     timer_.Add("quantize", start);
     const uint64_t tree_key = static_cast<uint64_t>(round) * groups + k;
     RegTree tree;
     if (device_ != nullptr) {
-      tree = device_->Grow(qgrad, quantizer, tree_key);
+      tree = device_->Grow(qgrad_, quantizer, tree_key);
       device_->UpdatePredictions(tree, &train_.margins, groups, k);
     } else {
-      tree = grower_->Grow(qgrad, quantizer, tree_key);
+      tree = grower_->Grow(qgrad_, quantizer, tree_key);
       grower_->UpdatePredictions(tree, &train_.margins, groups, k);
     }
     start = PhaseTimer::Clock::now();

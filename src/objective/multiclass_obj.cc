@@ -7,15 +7,18 @@
 #include <vector>
 
 #include "common/threads.h"
+#include "objective/objective_detail.h"
 #include "objective/objectives.h"
 
 namespace ringboost {
 namespace {
 
+using objective_detail::Fmax;
+
 // XGBoost's common::Softmax, in place: float max, double sum of float exps, float division.
 void SoftmaxInPlace(float* row, int k) {
   float wmax = row[0];
-  for (int j = 1; j < k; ++j) wmax = std::fmax(row[j], wmax);
+  for (int j = 1; j < k; ++j) wmax = Fmax(row[j], wmax);
   double wsum = 0.0;
   for (int j = 0; j < k; ++j) {
     row[j] = std::exp(row[j] - wmax);
@@ -91,12 +94,12 @@ class SoftmaxObjective final : public Objective {
   // float, so the max is floored at ~0) and the weight inside the hessian's floor.
   void RowGradient(const float* margin, float label, float wt, GradPair* out) const {
     float wmax = std::numeric_limits<float>::min();
-    for (int j = 0; j < num_class_; ++j) wmax = std::fmax(margin[j], wmax);
+    for (int j = 0; j < num_class_; ++j) wmax = Fmax(margin[j], wmax);
     double wsum = 0.0;
     for (int j = 0; j < num_class_; ++j) wsum += std::exp(margin[j] - wmax);
     for (int j = 0; j < num_class_; ++j) {
       float p = std::exp(margin[j] - wmax) / static_cast<float>(wsum);
-      const float h = std::fmax(2.0f * p * (1.0f - p) * wt, 1e-16f);
+      const float h = Fmax(2.0f * p * (1.0f - p) * wt, 1e-16f);
       if (label == static_cast<float>(j)) p = p - 1.0f;
       out[j] = {p * wt, h};
     }

@@ -20,6 +20,10 @@ inline float Sigmoid(float x) {
   return 1.0f / (e + 1.0f + kEps);
 }
 
+// std::fmax (NaN only where both are), inline: without -ffast-math the compiler calls libm's fmaxf
+// through the PLT for std::fmax, once per row in the gradient loops.
+inline float Fmax(float a, float b) { return (a > b || b != b) ? a : b; }
+
 // The query groups of `data` as offsets (size groups + 1). Data without groups is one group, as
 // XGBoost does. Throws Error when the groups do not cover the rows exactly.
 inline std::vector<uint32_t> GroupPtrOf(const DataSet& data) {

@@ -13,6 +13,7 @@
 namespace ringboost {
 namespace {
 
+using objective_detail::Fmax;
 using objective_detail::Sigmoid;
 
 // The losses: margin -> prediction, gradient and hessian on the prediction, label rule.
@@ -36,10 +37,10 @@ GradPair LossGradient(Loss loss, float p, float label) {
     case Loss::kSquared:
       return {p - label, 1.0f};
     case Loss::kLogistic:
-      return {p - label, std::fmax(p * (1.0f - p), kEps)};
+      return {p - label, Fmax(p * (1.0f - p), kEps)};
     case Loss::kLogitRaw: {
       const float s = Sigmoid(p);
-      return {s - label, std::fmax(s * (1.0f - s), kEps)};
+      return {s - label, Fmax(s * (1.0f - s), kEps)};
     }
   }
   return {};

@@ -93,13 +93,21 @@ std::vector<GradientSum> GradientQuantizer::QuantizeAll(const std::vector<GradPa
                                                         int stride, int group,
                                                         const std::vector<uint8_t>& keep,
                                                         int nthread) const {
-  std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
-  std::vector<GradientSum> out(n);
+  std::vector<GradientSum> out;
+  QuantizeAll(gpair, stride, group, keep, nthread, &out);
+  return out;
+}
+
+void GradientQuantizer::QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
+                                    const std::vector<uint8_t>& keep, int nthread,
+                                    std::vector<GradientSum>* out) const {
+  const std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
+  out->resize(n);
+  GradientSum* q = out->data();
 #pragma omp parallel for schedule(static) num_threads(nthread)
   for (std::size_t i = 0; i < n; ++i) {
-    if (keep.empty() || keep[i]) out[i] = Quantize(gpair[i * stride + group]);
+    q[i] = keep.empty() || keep[i] ? Quantize(gpair[i * stride + group]) : GradientSum{};
   }
-  return out;
 }
 
 }  // namespace ringboost

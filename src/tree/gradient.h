@@ -55,6 +55,10 @@ class GradientQuantizer {
   // Quantized gradients of one output group, zero where `keep` (if non-empty) is 0.
   std::vector<GradientSum> QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
                                        const std::vector<uint8_t>& keep, int nthread) const;
+  // The same into `out` (resized; its storage reused).
+  void QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
+                   const std::vector<uint8_t>& keep, int nthread,
+                   std::vector<GradientSum>* out) const;
 
  private:
   int grad_exp_ = 0;
