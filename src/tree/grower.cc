@@ -258,15 +258,15 @@ bool TreeGrower::PartitionByColumns(const std::vector<Expansion>& expansions,
 void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
   const auto start = PhaseTimer::Clock::now();
   std::vector<RowPartitioner::SplitTask> tasks;
-  std::vector<SplitRule> rules;
-  for (const Expansion& e : expansions) {
-    tasks.push_back({e.nid, e.left, e.right});
-    rules.emplace_back(*matrix_, *cuts_, nodes_[e.nid].split);
-  }
-  const SplitRule* r = rules.data();
+  for (const Expansion& e : expansions) tasks.push_back({e.nid, e.left, e.right});
   if (PartitionByColumns(expansions, tasks)) {
-    // done
-  } else if (matrix_->layout() == BinnedMatrix::Layout::kSparse) {
+    timer_.Add("partition", start);
+    return;
+  }
+  std::vector<SplitRule> rules;
+  for (const Expansion& e : expansions) rules.emplace_back(*matrix_, *cuts_, nodes_[e.nid].split);
+  const SplitRule* r = rules.data();
+  if (matrix_->layout() == BinnedMatrix::Layout::kSparse) {
     partitioner_->Partition(
         tasks, [r](std::size_t t, uint32_t row) { return r[t].Sparse(row); }, nthread_);
   } else if (matrix_->BinBytes() == 1) {

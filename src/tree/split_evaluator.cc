@@ -1,5 +1,7 @@
 #include "tree/split_evaluator.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -54,13 +56,6 @@ void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero,
   *best = c;
 }
 
-// S, the present rows a candidate puts on one side (a prefix or suffix of the bins), has |G_S| <=
-// A (side_grad) and H_S <= H_P; the other side R is the node without S. With phi(g, h) =
-// g^2 / (h + lambda) (alpha = 0, no max_delta_step), the loss change is
-// phi(S) + phi(R) - phi(node), and for an allowed candidate (both sides at least mcw):
-//   phi(S) <= A^2 / (mcw + lambda);
-//   phi(R) - phi(node) <= 2 |w_R| |G_S| + w_R^2 H_S (phi is convex: phi(node) lies above its
-//   tangent at R), with |w_R| = |G_R| / (H_R + lambda) <= (|G| + A) / (max(H - H_P, mcw) + lambda).
 uint64_t SplitEvaluator::SideGradBound(int64_t lo, int64_t hi, int64_t total) {
   const auto dist = [](int64_t a, int64_t b) {  // |a - b| without overflow
     return a > b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
@@ -70,6 +65,13 @@ uint64_t SplitEvaluator::SideGradBound(int64_t lo, int64_t hi, int64_t total) {
   return std::max({dist(lo, 0), dist(hi, 0), dist(total, lo), dist(total, hi)});
 }
 
+// S, the present rows a candidate puts on one side (a prefix or suffix of the bins), has |G_S| <=
+// A (side_grad) and H_S <= H_P; the other side R is the node without S. With phi(g, h) =
+// g^2 / (h + lambda) (alpha = 0, no max_delta_step), the loss change is
+// phi(S) + phi(R) - phi(node), and for an allowed candidate (both sides at least mcw):
+//   phi(S) <= A^2 / (mcw + lambda);
+//   phi(R) - phi(node) <= 2 |w_R| |G_S| + w_R^2 H_S (phi is convex: phi(node) lies above its
+//   tangent at R), with |w_R| = |G_R| / (H_R + lambda) <= (|G| + A) / (max(H - H_P, mcw) + lambda).
 double SplitEvaluator::LossChangeBound(GradientSum present, uint64_t side_grad,
                                        bool nonnegative_hess, GradientSum node_sum,
                                        float node_gain) const {
@@ -100,13 +102,16 @@ SplitCandidate SplitEvaluator::EvaluateBins(const GradientSum* hist, const uint3
   return best;
 }
 
-SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint32_t feature) const {
+SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint32_t feature,
+                                               float must_beat) const {
   // Only non-empty bins are candidates: an empty bin repeats the candidate before it, which never
   // replaces the best (same feature, equal loss change), so skipping it changes nothing.
   thread_local std::vector<uint32_t> nonzero;
   const uint32_t begin = cuts_->ptr[feature], end = cuts_->ptr[feature + 1];
   nonzero.resize(end - begin + 1);
   GradientSum present;
+  int64_t prefix_min = 0, prefix_max = 0;  // range of the prefix sums of g
+  bool nonnegative_hess = true;
   const GradientSum* hist = node.hist->data();
   std::size_t n = 0;
   const auto collect = [&](uint32_t lo, uint32_t hi) {
@@ -114,6 +119,9 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
       nonzero[n] = b - begin;
       n += (hist[b].g | hist[b].h) != 0;
       present += hist[b];
+      prefix_min = std::min(prefix_min, present.g);
+      prefix_max = std::max(prefix_max, present.g);
+      nonnegative_hess &= hist[b].h >= 0;
     }
   };
   if (node.touched == nullptr) {
@@ -124,6 +132,10 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
       if (node.touched[c]) collect(std::max(begin, c * width), std::min(end, (c + 1) * width));
     }
   }
+  if (LossChangeBound(present, SideGradBound(prefix_min, prefix_max, present.g), nonnegative_hess,
+                      node.sum, node.gain) < must_beat) {
+    return SplitCandidate{};
+  }
   return EvaluateBins(hist + begin, nonzero.data(), n, present, node.sum, node.gain, feature);
 }
 
@@ -133,17 +145,23 @@ std::vector<SplitCandidate> SplitEvaluator::Evaluate(const std::vector<NodeToEva
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     offsets[i + 1] = offsets[i] + nodes[i].features->size();
   }
-  std::vector<SplitCandidate> per_feature(offsets.back());
+  // Each thread keeps its best per node, which a feature must beat to be scanned at all; the
+  // candidates are ordered by (loss change, then lower feature), so any merge order gives the
+  // same choice.
+  std::vector<std::vector<SplitCandidate>> best(nthread, std::vector<SplitCandidate>(nodes.size()));
+  const int64_t pairs = static_cast<int64_t>(offsets.back());
 #pragma omp parallel for schedule(dynamic, 8) num_threads(nthread)
-  for (std::size_t j = 0; j < per_feature.size(); ++j) {
-    std::size_t i = std::upper_bound(offsets.begin(), offsets.end(), j) - offsets.begin() - 1;
-    per_feature[j] = EvaluateFeature(nodes[i], (*nodes[i].features)[j - offsets[i]]);
+  for (int64_t j = 0; j < pairs; ++j) {
+    const std::size_t i =
+        std::upper_bound(offsets.begin(), offsets.end(), static_cast<std::size_t>(j)) -
+        offsets.begin() - 1;
+    SplitCandidate& mine = best[omp_get_thread_num()][i];
+    mine.Update(EvaluateFeature(nodes[i], (*nodes[i].features)[j - offsets[i]], mine.loss_chg));
   }
-  std::vector<SplitCandidate> best(nodes.size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    for (std::size_t j = offsets[i]; j < offsets[i + 1]; ++j) best[i].Update(per_feature[j]);
+  for (int t = 1; t < nthread; ++t) {
+    for (std::size_t i = 0; i < nodes.size(); ++i) best[0][i].Update(best[t][i]);
   }
-  return best;
+  return best[0];
 }
 
 }  // namespace ringboost

@@ -5,6 +5,7 @@
 // histograms are the same integers on every worker, so every worker picks the same split.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -58,7 +59,10 @@ class SplitEvaluator {
 
   // Best split of each node; parallel over (node, feature) pairs.
   std::vector<SplitCandidate> Evaluate(const std::vector<NodeToEvaluate>& nodes, int nthread) const;
-  SplitCandidate EvaluateFeature(const NodeToEvaluate& node, uint32_t feature) const;
+  // The best split of `feature`, or none where LossChangeBound shows it cannot reach
+  // `must_beat` (a loss change some other feature of the node already has).
+  SplitCandidate EvaluateFeature(const NodeToEvaluate& node, uint32_t feature,
+                                 float must_beat = -INFINITY) const;
   // Best split of `feature` in a node of total `node_sum` and own gain `node_gain`, from the
   // feature's histogram `hist` (indexed by local bin) whose non-empty bins are nonzero[0, n)
   // (ascending local bins) and sum to `present`.
