@@ -9,6 +9,7 @@
 namespace ringboost {
 namespace {
 constexpr uint64_t kPrefetch = 64;  // entries ahead whose row's gradient is prefetched (copying)
+constexpr uint64_t kSlotPrefetch = 32;  // entries ahead whose row's slot is prefetched (a level)
 
 std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Split>& splits) {
   std::vector<uint32_t> features;
@@ -92,20 +93,6 @@ std::size_t ColumnwiseEvaluator::MemoryBytes() const {
          slot8_.size() + slot16_.size() * sizeof(uint16_t);
 }
 
-// One gather per tree (the rows' gradients in entry order), so that no level reads them at random.
-void ColumnwiseEvaluator::SetGradients(const std::vector<GradientSum>& gpair) {
-  col_grad_.resize(col_rows_.size());
-  const int64_t nf = static_cast<int64_t>(col_ptr_.size()) - 1;
-#pragma omp parallel for num_threads(nthread_) schedule(dynamic, 16)
-  for (int64_t f = 0; f < nf; ++f) {
-    const uint64_t end = col_ptr_[f + 1];
-    for (uint64_t k = col_ptr_[f]; k < end; ++k) {
-      if (k + kPrefetch < end) __builtin_prefetch(gpair.data() + col_rows_[k + kPrefetch]);
-      col_grad_[k] = gpair[col_rows_[k]];
-    }
-  }
-}
-
 uint64_t ColumnwiseEvaluator::ColumnEntries(const std::vector<Split>& splits) const {
   uint64_t entries = 0;
   for (uint32_t f : DistinctFeatures(splits)) entries += col_ptr_[f + 1] - col_ptr_[f];
@@ -166,8 +153,23 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
                                                           const SplitEvaluator& evaluator) {
   const std::size_t num_nodes = nodes.size();
   RB_CHECK(Fits(num_nodes));
-  RB_CHECK_MSG(col_grad_.size() == col_rows_.size(), "SetGradients was not called");
   const uint32_t nf = cuts_->NumFeatures();
+  std::vector<std::vector<uint8_t>> allowed(num_nodes);  // column sampling, where it bites
+  for (std::size_t s = 0; s < num_nodes; ++s) {
+    if (nodes[s].features->size() < nf) {
+      allowed[s].assign(nf, 0);
+      for (uint32_t f : *nodes[s].features) allowed[s][f] = 1;
+    }
+  }
+  if (!gradients_current_) {
+    // A tree's first level: its root, every row in the one node. No slots; the rows' gradients
+    // are copied beside the entries as they are summed, one gather a tree.
+    RB_CHECK_MSG(num_nodes == 1 && partitioner.NodeRange(nodes[0].nid).size() == num_rows_,
+                 "a tree's first level evaluated by column is its root");
+    gradients_current_ = true;
+    col_grad_.resize(col_rows_.size());
+    return EvaluateLevel<uint8_t, true>(gpair.data(), nodes, allowed, evaluator);
+  }
   // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
   // nothing, as in the row-wise build), get none.
   const bool narrow = num_nodes < 0xff;
@@ -176,7 +178,6 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
   } else {
     slot16_.assign(num_rows_, 0xffff);
   }
-  std::vector<std::vector<uint8_t>> allowed(num_nodes);  // column sampling, where it bites
   for (std::size_t s = 0; s < num_nodes; ++s) {
     const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
     const uint64_t n = partitioner.NodeRange(nodes[s].nid).size();
@@ -189,19 +190,15 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
         slot16_[rows[i]] = static_cast<uint16_t>(s);
       }
     }
-    if (nodes[s].features->size() < nf) {
-      allowed[s].assign(nf, 0);
-      for (uint32_t f : *nodes[s].features) allowed[s][f] = 1;
-    }
   }
-  return narrow ? EvaluateLevel<uint8_t>(nodes, allowed, evaluator)
-                : EvaluateLevel<uint16_t>(nodes, allowed, evaluator);
+  return narrow ? EvaluateLevel<uint8_t, false>(nullptr, nodes, allowed, evaluator)
+                : EvaluateLevel<uint16_t, false>(nullptr, nodes, allowed, evaluator);
 }
 
-template <typename SlotT>
+template <typename SlotT, bool kGather>
 std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
-    const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
-    const SplitEvaluator& evaluator) {
+    const GradientSum* gpair, const std::vector<Node>& nodes,
+    const std::vector<std::vector<uint8_t>>& allowed, const SplitEvaluator& evaluator) {
   constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
   const SlotT* slot = nullptr;
   if constexpr (sizeof(SlotT) == 1) {
@@ -209,6 +206,9 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
   } else {
     slot = slot16_.data();
   }
+  const uint32_t* rows = col_rows_.data();
+  const uint16_t* col_bins = col_bins_.data();
+  GradientSum* col_grad = col_grad_.data();
   const std::size_t num_nodes = nodes.size();
   const uint32_t nf = cuts_->NumFeatures();
   std::vector<std::vector<SplitCandidate>> best(nthread_, std::vector<SplitCandidate>(num_nodes));
@@ -226,11 +226,18 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       const std::size_t words = (nb + 63) / 64;
       const uint64_t end = col_ptr_[f + 1];
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
-      for (uint64_t k = col_ptr_[f]; k < end; ++k) {
-        const SlotT s = slot[col_rows_[k]];
+      for (uint64_t k = col_ptr_[f]; k < end && kGather; ++k) {
+        if (k + kPrefetch < end) __builtin_prefetch(gpair + rows[k + kPrefetch]);
+        const uint32_t bin = col_bins[k];
+        hist[bin] += col_grad[k] = gpair[rows[k]];
+        bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+      }
+      for (uint64_t k = col_ptr_[f]; k < end && !kGather; ++k) {
+        if (k + kSlotPrefetch < end) __builtin_prefetch(slot + rows[k + kSlotPrefetch]);
+        const SlotT s = slot[rows[k]];
         if (s == kNone) continue;
-        const uint32_t bin = col_bins_[k];
-        hist[static_cast<std::size_t>(s) * nb + bin] += col_grad_[k];
+        const uint32_t bin = col_bins[k];
+        hist[static_cast<std::size_t>(s) * nb + bin] += col_grad[k];
         bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
       }
       for (std::size_t s = 0; s < num_nodes; ++s) {

@@ -38,9 +38,10 @@ class ColumnwiseEvaluator {
     float gain;                             // its own gain
     const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
   };
-  // Copies the gradients of a new tree beside the entries.
-  void SetGradients(const std::vector<GradientSum>& gpair);
-  // The best split of each node (rows from `partitioner`, gradients from the last SetGradients).
+  // A new tree: the next Evaluate, of its root, copies its gradients beside the entries.
+  void NewGradients() { gradients_current_ = false; }
+  // The best split of each node (rows from `partitioner`; `gpair` the same from one NewGradients
+  // to the next).
   std::vector<SplitCandidate> Evaluate(const std::vector<GradientSum>& gpair,
                                        const RowPartitioner& partitioner,
                                        const std::vector<Node>& nodes,
@@ -65,9 +66,11 @@ class ColumnwiseEvaluator {
   static constexpr std::size_t kMaxScratchBytes = std::size_t{4} << 20;  // per thread
   static constexpr std::size_t kMaxNodes = 0xffff;  // slots are 16 bits at most
 
-  // The level's nodes' histograms and bests, with each row's slot of type SlotT (all ones: none).
-  template <typename SlotT>
-  std::vector<SplitCandidate> EvaluateLevel(const std::vector<Node>& nodes,
+  // The level's nodes' histograms and bests, with each row's slot of type SlotT (all ones: none);
+  // kGather: one node of every row, no slots, the gradients copied from `gpair` on the way.
+  template <typename SlotT, bool kGather>
+  std::vector<SplitCandidate> EvaluateLevel(const GradientSum* gpair,
+                                            const std::vector<Node>& nodes,
                                             const std::vector<std::vector<uint8_t>>& allowed,
                                             const SplitEvaluator& evaluator);
 
@@ -78,6 +81,7 @@ class ColumnwiseEvaluator {
   std::vector<uint32_t> col_rows_;     // the row of each entry, ascending within a feature
   std::vector<uint16_t> col_bins_;     // its local bin
   std::vector<GradientSum> col_grad_;  // its row's gradient, for the current tree
+  bool gradients_current_ = false;
   uint32_t max_feature_bins_ = 1;
   std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)
   std::vector<uint16_t> slot16_;  // the same, for wider levels

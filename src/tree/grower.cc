@@ -68,7 +68,7 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) 
   }
   comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
   nodes_.InitChild(0, -1, GradientSum{sum[0], sum[1]}, tree);
-  columnwise_gradients_ = false;  // a new tree: new gradients
+  if (columnwise_ != nullptr) columnwise_->NewGradients();  // a new tree: new gradients
   if (wide_) {
     if (!EvaluateColumnwise(gpair, {0})) BuildAndEvaluateWide(gpair, 0);
     return;
@@ -203,13 +203,7 @@ bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
     timer_.Add("columnwise copy", start);
   }
   if (!columnwise_->Fits(nids.size())) return false;
-  auto start = PhaseTimer::Clock::now();
-  if (!columnwise_gradients_) {
-    columnwise_->SetGradients(gpair);
-    columnwise_gradients_ = true;
-    timer_.Add("columnwise gradients", start);
-    start = PhaseTimer::Clock::now();
-  }
+  const auto start = PhaseTimer::Clock::now();
   std::vector<ColumnwiseEvaluator::Node> nodes;
   for (int nid : nids) {
     NodeState& n = nodes_[nid];

@@ -89,7 +89,6 @@ class TreeGrower {
   bool wide_ = false;
   bool columnwise_on_ = true;
   std::unique_ptr<ColumnwiseEvaluator> columnwise_;  // built at the first wide sparse tree
-  bool columnwise_gradients_ = false;                // the current tree's copied beside it
   std::vector<uint8_t> goes_left_;                   // per row, PartitionByColumns
   PhaseTimer timer_;
 };

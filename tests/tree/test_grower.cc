@@ -184,6 +184,52 @@ TEST(TreeGrower, ColumnwiseDeepLevelsGrowTheRowwiseTree) {
   }
 }
 
+// One grower, two trees: the column-wise way copies each tree's own gradients (the second tree
+// grown from the first tree's copy would split where the first one did).
+TEST(TreeGrower, ColumnwiseTakesEachTreesGradients) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 4000; ++i) {
+    const float a = static_cast<float>(i % 100), b = static_cast<float>((i * 37) % 101);
+    rows.push_back({a, i % 3 == 0 ? NAN : b});
+    labels.push_back(a < 30 ? 1.0f : 0.0f);
+  }
+  Fixture fx(test::DenseRows(rows, labels), 2);
+  Params p;
+  p.max_depth = 3;
+  auto quantized = [&](const std::vector<float>& y, const GradientQuantizer& q) {
+    std::vector<GradPair> g;
+    for (float v : y) g.push_back(GradPair{-v, 1.0f});
+    return q.QuantizeAll(g, 1, 0, {}, 2);
+  };
+  std::vector<float> second(labels.size());  // the second tree's target follows the other feature
+  for (std::size_t i = 0; i < second.size(); ++i) second[i] = (i * 37) % 101 < 60 ? 2.0f : 0.0f;
+  std::vector<GradPair> scale;
+  for (float v : second) scale.push_back(GradPair{-v, 1.0f});
+  const GradientQuantizer q(scale, 1, 0, fx.comm.get());
+  std::vector<RegTree> trees[2];
+  for (bool columns : {false, true}) {
+    TreeGrower grower(fx.matrix.get(), &fx.cuts, p, SplitParams::From(p, 0.0f), fx.comm.get(), 2);
+    grower.SetWideHistogramBytes(0);
+    grower.SetColumnwise(columns);
+    for (const std::vector<float>* y : {&labels, &second}) {
+      trees[columns].push_back(grower.Grow(quantized(*y, q), q, 0));
+    }
+  }
+  EXPECT_EQ(trees[0][0][0].feature, 0u);
+  EXPECT_EQ(trees[0][1][0].feature, 1u);
+  for (int t = 0; t < 2; ++t) {
+    const RegTree& a = trees[0][t];
+    const RegTree& b = trees[1][t];
+    ASSERT_EQ(a.NumNodes(), b.NumNodes()) << t;
+    for (int i = 0; i < a.NumNodes(); ++i) {
+      EXPECT_EQ(a[i].feature, b[i].feature) << t << " " << i;
+      EXPECT_EQ(a[i].split_cond, b[i].split_cond) << t << " " << i;
+      EXPECT_EQ(a[i].leaf_value, b[i].leaf_value) << t << " " << i;
+    }
+  }
+}
+
 TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
   for (bool sparse : {false, true}) {
     std::vector<std::vector<float>> rows;
