@@ -266,7 +266,8 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
                                         nonnegative_hess, nodes[s].sum,
                                         nodes[s].gain) < best[t][s].loss_chg)) {
           best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
-                                                   nodes[s].sum, nodes[s].gain, f));
+                                                   nodes[s].sum, nodes[s].gain, f,
+                                                   best[t][s].loss_chg));
         }
         for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
       }

@@ -65,10 +65,11 @@ class SplitEvaluator {
                                  float must_beat = -INFINITY) const;
   // Best split of `feature` in a node of total `node_sum` and own gain `node_gain`, from the
   // feature's histogram `hist` (indexed by local bin) whose non-empty bins are nonzero[0, n)
-  // (ascending local bins) and sum to `present`.
+  // (ascending local bins) and sum to `present`; or, where that best has a loss change under
+  // `must_beat`, possibly another candidate under it (steps that cannot reach it are skipped).
   SplitCandidate EvaluateBins(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
                               GradientSum present, GradientSum node_sum, float node_gain,
-                              uint32_t feature) const;
+                              uint32_t feature, float must_beat = -INFINITY) const;
   // At least the loss change of any split of such a feature, from its present bins' sums alone:
   // `present`, and `side_grad`, the largest |g| of a prefix or suffix of its bins (quantized;
   // SideGradBound computes it). -inf where none of its splits is allowed (present hessian under
@@ -85,8 +86,10 @@ class SplitEvaluator {
   // Scans the non-empty bins in kDirection.
   template <int kDirection>
   void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
-                 GradientSum node_sum, float node_gain, uint32_t feature,
+                 GradientSum node_sum, float node_gain, uint32_t feature, float must_beat,
                  SplitCandidate* best) const;
+  double BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int64_t h_hi, GradientSum node_sum,
+                    float node_gain) const;
 
   const HistogramCuts* cuts_;
   SplitParams params_;

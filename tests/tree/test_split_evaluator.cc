@@ -113,6 +113,107 @@ TEST(SplitEvaluator, LossChangeBoundIsAboveEveryCandidate) {
   EXPECT_GT(no_split, 10);
 }
 
+// The best candidate by brute force, with the scan's order: forward by ascending bin, then
+// backward by descending bin; a later candidate replaces only with a strictly larger loss change.
+SplitCandidate BestCandidateByBruteForce(const Case& c, const SplitParams& p, float node_gain) {
+  SplitCandidate best;
+  const GradientQuantizer& q = c.quantizer;
+  const std::size_t n = c.nonzero.size();
+  for (int dir : {+1, -1}) {
+    GradientSum acc;
+    for (std::size_t k = 0; k < n; ++k) {
+      const uint32_t bin = c.nonzero[dir > 0 ? k : n - 1 - k];
+      acc += c.hist[bin];
+      const GradientSum rest = c.node_sum - acc;
+      const GradientSum& l = dir > 0 ? acc : rest;
+      const GradientSum& r = dir > 0 ? rest : acc;
+      const float loss =
+          SplitLossChange(p, q.Grad(l.g), q.Hess(l.h), q.Grad(r.g), q.Hess(r.h), node_gain);
+      if (loss == -INFINITY || !(loss > best.loss_chg)) continue;
+      best.loss_chg = loss;
+      best.split_bin = static_cast<int32_t>(dir > 0 ? bin : bin - 1);
+      best.default_left = dir < 0;
+      best.left_sum = l;
+      best.found = true;
+    }
+  }
+  return best;
+}
+
+// Steps are scanned in blocks that a bound may skip: over many bins (several blocks), with L1,
+// max_delta_step and min_child_weight, the scan finds the brute-force candidate, and a `must_beat`
+// up to its loss change (a tie included) still finds it; above it, nothing at or over must_beat.
+TEST(SplitEvaluator, SkippedStepsNeverHoldTheBestOrATie) {
+  std::mt19937 rng(11);
+  int found_cases = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    SplitParams p;
+    p.lambda = std::vector<float>{1.0f, 0.5f, 0.0f}[trial % 3];
+    p.min_child_weight = std::vector<float>{1.0f, 0.1f, 0.0f, 5.0f}[(trial / 3) % 4];
+    p.alpha = trial % 7 == 0 ? 0.3f : 0.0f;
+    p.max_delta_step = trial % 11 == 0 ? 0.7f : 0.0f;
+    const uint32_t nb = 1 + rng() % 300;
+    const Case c = MakeCase(&rng, nb, 2 + static_cast<int>(rng() % 3000), (trial % 4) * 0.25);
+    const GradientQuantizer& q = c.quantizer;
+    const float node_gain = CalcGain(p, q.Grad(c.node_sum.g), q.Hess(c.node_sum.h));
+    const SplitEvaluator evaluator(&c.cuts, p, &q);
+    const SplitCandidate brute = BestCandidateByBruteForce(c, p, node_gain);
+    auto scan = [&](float must_beat) {
+      return evaluator.EvaluateBins(c.hist.data(), c.nonzero.data(), c.nonzero.size(), c.present,
+                                    c.node_sum, node_gain, 0, must_beat);
+    };
+    for (float must_beat :
+         {-INFINITY, brute.loss_chg - 1.0f, std::nextafter(brute.loss_chg, -INFINITY),
+          brute.loss_chg, std::nextafter(brute.loss_chg, INFINITY), brute.loss_chg + 1.0f}) {
+      const SplitCandidate found = scan(must_beat);
+      if (brute.found && !(must_beat > brute.loss_chg)) {
+        ASSERT_TRUE(found.found) << trial << " " << must_beat;
+        EXPECT_EQ(found.loss_chg, brute.loss_chg) << trial;
+        EXPECT_EQ(found.split_bin, brute.split_bin) << trial;
+        EXPECT_EQ(found.default_left, brute.default_left) << trial;
+        EXPECT_EQ(found.left_sum, brute.left_sum) << trial;
+      } else if (found.found) {
+        EXPECT_LT(found.loss_chg, must_beat) << trial;
+      }
+    }
+    found_cases += brute.found;
+  }
+  EXPECT_GT(found_cases, 150);
+}
+
+// A block whose last step reaches min_child_weight exactly holds the best split: bins 0-15 one
+// row each (g -1, h 1/16: the left side's hessian is 1 = min_child_weight after bin 15), bin 16
+// ten rows (g +1, h 1). The split after bin 15 is the only allowed one.
+TEST(SplitEvaluator, BlockEndingAtMinChildWeightIsScanned) {
+  Case c;
+  c.cuts.ptr = {0, 17};
+  for (int b = 0; b < 17; ++b) c.cuts.values.push_back(static_cast<float>(b + 1));
+  c.cuts.min_values = {0.0f};
+  std::vector<GradPair> rows(16, GradPair{-1.0f, 1.0f / 16});
+  rows.resize(26, GradPair{1.0f, 1.0f});
+  auto comm = rabit::MakeLocalCommunicator();
+  c.quantizer = GradientQuantizer(rows, 1, 0, comm.get());
+  c.hist.assign(17, GradientSum{});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    c.hist[std::min<std::size_t>(i, 16)] += c.quantizer.Quantize(rows[i]);
+  }
+  for (uint32_t b = 0; b < 17; ++b) c.nonzero.push_back(b);
+  for (const GradientSum& h : c.hist) c.present += h;
+  c.node_sum = c.present;
+  SplitParams p;
+  p.min_child_weight = 1.0f;
+  const float node_gain =
+      CalcGain(p, c.quantizer.Grad(c.node_sum.g), c.quantizer.Hess(c.node_sum.h));
+  const SplitCandidate found =
+      SplitEvaluator(&c.cuts, p, &c.quantizer)
+          .EvaluateBins(c.hist.data(), c.nonzero.data(), 17, c.present, c.node_sum, node_gain, 0);
+  ASSERT_TRUE(found.found);
+  EXPECT_EQ(found.split_bin, 15);
+  EXPECT_EQ(c.quantizer.Hess(found.left_sum.h), 1.0);
+  // left (-16, 1): 256 / 2; right (10, 10): 100 / 11; node (-6, 11): 36 / 12.
+  EXPECT_FLOAT_EQ(found.loss_chg, 128.0f + 100.0f / 11.0f - 3.0f);
+}
+
 TEST(SplitEvaluator, LossChangeBoundIsUnknownWithL1MaxDeltaStepOrNegativeHessians) {
   std::mt19937 rng(3);
   const Case c = MakeCase(&rng, 8, 100, 0.3);
