@@ -149,7 +149,8 @@ void Learner::UpdateOneRound() {
 
 void Learner::AddTreeToEvalCaches(const RegTree& tree, int group) {
   for (CachedSet& set : evals_) {
-    AddTreeMargins(tree, set.data, model_.num_groups, group, &set.margins, nthread_);
+    AddTreeMargins({&tree}, {group}, set.data.num_col, set.data, model_.num_groups,
+                   set.margins.data(), nthread_);
   }
 }
 
@@ -182,24 +183,5 @@ std::size_t Learner::EarlyStoppingIndex() const {
 }
 
 bool Learner::LastMetricMaximize() const { return metrics_.back()->Maximize(); }
-
-void AddTreeMargins(const RegTree& tree, const DataSet& data, int stride, int group,
-                    std::vector<float>* margins, int nthread) {
-  const uint64_t n = data.NumRows();
-  const uint32_t width = data.num_col;
-#pragma omp parallel num_threads(nthread)
-  {
-    std::vector<float> row(width, NAN);
-#pragma omp for schedule(static)
-    for (uint64_t i = 0; i < n; ++i) {
-      for (uint64_t j = data.row_ptr[i]; j < data.row_ptr[i + 1]; ++j) {
-        row[data.index[j]] = data.value[j];
-      }
-      int leaf = tree.GetLeaf(row.data(), width);
-      (*margins)[i * stride + group] += tree[leaf].leaf_value;
-      for (uint64_t j = data.row_ptr[i]; j < data.row_ptr[i + 1]; ++j) row[data.index[j]] = NAN;
-    }
-  }
-}
 
 }  // namespace ringboost

@@ -79,8 +79,4 @@ class Learner {
   mutable PhaseTimer timer_;
 };
 
-// Margin of a single tree for each row of `data`, added to margins[row * stride + group].
-void AddTreeMargins(const RegTree& tree, const DataSet& data, int stride, int group,
-                    std::vector<float>* margins, int nthread);
-
 }  // namespace ringboost

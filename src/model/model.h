@@ -41,6 +41,12 @@ std::size_t TreesForRounds(const Model& model, int num_rounds);
 std::vector<float> PredictMargin(const Model& model, const DataSet& data, int num_rounds,
                                  int nthread);
 
+// Adds trees[t]'s leaf value of each row of `data` to margins[row * stride + groups[t]], in tree
+// order. Features from num_feature on are missing (the trees were trained on fewer).
+void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
+                    uint32_t num_feature, const DataSet& data, int stride, float* margins,
+                    int nthread);
+
 // Feature map (XGBoost's fmap: "<id>\t<name>\t<type>" lines; types i, q, int, float).
 struct FeatureMap {
   std::vector<std::string> names;

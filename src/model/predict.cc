@@ -1,10 +1,10 @@
-// PredictMargin: the model's raw output for every row, summed as XGBoost sums it.
+// PredictMargin and AddTreeMargins: trees' leaf values summed per row.
 //
-// Each thread takes whole blocks of rows and owns a dense float buffer of one row (NaN =
-// missing), filled from the CSR before the row and reset after it, so the cost per row is its
-// stored entries, not num_feature. A row's margin starts at base_margin and adds the leaf value
-// of each tree in tree order, in float, as XGBoost's CPU predictor does; the result does not
-// depend on the thread count because no sum crosses rows.
+// Each thread takes whole blocks of rows and owns dense float buffers for TreeWalker::kMaxRows
+// rows (NaN = missing), filled from the CSR before a block and reset after it, so the cost per
+// row is its stored entries, not num_feature; the block's rows walk each tree together. A row's
+// margin adds the leaf value of each tree in tree order, in float, as XGBoost's CPU predictor
+// does; the result does not depend on the thread count because no sum crosses rows.
 #include <omp.h>
 
 #include <algorithm>
@@ -15,34 +15,47 @@
 #include "model/model.h"
 
 namespace ringboost {
-namespace {
 
-constexpr uint64_t kRowBlock = 64;  // rows per scheduling unit
-
-// Adds the first `num_trees` trees' leaf values to the margins of rows [begin, end).
-void PredictBlock(const Model& model, const DataSet& data, size_t num_trees, uint64_t begin,
-                  uint64_t end, std::vector<float>* row, float* margins) {
-  const uint32_t num_feature = model.num_feature;
-  const int num_groups = model.num_groups;
-  for (uint64_t r = begin; r < end; ++r) {
-    const uint64_t lo = data.row_ptr[r];
-    const uint64_t hi = data.row_ptr[r + 1];
-    for (uint64_t k = lo; k < hi; ++k) {
-      // Features the model never saw cannot be split on: leave them out of the buffer.
-      if (data.index[k] < num_feature) (*row)[data.index[k]] = data.value[k];
-    }
-    float* out = margins + r * num_groups;
-    for (size_t t = 0; t < num_trees; ++t) {
-      const RegTree& tree = model.trees[t];
-      out[model.tree_group[t]] += tree[tree.GetLeaf(row->data(), num_feature)].leaf_value;
-    }
-    for (uint64_t k = lo; k < hi; ++k) {
-      if (data.index[k] < num_feature) (*row)[data.index[k]] = std::nanf("");
+void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
+                    uint32_t num_feature, const DataSet& data, int stride, float* margins,
+                    int nthread) {
+  RB_CHECK(trees.size() == groups.size());
+  std::vector<TreeWalker> walkers;
+  for (const RegTree* tree : trees) walkers.emplace_back(*tree, num_feature);
+  constexpr int kRows = TreeWalker::kMaxRows;
+  const std::size_t width = static_cast<std::size_t>(num_feature) + 1;  // and the NaN pad
+  const uint64_t num_rows = data.NumRows();
+  const int64_t num_blocks = static_cast<int64_t>((num_rows + kRows - 1) / kRows);
+  const int threads = nthread > 0 ? nthread : omp_get_num_procs();
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<float> rows(kRows * width, std::numeric_limits<float>::quiet_NaN());
+    int leaves[kRows];
+    // Entries of features the trees never saw cannot be split on: they stay out of the buffer.
+    auto set = [&](uint64_t begin, uint64_t end, bool values) {
+      for (uint64_t r = begin; r < end; ++r) {
+        float* row = rows.data() + (r - begin) * width;
+        for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
+          if (data.index[k] < num_feature) row[data.index[k]] = values ? data.value[k] : NAN;
+        }
+      }
+    };
+#pragma omp for schedule(static, 8)
+    for (int64_t b = 0; b < num_blocks; ++b) {
+      const uint64_t begin = static_cast<uint64_t>(b) * kRows;
+      const uint64_t end = std::min(num_rows, begin + kRows);
+      const int n = static_cast<int>(end - begin);
+      set(begin, end, true);
+      for (std::size_t t = 0; t < walkers.size(); ++t) {
+        walkers[t].Leaves(rows.data(), width, n, leaves);
+        for (int i = 0; i < n; ++i) {
+          margins[(begin + i) * stride + groups[t]] += (*trees[t])[leaves[i]].leaf_value;
+        }
+      }
+      set(begin, end, false);
     }
   }
 }
-
-}  // namespace
 
 std::size_t TreesForRounds(const Model& model, int num_rounds) {
   if (num_rounds < 0 || num_rounds > model.num_rounds) {
@@ -62,20 +75,11 @@ std::vector<float> PredictMargin(const Model& model, const DataSet& data, int nu
   for (size_t t = 0; t < num_trees; ++t) {
     RB_CHECK(model.tree_group[t] >= 0 && model.tree_group[t] < model.num_groups);
   }
-  const uint64_t num_rows = data.NumRows();
-  std::vector<float> margins(num_rows * model.num_groups, model.base_margin);
-  const int64_t num_blocks = static_cast<int64_t>((num_rows + kRowBlock - 1) / kRowBlock);
-  const int threads = nthread > 0 ? nthread : omp_get_num_procs();
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<float> row(model.num_feature, std::numeric_limits<float>::quiet_NaN());
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < num_blocks; ++b) {
-      const uint64_t begin = static_cast<uint64_t>(b) * kRowBlock;
-      const uint64_t end = std::min(num_rows, begin + kRowBlock);
-      PredictBlock(model, data, num_trees, begin, end, &row, margins.data());
-    }
-  }
+  std::vector<const RegTree*> trees;
+  for (size_t t = 0; t < num_trees; ++t) trees.push_back(&model.trees[t]);
+  const std::vector<int> groups(model.tree_group.begin(), model.tree_group.begin() + num_trees);
+  std::vector<float> margins(data.NumRows() * model.num_groups, model.base_margin);
+  AddTreeMargins(trees, groups, model.num_feature, data, model.num_groups, margins.data(), nthread);
   return margins;
 }
 

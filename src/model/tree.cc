@@ -1,6 +1,7 @@
-// RegTree: growing by Split (XGBoost's node numbering) and routing a dense row to its leaf.
+// RegTree: growing by Split (XGBoost's node numbering); TreeWalker: routing rows to leaves.
 #include "model/tree.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.h"
@@ -45,19 +46,46 @@ int RegTree::NumLeaves() const {
   return leaves;
 }
 
-int RegTree::GetLeaf(const float* row, uint32_t num_feature) const {
-  int nid = 0;
-  while (!nodes_[nid].IsLeaf()) {
-    const TreeNode& node = nodes_[nid];
-    // A feature beyond the row is missing, like a NaN.
-    const float value = node.feature < num_feature ? row[node.feature] : NAN;
-    if (std::isnan(value)) {
-      nid = node.default_left ? node.left : node.right;
-    } else {
-      nid = value < node.split_cond ? node.left : node.right;
+TreeWalker::TreeWalker(const RegTree& tree, uint32_t num_feature) {
+  RB_CHECK_MSG(num_feature < (1u << 31), "too many features: " << num_feature);
+  const int n = tree.NumNodes();
+  nodes_.resize(n);
+  std::vector<int> depth(n, -1);
+  std::vector<int> stack = {0};
+  depth[0] = 0;
+  while (!stack.empty()) {
+    const int nid = stack.back();
+    stack.pop_back();
+    const TreeNode& x = tree[nid];
+    Node& node = nodes_[nid];
+    depth_ = std::max(depth_, depth[nid]);
+    if (x.IsLeaf()) {
+      node = Node{num_feature, 0.0f, {nid, nid}};
+      continue;
+    }
+    const uint32_t feature = x.feature < num_feature ? x.feature : num_feature;
+    node = Node{feature | (x.default_left ? 1u << 31 : 0u), x.split_cond, {x.right, x.left}};
+    for (int child : {x.left, x.right}) {
+      RB_CHECK_MSG(child > 0 && child < n && depth[child] < 0,
+                   "node " << nid << " has a bad child " << child);
+      depth[child] = depth[nid] + 1;
+      stack.push_back(child);
     }
   }
-  return nid;
+}
+
+void TreeWalker::Leaves(const float* rows, std::size_t stride, int n, int* leaves) const {
+  int nid[kMaxRows] = {};
+  for (int d = 0; d < depth_; ++d) {
+    for (int i = 0; i < n; ++i) {
+      const Node& x = nodes_[nid[i]];
+      const float v = rows[i * stride + (x.feature & 0x7fffffffu)];
+      // NaN compares false: it goes left only by default.
+      const bool left = (v < x.split_cond) | ((v != v) & (x.feature >> 31));
+      nid[i] = x.child[left];
+    }
+  }
+  for (int i = 0; i < n; ++i) leaves[i] = nid[i];
 }
 
 }  // namespace ringboost

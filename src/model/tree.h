@@ -2,6 +2,7 @@
 // appended as each node is split), so node ids in dumps match XGBoost's.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,11 +37,31 @@ class RegTree {
   int Depth(int nid) const;
   int NumLeaves() const;
 
-  // Leaf reached by a dense row (`row[f]` NaN = missing; features >= row.size() missing).
-  int GetLeaf(const float* row, uint32_t num_feature) const;
-
  private:
   std::vector<TreeNode> nodes_;
+};
+
+// A tree laid out for routing many rows (predictions): 16 bytes a node, the children indexed by
+// the comparison and leaves pointing at themselves, so that every row takes the tree's depth in
+// steps with no branch on its values, and a block of rows walks in lockstep (their loads
+// overlap).
+class TreeWalker {
+ public:
+  static constexpr int kMaxRows = 8;  // rows a Leaves call takes
+
+  TreeWalker(const RegTree& tree, uint32_t num_feature);
+  // The leaves of rows [0, n), n <= kMaxRows, row i at rows + i * stride: num_feature values
+  // (NaN = missing), then one NaN (what a feature beyond num_feature reads).
+  void Leaves(const float* rows, std::size_t stride, int n, int* leaves) const;
+
+ private:
+  struct Node {
+    uint32_t feature;  // low 31 bits: the feature (num_feature: the NaN pad); top bit: default left
+    float split_cond;
+    int32_t child[2];  // [0] right, [1] left
+  };
+  std::vector<Node> nodes_;
+  int depth_ = 0;
 };
 
 }  // namespace ringboost

@@ -65,7 +65,7 @@ RB_HOST_DEVICE inline float RowValue(const CsrView& data, uint64_t row, uint32_t
 }
 
 // Adds every tree's leaf value of row `row` to out[0 .. num_groups) (out starts at base_margin),
-// walking each tree as RegTree::GetLeaf does.
+// walking each tree from the root (the leaves of TreeWalker).
 RB_HOST_DEVICE inline void PredictRow(const ForestView& forest, const CsrView& data, uint64_t row,
                                       float* out) {
   for (uint32_t t = 0; t < forest.num_trees; ++t) {

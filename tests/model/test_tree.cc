@@ -1,7 +1,8 @@
-// RegTree: XGBoost node numbering, depth, leaves and the routing of one row.
+// RegTree: XGBoost node numbering, depth and leaves; TreeWalker: the routing of rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "common/error.h"
@@ -55,26 +56,80 @@ TEST(RegTree, DepthAndLeaves) {
   EXPECT_EQ(RegTree().NumLeaves(), 1);
 }
 
-TEST(RegTree, GetLeafGoesLeftBelowTheCondition) {
-  RegTree tree = TwoSplitTree();
-  std::vector<float> row = {1.0f, 0.0f, -2.0f};
-  EXPECT_EQ(tree.GetLeaf(row.data(), 3), 3);  // 1 < 1.5, -2 < -1
-  row[2] = -1.0f;                             // equal to the condition: right
-  EXPECT_EQ(tree.GetLeaf(row.data(), 3), 4);
-  row[0] = 1.5f;
-  EXPECT_EQ(tree.GetLeaf(row.data(), 3), 2);
+// The leaf of one row: `row` padded with the NaN a feature beyond num_feature reads.
+int Leaf(const RegTree& tree, std::vector<float> row, uint32_t num_feature) {
+  row.resize(num_feature);
+  row.push_back(kNaN);
+  int leaf = -1;
+  TreeWalker(tree, num_feature).Leaves(row.data(), row.size(), 1, &leaf);
+  return leaf;
 }
 
-TEST(RegTree, GetLeafTakesTheDefaultForMissing) {
+TEST(TreeWalker, GoesLeftBelowTheCondition) {
+  RegTree tree = TwoSplitTree();
+  std::vector<float> row = {1.0f, 0.0f, -2.0f};
+  EXPECT_EQ(Leaf(tree, row, 3), 3);  // 1 < 1.5, -2 < -1
+  row[2] = -1.0f;                    // equal to the condition: right
+  EXPECT_EQ(Leaf(tree, row, 3), 4);
+  row[0] = 1.5f;
+  EXPECT_EQ(Leaf(tree, row, 3), 2);
+  EXPECT_EQ(Leaf(RegTree(), row, 3), 0);  // a lone root is the leaf
+}
+
+TEST(TreeWalker, TakesTheDefaultForMissing) {
   RegTree tree = TwoSplitTree();
   std::vector<float> row = {kNaN, 0.0f, 5.0f};
-  EXPECT_EQ(tree.GetLeaf(row.data(), 3), 2);  // root default is right
+  EXPECT_EQ(Leaf(tree, row, 3), 2);  // root default is right
   row[0] = 0.0f;
   row[2] = kNaN;
-  EXPECT_EQ(tree.GetLeaf(row.data(), 3), 3);  // node 1 default is left
-  // Feature 2 beyond num_feature = 2: missing too, even though row[2] holds a value.
+  EXPECT_EQ(Leaf(tree, row, 3), 3);  // node 1 default is left
+  // Feature 2 beyond num_feature = 2: missing, whatever a longer row would hold.
   row[2] = 5.0f;
-  EXPECT_EQ(tree.GetLeaf(row.data(), 2), 3);
+  EXPECT_EQ(Leaf(tree, row, 2), 3);
+}
+
+// Unbalanced random trees (leaves at many depths) and blocks of 1-8 rows walked together: each
+// row reaches the leaf of a plain walk from the root, one branch at a time.
+TEST(TreeWalker, BlocksOfRowsReachThePlainWalksLeaf) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (int trial = 0; trial < 50; ++trial) {
+    RegTree tree;
+    std::vector<int> leaves = {0};
+    for (int s = 0; s < 1 + trial; ++s) {
+      const std::size_t pick = rng() % leaves.size();
+      const int nid = leaves[pick];
+      const int left = tree.Split(nid, rng() % 6, uniform(rng), rng() % 2 == 0, 1.0f);
+      leaves[pick] = left;
+      leaves.push_back(left + 1);
+    }
+    const uint32_t num_feature = 5;  // the trees also split on feature 5: missing
+    const std::size_t stride = num_feature + 1;
+    const TreeWalker walker(tree, num_feature);
+    for (int n = 1; n <= TreeWalker::kMaxRows; ++n) {
+      std::vector<float> rows(n * stride, kNaN);
+      for (int i = 0; i < n; ++i) {
+        for (uint32_t f = 0; f < num_feature; ++f) {
+          if (rng() % 4 != 0) rows[i * stride + f] = uniform(rng);
+        }
+      }
+      int got[TreeWalker::kMaxRows];
+      walker.Leaves(rows.data(), stride, n, got);
+      for (int i = 0; i < n; ++i) {
+        int nid = 0;
+        while (!tree[nid].IsLeaf()) {
+          const TreeNode& x = tree[nid];
+          const float v = x.feature < num_feature ? rows[i * stride + x.feature] : kNaN;
+          if (std::isnan(v)) {
+            nid = x.default_left ? x.left : x.right;
+          } else {
+            nid = v < x.split_cond ? x.left : x.right;
+          }
+        }
+        EXPECT_EQ(got[i], nid) << trial << " " << n << " " << i;
+      }
+    }
+  }
 }
 
 }  // namespace
