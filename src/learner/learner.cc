@@ -94,6 +94,11 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     CachedSet set;
     set.name = e.first;
     set.margins = init_margins(e.second);
+    if (DenseRows::Pays(e.second, e.second.num_col)) {
+      set.dense = DenseRows::From(e.second, e.second.num_col, nthread_);
+      std::vector<uint32_t>().swap(e.second.index);
+      std::vector<float>().swap(e.second.value);
+    }
     set.data = std::move(e.second);
     evals_.push_back(std::move(set));
   }
@@ -149,8 +154,12 @@ void Learner::UpdateOneRound() {
 
 void Learner::AddTreeToEvalCaches(const RegTree& tree, int group) {
   for (CachedSet& set : evals_) {
-    AddTreeMargins({&tree}, {group}, set.data.num_col, set.data, model_.num_groups,
-                   set.margins.data(), nthread_);
+    if (!set.dense.values.empty()) {
+      AddTreeMargins({&tree}, {group}, set.dense, model_.num_groups, set.margins.data(), nthread_);
+    } else {
+      AddTreeMargins({&tree}, {group}, set.data.num_col, set.data, model_.num_groups,
+                     set.margins.data(), nthread_);
+    }
   }
 }
 

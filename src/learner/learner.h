@@ -54,7 +54,8 @@ class Learner {
  private:
   struct CachedSet {
     std::string name;
-    DataSet data;
+    DataSet data;                // eval sets walked as `dense`: labels, weights, groups only
+    DenseRows dense;             // where it pays (DenseRows::Pays); empty otherwise
     std::vector<float> margins;  // rows x groups
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);

@@ -47,6 +47,21 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
                     uint32_t num_feature, const DataSet& data, int stride, float* margins,
                     int nthread);
 
+// A data set's values as a row-major matrix, what TreeWalker reads: num_feature + 1 columns,
+// NaN where missing and in the last column. For sets walked every round (eval sets) when most
+// cells hold a value: no CSR to scatter and clear per block, half its bytes.
+struct DenseRows {
+  uint32_t num_feature = 0;
+  std::vector<float> values;
+  uint64_t NumRows() const { return values.size() / (static_cast<uint64_t>(num_feature) + 1); }
+
+  // Whether the matrix of `data` would take at most the bytes of its CSR entries.
+  static bool Pays(const DataSet& data, uint32_t num_feature);
+  static DenseRows From(const DataSet& data, uint32_t num_feature, int nthread);
+};
+void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
+                    const DenseRows& rows, int stride, float* margins, int nthread);
+
 // Feature map (XGBoost's fmap: "<id>\t<name>\t<type>" lines; types i, q, int, float).
 struct FeatureMap {
   std::vector<std::string> names;

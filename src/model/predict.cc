@@ -16,21 +16,44 @@
 
 namespace ringboost {
 
-void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
-                    uint32_t num_feature, const DataSet& data, int stride, float* margins,
-                    int nthread) {
+namespace {
+
+// Adds the trees' leaf values of rows [begin, begin + n) (row i of the block at rows + i * width).
+void AddBlock(const std::vector<TreeWalker>& walkers, const std::vector<const RegTree*>& trees,
+              const std::vector<int>& groups, const float* rows, std::size_t width, uint64_t begin,
+              int n, int stride, float* margins) {
+  int leaves[TreeWalker::kMaxRows];
+  for (std::size_t t = 0; t < walkers.size(); ++t) {
+    walkers[t].Leaves(rows, width, n, leaves);
+    for (int i = 0; i < n; ++i) {
+      margins[(begin + i) * stride + groups[t]] += (*trees[t])[leaves[i]].leaf_value;
+    }
+  }
+}
+
+std::vector<TreeWalker> Walkers(const std::vector<const RegTree*>& trees,
+                                const std::vector<int>& groups, uint32_t num_feature) {
   RB_CHECK(trees.size() == groups.size());
   std::vector<TreeWalker> walkers;
   for (const RegTree* tree : trees) walkers.emplace_back(*tree, num_feature);
-  constexpr int kRows = TreeWalker::kMaxRows;
+  return walkers;
+}
+
+constexpr int kRows = TreeWalker::kMaxRows;
+int Threads(int nthread) { return nthread > 0 ? nthread : omp_get_num_procs(); }
+
+}  // namespace
+
+void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
+                    uint32_t num_feature, const DataSet& data, int stride, float* margins,
+                    int nthread) {
+  const std::vector<TreeWalker> walkers = Walkers(trees, groups, num_feature);
   const std::size_t width = static_cast<std::size_t>(num_feature) + 1;  // and the NaN pad
   const uint64_t num_rows = data.NumRows();
   const int64_t num_blocks = static_cast<int64_t>((num_rows + kRows - 1) / kRows);
-  const int threads = nthread > 0 ? nthread : omp_get_num_procs();
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(Threads(nthread))
   {
     std::vector<float> rows(kRows * width, std::numeric_limits<float>::quiet_NaN());
-    int leaves[kRows];
     // Entries of features the trees never saw cannot be split on: they stay out of the buffer.
     auto set = [&](uint64_t begin, uint64_t end, bool values) {
       for (uint64_t r = begin; r < end; ++r) {
@@ -44,16 +67,49 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
     for (int64_t b = 0; b < num_blocks; ++b) {
       const uint64_t begin = static_cast<uint64_t>(b) * kRows;
       const uint64_t end = std::min(num_rows, begin + kRows);
-      const int n = static_cast<int>(end - begin);
       set(begin, end, true);
-      for (std::size_t t = 0; t < walkers.size(); ++t) {
-        walkers[t].Leaves(rows.data(), width, n, leaves);
-        for (int i = 0; i < n; ++i) {
-          margins[(begin + i) * stride + groups[t]] += (*trees[t])[leaves[i]].leaf_value;
-        }
-      }
+      AddBlock(walkers, trees, groups, rows.data(), width, begin, static_cast<int>(end - begin),
+               stride, margins);
       set(begin, end, false);
     }
+  }
+}
+
+bool DenseRows::Pays(const DataSet& data, uint32_t num_feature) {
+  const uint64_t cells = data.NumRows() * (static_cast<uint64_t>(num_feature) + 1);
+  return cells * sizeof(float) <= data.NumNonZero() * (sizeof(float) + sizeof(uint32_t));
+}
+
+DenseRows DenseRows::From(const DataSet& data, uint32_t num_feature, int nthread) {
+  DenseRows out;
+  out.num_feature = num_feature;
+  const std::size_t width = static_cast<std::size_t>(num_feature) + 1;
+  const int64_t num_rows = static_cast<int64_t>(data.NumRows());
+  out.values.resize(num_rows * width);
+  float* values = out.values.data();
+#pragma omp parallel for schedule(static) num_threads(Threads(nthread))
+  for (int64_t r = 0; r < num_rows; ++r) {
+    float* row = values + r * width;
+    std::fill(row, row + width, std::numeric_limits<float>::quiet_NaN());
+    for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
+      if (data.index[k] < num_feature) row[data.index[k]] = data.value[k];
+    }
+  }
+  return out;
+}
+
+void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
+                    const DenseRows& rows, int stride, float* margins, int nthread) {
+  const std::vector<TreeWalker> walkers = Walkers(trees, groups, rows.num_feature);
+  const std::size_t width = static_cast<std::size_t>(rows.num_feature) + 1;
+  const uint64_t num_rows = rows.NumRows();
+  const int64_t num_blocks = static_cast<int64_t>((num_rows + kRows - 1) / kRows);
+#pragma omp parallel for schedule(static, 8) num_threads(Threads(nthread))
+  for (int64_t b = 0; b < num_blocks; ++b) {
+    const uint64_t begin = static_cast<uint64_t>(b) * kRows;
+    const uint64_t end = std::min(num_rows, begin + kRows);
+    AddBlock(walkers, trees, groups, rows.values.data() + begin * width, width, begin,
+             static_cast<int>(end - begin), stride, margins);
   }
 }
 

@@ -124,5 +124,50 @@ TEST(PredictMargin, SameBitsForAnyThreadCount) {
   }
 }
 
+// The dense matrix of a set walks to the same margins as its CSR: rows with missing values,
+// entries of features beyond the model's (left out) and a tree that splits on such a feature.
+TEST(AddTreeMargins, DenseRowsGiveTheCsrMargins) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<RegTree> trees(12);
+  std::vector<const RegTree*> pointers;
+  std::vector<int> groups;
+  for (RegTree& tree : trees) {
+    std::vector<int> leaves = {0};
+    for (int s = 0; s < 20; ++s) {
+      const std::size_t pick = rng() % leaves.size();
+      const int left = tree.Split(leaves[pick], rng() % 7, uniform(rng), rng() % 2 == 0, 1.0f);
+      leaves[pick] = left;
+      leaves.push_back(left + 1);
+    }
+    for (TreeNode& node : tree.nodes()) node.leaf_value = uniform(rng);
+    pointers.push_back(&tree);
+    groups.push_back(static_cast<int>(groups.size() % 2));
+  }
+  DataSet data;
+  for (int r = 0; r < 203; ++r) {  // not a multiple of the walker's block
+    std::vector<std::pair<uint32_t, float>> row;
+    for (uint32_t f = 0; f < 8; ++f) {
+      if (rng() % 5 != 0) row.emplace_back(f, uniform(rng));
+    }
+    AddRow(&data, row);
+  }
+  const uint32_t num_feature = 6;  // the trees split on feature 6 too; the rows hold 6 and 7
+  ASSERT_TRUE(DenseRows::Pays(data, num_feature));
+  const DenseRows dense = DenseRows::From(data, num_feature, 2);
+  ASSERT_EQ(dense.NumRows(), 203u);
+  std::vector<float> by_csr(203 * 2, 0.5f), by_dense(203 * 2, 0.5f);
+  AddTreeMargins(pointers, groups, num_feature, data, 2, by_csr.data(), 3);
+  AddTreeMargins(pointers, groups, dense, 2, by_dense.data(), 2);
+  for (std::size_t i = 0; i < by_csr.size(); ++i) {
+    ASSERT_EQ(test::Bits(by_csr[i]), test::Bits(by_dense[i])) << i;
+  }
+  EXPECT_NE(by_csr[0], 0.5f);
+  // One entry a row in 1000 columns: the CSR is the smaller.
+  DataSet sparse;
+  for (int r = 0; r < 10; ++r) AddRow(&sparse, {{static_cast<uint32_t>(r * 100), 1.0f}});
+  EXPECT_FALSE(DenseRows::Pays(sparse, 1000));
+}
+
 }  // namespace
 }  // namespace ringboost
