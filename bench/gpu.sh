@@ -1,43 +1,67 @@
 #!/usr/bin/env bash
 # GPU benchmark (issue 7), run on the GPU machine by scripts/device-check:
 #   RINGBOOST=build-device/ringboost bash bench/gpu.sh OUTDIR
+#   bash bench/gpu.sh --data-only           (only makes the data set, e.g. in the background)
 # The HIGGS-like 10M x 28 dense set (ten 1M-row files of ../shared/bench/gen_dense.py, seeds
 # 1..10, read as one data set), max_depth=8, max_bin=256, eta=0.1: seconds per round with
-# device=cuda over 100 and 500 rounds and with device=cpu nthread=2 over 5 rounds (the per-round
-# times of `verbosity=2`, host clock; the device trainer synchronizes at the end of each round),
-# the card's device-to-device copy bandwidth (torch, CUDA events), the floor of one round (the
-# bytes a depth-8 round must move at least, over that bandwidth) and, where Nsight Compute reads
-# the counters, the time of each kernel (kernels.csv).
+# device=cuda over each of ROUNDS (default "100 500") rounds and with device=cpu nthread=2 over
+# CPU_ROUNDS (default 5) rounds (the per-round times of `verbosity=2`, host clock; the device
+# trainer synchronizes at the end of each round), the phases of the device rounds
+# (`verbosity=3`), the card's device-to-device copy bandwidth (torch, CUDA events), the floor of
+# one round (the bytes a depth-8 round must move at least, over that bandwidth) and, where Nsight
+# Compute reads the counters, the time of each kernel over 2 rounds (kernels.csv).
 set -euo pipefail
-OUT="${1:-out}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-RINGBOOST="${RINGBOOST:-$ROOT/build/ringboost}"
 GEN="$ROOT/../shared/bench/gen_dense.py"
 DATA="${DATA:-/tmp/higgs10m}"
-mkdir -p "$OUT" "$DATA"
-if [[ ! -f "$DATA.done" ]]; then
-  pids=()
-  for s in $(seq 1 10); do python3 "$GEN" 1000000 "$s" "$DATA/part-$s.libsvm" & pids+=($!); done
+ROUNDS="${ROUNDS:-100 500}"
+CPU_ROUNDS="${CPU_ROUNDS:-5}"
+
+make_data() {
+  [[ -f "$DATA.done" ]] && return 0
+  mkdir -p "$DATA"
+  local pids=() s p
+  for s in $(seq 1 10); do python3 "$GEN" 1000000 "$s" "$DATA/part-$s.libsvm" >/dev/null & pids+=($!); done
   for p in "${pids[@]}"; do wait "$p"; done  # set -e: a failed generator stops here
   touch "$DATA.done"
+}
+if [[ "${1:-}" == --data-only ]]; then
+  make_data
+  exit 0
 fi
-printf 'objective = binary:logistic\nmax_depth = 8\nmax_bin = 256\neta = 0.1\ndata = "%s"\nverbosity = 2\n' \
+
+OUT="${1:-out}"
+RINGBOOST="${RINGBOOST:-$ROOT/build/ringboost}"
+mkdir -p "$OUT"
+while [[ -f "$DATA.making" ]]; do sleep 1; done  # a --data-only run in the background
+make_data
+printf 'objective = binary:logistic\nmax_depth = 8\nmax_bin = 256\neta = 0.1\ndata = "%s"\nverbosity = 3\n' \
   "$DATA" >"$OUT/gpu.conf"
-common=("$OUT/gpu.conf")
 per_round() {  # mean of the round times after the first (which builds the matrix and cuts)
   grep -o 'round [0-9]*: [0-9.e-]* s' "$1" | awk 'NR > 1 {s += $3; n++} END {if (n) printf "%.5f", s / n}'
 }
-"$RINGBOOST" train "${common[@]}" device=cuda num_round=100 model_out="$OUT/cuda100.json" \
-  >"$OUT/cuda100.log" 2>&1
-"$RINGBOOST" train "${common[@]}" device=cuda num_round=500 model_out="$OUT/cuda500.json" \
-  >"$OUT/cuda500.log" 2>&1
-"$RINGBOOST" train "${common[@]}" device=cpu nthread=2 num_round=5 model_out="$OUT/cpu5.json" \
-  >"$OUT/cpu5.log" 2>&1
-# Time per kernel: Nsight Compute's per-kernel summary of 3 rounds (where ncu can read the
-# counters; on some runtimes it cannot, and the rest still runs).
-if command -v ncu >/dev/null; then
-  ncu --print-summary per-kernel --csv "$RINGBOOST" train "${common[@]}" device=cuda num_round=3 \
-    model_out="$OUT/ncu3.json" >"$OUT/kernels.csv" 2>"$OUT/ncu.err" || echo "ncu failed: see ncu.err"
+device_round() {  # the same of the device time between CUDA events
+  grep -o '(device [0-9.e-]* s)' "$1" | awk 'NR > 1 {s += $2; n++} END {if (n) printf "%.5f", s / n}'
+}
+status=0
+for r in $ROUNDS; do
+  "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$r" model_out="$OUT/cuda$r.json" \
+    >"$OUT/cuda$r.log" 2>&1 || { status=1; tail -5 "$OUT/cuda$r.log"; }
+done
+if [[ "$CPU_ROUNDS" -gt 0 ]]; then
+  "$RINGBOOST" train "$OUT/gpu.conf" device=cpu nthread=2 num_round="$CPU_ROUNDS" \
+    model_out="$OUT/cpu$CPU_ROUNDS.json" >"$OUT/cpu.log" 2>&1 || status=1
+  # Parity on the large set: the same rounds on the device write the same model file.
+  "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$CPU_ROUNDS" \
+    model_out="$OUT/cuda$CPU_ROUNDS-parity.json" >/dev/null 2>&1 || status=1
+fi
+# Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
+# kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
+if command -v ncu >/dev/null && [[ "${NCU:-1}" == 1 ]]; then
+  timeout "${NCU_TIMEOUT:-240}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+    --print-summary per-kernel --csv \
+    "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 model_out="$OUT/ncu2.json" \
+    >"$OUT/kernels.csv" 2>"$OUT/ncu.err" || echo "ncu failed or timed out: see ncu.err"
 fi
 cat >"$OUT/bandwidth.py" <<'PY'
 import torch
@@ -51,7 +75,7 @@ for _ in range(20):
 times.sort()
 print(f"{2 * n / times[len(times) // 2] / 1e9:.1f}")  # bytes read + written per second, GB/s
 PY
-bw="$(python3 "$OUT/bandwidth.py")"
+bw="$(python3 "$OUT/bandwidth.py" || echo 0)"
 # Floor per round, 10M rows x 28 one-byte bins, 16-byte quantized gradients, 4-byte row ids:
 # histograms read every row's bins and gradient at the root and the smaller half below (levels
 # 1-7: at most half the rows each), the partition reads the split feature's byte and moves a row
@@ -60,10 +84,20 @@ rows=10000000
 floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8) + rows * 16 ))
 {
   echo "device: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-  echo "cuda s/round (100 rounds): $(per_round "$OUT/cuda100.log")"
-  echo "cuda s/round (500 rounds): $(per_round "$OUT/cuda500.log")"
-  echo "cpu nthread=2 s/round (5 rounds): $(per_round "$OUT/cpu5.log")"
+  for r in $ROUNDS; do
+    echo "cuda s/round ($r rounds): $(per_round "$OUT/cuda$r.log") host clock, $(device_round "$OUT/cuda$r.log") CUDA events"
+    grep -h "phases:" "$OUT/cuda$r.log" | sed "s/^/cuda$r /"
+  done
+  [[ "$CPU_ROUNDS" -gt 0 ]] && echo "cpu nthread=2 s/round ($CPU_ROUNDS rounds): $(per_round "$OUT/cpu.log")"
   echo "copy bandwidth GB/s: $bw"
-  awk -v b="$floor_bytes" -v bw="$bw" 'BEGIN {printf "floor: %.0f MB a round, %.3f ms at the copy bandwidth\n", b / 1e6, b / (bw * 1e9) * 1e3}'
-  grep -h "setup:" "$OUT/cuda100.log" | sed 's/^/cuda100 /'
+  awk -v b="$floor_bytes" -v bw="$bw" 'BEGIN {if (bw > 0) printf "floor: %.0f MB a round, %.3f ms at the copy bandwidth\n", b / 1e6, b / (bw * 1e9) * 1e3}'
+  for r in $ROUNDS; do grep -h "setup:" "$OUT/cuda$r.log" | sed "s/^/cuda$r /"; done
+  if [[ "$CPU_ROUNDS" -gt 0 ]]; then
+    if cmp -s "$OUT/cpu$CPU_ROUNDS.json" "$OUT/cuda$CPU_ROUNDS-parity.json"; then
+      echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda are the same file"
+    else
+      echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda DIFFER"
+    fi
+  fi
 } | tee "$OUT/summary.txt"
+exit $status

@@ -5,10 +5,12 @@
 
 #include <cstdint>
 
+#include "common/host_device.h"
+
 namespace ringboost {
 
 // SplitMix64 finaliser: a bijective mix with full avalanche.
-inline uint64_t Mix64(uint64_t x) {
+RB_HOST_DEVICE inline uint64_t Mix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
@@ -16,12 +18,12 @@ inline uint64_t Mix64(uint64_t x) {
 }
 
 // 64 random bits for (seed, a, b, c).
-inline uint64_t CounterHash(uint64_t seed, uint64_t a, uint64_t b, uint64_t c = 0) {
+RB_HOST_DEVICE inline uint64_t CounterHash(uint64_t seed, uint64_t a, uint64_t b, uint64_t c = 0) {
   return Mix64(Mix64(Mix64(Mix64(seed) ^ a) ^ b) ^ c);
 }
 
 // Uniform double in [0, 1) for (seed, a, b, c).
-inline double CounterUniform(uint64_t seed, uint64_t a, uint64_t b, uint64_t c = 0) {
+RB_HOST_DEVICE inline double CounterUniform(uint64_t seed, uint64_t a, uint64_t b, uint64_t c = 0) {
   return static_cast<double>(CounterHash(seed, a, b, c) >> 11) * (1.0 / 9007199254740992.0);
 }
 

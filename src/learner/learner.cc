@@ -108,12 +108,13 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
         std::make_unique<TreeGrower>(matrix_.get(), &cuts_, params_, split_params, comm_, nthread_);
   } else {
     device_ = DeviceTrainer::Create(params_.device, *matrix_, cuts_, params_, split_params, comm_,
-                                    nthread_);
+                                    nthread_, train_.data, groups, train_.margins);
   }
   return times;
 }
 
 void Learner::UpdateOneRound() {
+  if (device_ != nullptr) return UpdateOneRoundOnDevice();
   const int round = model_.num_rounds;
   const int groups = model_.num_groups;
   auto start = PhaseTimer::Clock::now();
@@ -135,14 +136,8 @@ void Learner::UpdateOneRound() {
     quantizer.QuantizeAll(gpair_, groups, k, keep, nthread_, &qgrad_);
     timer_.Add("quantize", start);
     const uint64_t tree_key = static_cast<uint64_t>(round) * groups + k;
-    RegTree tree;
-    if (device_ != nullptr) {
-      tree = device_->Grow(qgrad_, quantizer, tree_key);
-      device_->UpdatePredictions(tree, &train_.margins, groups, k);
-    } else {
-      tree = grower_->Grow(qgrad_, quantizer, tree_key);
-      grower_->UpdatePredictions(tree, &train_.margins, groups, k);
-    }
+    RegTree tree = grower_->Grow(qgrad_, quantizer, tree_key);
+    grower_->UpdatePredictions(tree, &train_.margins, groups, k);
     start = PhaseTimer::Clock::now();
     AddTreeToEvalCaches(tree, k);
     timer_.Add("eval predictions", start);
@@ -150,6 +145,25 @@ void Learner::UpdateOneRound() {
     model_.tree_group.push_back(k);
   }
   model_.num_rounds = round + 1;
+}
+
+// The device keeps the training margins; the host copy is refreshed only for eval_train's metrics.
+void Learner::UpdateOneRoundOnDevice() {
+  const int round = model_.num_rounds;
+  std::vector<RegTree> trees = device_->BoostOneRound(*objective_, train_.data, round);
+  for (int k = 0; k < static_cast<int>(trees.size()); ++k) {
+    const auto start = PhaseTimer::Clock::now();
+    AddTreeToEvalCaches(trees[k], k);
+    timer_.Add("eval predictions", start);
+    model_.trees.push_back(std::move(trees[k]));
+    model_.tree_group.push_back(k);
+  }
+  if (params_.eval_train) train_.margins = device_->Margins();
+  model_.num_rounds = round + 1;
+}
+
+double Learner::LastRoundDeviceSeconds() const {
+  return device_ != nullptr ? device_->LastRoundSeconds() : -1.0;
 }
 
 void Learner::AddTreeToEvalCaches(const RegTree& tree, int group) {
@@ -181,7 +195,7 @@ std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
 }
 
 std::string Learner::PhaseReport() const {
-  std::string grower = grower_ ? grower_->timer().Report() : "";
+  std::string grower = grower_ ? grower_->timer().Report() : device_ ? device_->PhaseReport() : "";
   std::string own = timer_.Report();
   return own.empty() ? grower : grower.empty() ? own : own + ", " + grower;
 }

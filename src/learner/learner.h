@@ -50,6 +50,8 @@ class Learner {
   bool LastMetricMaximize() const;
   // Seconds spent in each phase of the rounds so far ("gradients 1.2 s, histograms 3.4 s, ...").
   std::string PhaseReport() const;
+  // device=cuda: seconds of the last round's device work between CUDA events; -1 on the CPU.
+  double LastRoundDeviceSeconds() const;
 
  private:
   struct CachedSet {
@@ -59,6 +61,7 @@ class Learner {
     std::vector<float> margins;  // rows x groups
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);
+  void UpdateOneRoundOnDevice();
 
   Params params_;
   rabit::Communicator* comm_;

@@ -258,7 +258,10 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
     learner.UpdateOneRound();
     rounds_done = i + 1;
     auto results = learner.EvalOneRound();
-    RB_LOG(kInfo, "round " << i << ": " << Seconds(round_start) << " s");
+    const double device_s = learner.LastRoundDeviceSeconds();
+    RB_LOG(kInfo,
+           "round " << i << ": " << Seconds(round_start) << " s"
+                    << (device_s >= 0 ? " (device " + std::to_string(device_s) + " s)" : ""));
     if (is_root && !results.empty()) {
       progress.Clear();
       std::string line = "[" + std::to_string(i) + "]";

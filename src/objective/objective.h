@@ -9,14 +9,11 @@
 
 #include "common/params.h"
 #include "data/data.h"
+#include "objective/elementwise.h"
+#include "objective/grad_pair.h"
 #include "rabit/communicator.h"
 
 namespace ringboost {
-
-struct GradPair {
-  float grad = 0.0f;
-  float hess = 0.0f;
-};
 
 class Objective {
  public:
@@ -43,6 +40,13 @@ class Objective {
   // base_score (a prediction) -> the initial margin.
   virtual float ProbToMargin(float base_score) const { return base_score; }
   virtual std::string DefaultMetric() const = 0;
+  // True, with *spec filled, when GetGradient writes ElementwiseGradient(*spec, ...) of each row
+  // (its NumGroups() margins, label and weight) and rejects the labels ElementwiseLabelOk rejects:
+  // a device may then compute the gradients itself, bit for bit. False (the default) otherwise.
+  virtual bool Elementwise(ElementwiseSpec* spec) const {
+    (void)spec;
+    return false;
+  }
 
   // Throws Error naming the allowed objectives for an unknown name.
   static std::unique_ptr<Objective> Create(const Params& params);

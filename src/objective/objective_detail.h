@@ -1,9 +1,7 @@
-// Internals shared by the objectives (and the metrics that read query groups): XGBoost 1.7's
-// float arithmetic for the sigmoid, the query-group layout, and per-group weights.
+// Internals shared by the objectives (and the metrics that read query groups): the query-group
+// layout and per-group weights. The float arithmetic (Sigmoid, Fmax, ExpF) is in elementwise.h.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -11,18 +9,6 @@
 #include "data/data.h"
 
 namespace ringboost::objective_detail {
-
-// XGBoost 1.7's common::Sigmoid, in float: the exponent is clamped at 88.7 so that expf never
-// overflows, and 1e-16 guards the division (it is below float resolution next to 1).
-inline float Sigmoid(float x) {
-  constexpr float kEps = 1e-16f;
-  const float e = std::exp(std::min(-x, 88.7f));
-  return 1.0f / (e + 1.0f + kEps);
-}
-
-// std::fmax (NaN only where both are), inline: without -ffast-math the compiler calls libm's fmaxf
-// through the PLT for std::fmax, once per row in the gradient loops.
-inline float Fmax(float a, float b) { return (a > b || b != b) ? a : b; }
 
 // The query groups of `data` as offsets (size groups + 1). Data without groups is one group, as
 // XGBoost does. Throws Error when the groups do not cover the rows exactly.

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "objective/objective.h"
@@ -13,5 +14,11 @@ namespace ringboost {
 std::unique_ptr<Objective> MakeRegressionObjective(const std::string& name, const Params& params);
 std::unique_ptr<Objective> MakeMulticlassObjective(const std::string& name, const Params& params);
 std::unique_ptr<Objective> MakeRankObjective(const std::string& name, const Params& params);
+
+// The CPU GetGradient of the element-wise objectives: *out (rows x spec.num_class, as `preds`)
+// gets ElementwiseGradient of every row of `data`, on `nthread` threads. Throws Error
+// "<data name>: <label_rule>" when some label breaks ElementwiseLabelOk.
+void ElementwiseGradients(const ElementwiseSpec& spec, const char* label_rule, const DataSet& data,
+                          const std::vector<float>& preds, int nthread, std::vector<GradPair>* out);
 
 }  // namespace ringboost

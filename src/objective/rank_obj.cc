@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/threads.h"
+#include "objective/elementwise.h"
 #include "objective/objective_detail.h"
 #include "objective/objectives.h"
 
@@ -30,7 +31,6 @@ namespace {
 
 using objective_detail::GroupPtrOf;
 using objective_detail::GroupWeight;
-using objective_detail::Sigmoid;
 
 struct ListEntry {
   float pred;

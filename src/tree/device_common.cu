@@ -67,4 +67,28 @@ DeviceMemoryInfo QueryDeviceMemory() {
 
 void DeviceSynchronize() { RB_CUDA_CHECK(cudaDeviceSynchronize()); }
 
+DeviceEventTimer::DeviceEventTimer() {
+  cudaEvent_t start, stop;
+  RB_CUDA_CHECK(cudaEventCreate(&start));
+  RB_CUDA_CHECK(cudaEventCreate(&stop));
+  start_ = start;
+  stop_ = stop;
+}
+
+DeviceEventTimer::~DeviceEventTimer() {
+  cudaEventDestroy(static_cast<cudaEvent_t>(start_));
+  cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+}
+
+void DeviceEventTimer::Start() { RB_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(start_))); }
+
+double DeviceEventTimer::Stop() {
+  const cudaEvent_t stop = static_cast<cudaEvent_t>(stop_);
+  RB_CUDA_CHECK(cudaEventRecord(stop));
+  RB_CUDA_CHECK(cudaEventSynchronize(stop));
+  float ms = 0.0f;
+  RB_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), stop));
+  return ms / 1e3;
+}
+
 }  // namespace ringboost

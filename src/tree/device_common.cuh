@@ -19,26 +19,39 @@ namespace detail {
 // Tuning constants of the tree kernels, in one place (as CUB's dispatch policies). Changing one
 // changes speed, never results: every sum is an integer sum (gradient.h).
 struct DevicePolicy {
-  // Histogram: threads per block, rows of one node per block, and the shared memory one block
-  // may use for its (g, h) int64 sums (16 bytes a bin). 48 KiB runs on every architecture
-  // without opt-in; kHistSharedOptinBytes is asked for where the device allows it (H100: 227 KiB).
+  // Histogram: threads per block, blocks an SM should hold (the kernel's launch bounds), rows of a
+  // block task, and the shared memory a block may use for its sums (16 bytes a bin: g and h as
+  // two 32-bit words each). 48 KiB runs everywhere without opt-in; kHistSharedOptinBytes is asked
+  // for where the device allows it: 112 KiB holds 28 features of 256 bins and leaves room for two
+  // blocks on an H100's 228 KiB SM.
   static constexpr int kHistBlockThreads = 512;
-  static constexpr uint32_t kHistRowsPerBlock = 1024;
+  static constexpr int kHistBlocksPerSM = 2;
+  static constexpr uint64_t kHistRowsPerTask = 2048;
   static constexpr std::size_t kHistSharedBytes = 48 * 1024;
-  static constexpr std::size_t kHistSharedOptinBytes = 128 * 1024;
+  static constexpr std::size_t kHistSharedOptinBytes = 112 * 1024;
+  static constexpr std::size_t kHistSharedBytesPerBin = 4 * sizeof(uint32_t);
   // More shared-memory groups than this (each a pass over the rows): one global-atomics pass.
   static constexpr uint32_t kHistMaxSharedGroups = 8;
   // Split evaluation: threads of the block that scans one (node, feature).
   static constexpr int kSplitBlockThreads = 128;
   // Partition, prediction and element-wise kernels.
   static constexpr int kPartitionBlockThreads = 256;
+  // Prediction-cache update: rows of one leaf a block adds its value to.
+  static constexpr uint64_t kLeafChunkRows = 2048;
   static constexpr int kElementwiseBlockThreads = 256;
+  // Grid-stride kernels: at most this many blocks.
+  static constexpr unsigned int kMaxGridBlocks = 65535;
 };
 
 // Blocks of `threads` covering n items (at least 1 so that a launch is always valid).
 inline unsigned int GridFor(uint64_t n, int threads) {
   const uint64_t blocks = (n + threads - 1) / threads;
   return static_cast<unsigned int>(blocks == 0 ? 1 : blocks);
+}
+// The same, capped for kernels that stride over n by the grid.
+inline unsigned int GridStrideFor(uint64_t n, int threads) {
+  const unsigned int blocks = GridFor(n, threads);
+  return blocks < DevicePolicy::kMaxGridBlocks ? blocks : DevicePolicy::kMaxGridBlocks;
 }
 
 // Exact integer add of a GradientSum into shared or global memory. Two's complement addition

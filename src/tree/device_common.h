@@ -14,13 +14,7 @@
 #include <utility>
 #include <vector>
 
-#ifndef RB_HOST_DEVICE
-#if defined(__CUDACC__)
-#define RB_HOST_DEVICE __host__ __device__
-#else
-#define RB_HOST_DEVICE
-#endif
-#endif
+#include "common/host_device.h"
 
 namespace ringboost {
 
@@ -56,8 +50,26 @@ void DeviceMemsetZero(void* ptr, std::size_t bytes);
 // Waits for all work queued on the current device; throws on an asynchronous kernel error.
 void DeviceSynchronize();
 
+// Seconds between two points of the default stream, by CUDA events (device time, not the host's
+// clock). Move-less; one per measured thing.
+class DeviceEventTimer {
+ public:
+  DeviceEventTimer();
+  ~DeviceEventTimer();
+  DeviceEventTimer(const DeviceEventTimer&) = delete;
+  DeviceEventTimer& operator=(const DeviceEventTimer&) = delete;
+  void Start();   // records the start event
+  double Stop();  // records the stop event, waits for it, returns the seconds since Start
+
+ private:
+  void* start_ = nullptr;  // cudaEvent_t
+  void* stop_ = nullptr;
+};
+
 // An owning array of `size()` T in device memory (T trivially copyable). Move-only; freed by the
-// destructor. Contents are uninitialised after Resize unless stated.
+// destructor. Resizing within the capacity keeps the allocation (buffers that the kernels of every
+// level refill cost no cudaMalloc/cudaFree, which would synchronize the device). Contents are
+// unspecified after a Resize.
 template <typename T>
 class DeviceBuffer {
  public:
@@ -68,25 +80,30 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : d_ptr_(std::exchange(o.d_ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+      : d_ptr_(std::exchange(o.d_ptr_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(d_ptr_, o.d_ptr_);
     std::swap(size_, o.size_);
+    std::swap(capacity_, o.capacity_);
     return *this;
   }
 
-  // Reallocates when the size changes (old contents are lost).
   void Resize(std::size_t n) {
-    if (n == size_) return;
-    detail::DeviceFree(d_ptr_);
-    d_ptr_ = nullptr;
-    size_ = 0;
-    if (n > 0) d_ptr_ = static_cast<T*>(detail::DeviceMalloc(n * sizeof(T)));
+    if (n > capacity_) {
+      detail::DeviceFree(d_ptr_);
+      d_ptr_ = nullptr;
+      size_ = capacity_ = 0;
+      d_ptr_ = static_cast<T*>(detail::DeviceMalloc(n * sizeof(T)));
+      capacity_ = n;
+    }
     size_ = n;
   }
-  void CopyFrom(const std::vector<T>& h_src) {
-    Resize(h_src.size());
-    if (!h_src.empty()) detail::CopyToDevice(d_ptr_, h_src.data(), h_src.size() * sizeof(T));
+  void CopyFrom(const std::vector<T>& h_src) { CopyFrom(h_src.data(), h_src.size()); }
+  void CopyFrom(const T* h_src, std::size_t n) {
+    Resize(n);
+    if (n > 0) detail::CopyToDevice(d_ptr_, h_src, n * sizeof(T));
   }
   std::vector<T> ToHost() const {
     std::vector<T> h_out(size_);
@@ -99,11 +116,13 @@ class DeviceBuffer {
   T* data() { return d_ptr_; }
   const T* data() const { return d_ptr_; }
   std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
 
  private:
   T* d_ptr_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 }  // namespace ringboost

@@ -57,17 +57,12 @@ std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_
   return groups;
 }
 
-std::vector<HistBlockTask> MakeHistBlockTasks(const std::vector<RowSegment>& segments,
-                                              uint32_t rows_per_block) {
+std::vector<HistBlockTask> MakeHistBlockTasks(const std::vector<HistNode>& nodes,
+                                              uint64_t rows_per_task) {
   std::vector<HistBlockTask> tasks;
-  for (std::size_t k = 0; k < segments.size(); ++k) {
-    const RowSegment& s = segments[k];
-    for (uint64_t b = 0; b < s.size; b += rows_per_block) {
-      HistBlockTask t;
-      t.row_begin = s.begin + b;
-      t.row_end = s.begin + std::min<uint64_t>(s.size, b + rows_per_block);
-      t.node = static_cast<uint32_t>(k);
-      tasks.push_back(t);
+  for (const HistNode& n : nodes) {
+    for (uint64_t b = 0; b < n.size; b += rows_per_task) {
+      tasks.push_back(HistBlockTask{n.rows, b, std::min(n.size, b + rows_per_task), n.out});
     }
   }
   return tasks;

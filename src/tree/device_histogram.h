@@ -1,13 +1,17 @@
 // Gradient histograms on the device (DESIGN.md step 6, GPU): the same int64 (g, h) sums per
-// global bin as HistogramBuilder, for the rows of several nodes at once.
+// global bin as HistogramBuilder, for the rows of all the nodes of a level in one launch.
 //
 // Features are cut into groups of consecutive features whose bins fit one block's shared memory.
-// A block takes up to DevicePolicy::kHistRowsPerBlock rows of one node and one group, adds every
-// (row, slot) whose bin lies in the group into shared int64 sums, then adds its non-zero sums to
-// the node's histogram in global memory. A feature with more bins than fit shared memory (or data
-// that would need too many passes over the rows) goes to one group built with global atomics
-// only. Integer sums make the result exact and independent of the order of the atomics, hence
-// equal to HistogramBuilder bit for bit and the same on every run.
+// The level's rows are cut into block tasks (a run of one node's rows); a block takes a contiguous
+// run of tasks, adds every (row, slot) whose bin lies in its group into shared sums, and adds
+// them to the node's histogram in global memory when the node changes and at the end. A shared
+// int64 sum is two 32-bit words updated by two 32-bit atomics with the carry of the low word
+// (sm_90 has no native 64-bit shared atomic add: the compiler emits a compare-and-swap loop), so
+// the sums stay exact modulo 2^64, and the quantizer keeps every true sum below 2^62. A feature
+// with more bins than fit shared memory (or data that would need too many passes over the rows)
+// goes to one group built with global 64-bit atomics only. Integer sums make the result exact and
+// independent of the order of the atomics, hence equal to HistogramBuilder bit for bit and the
+// same on every run.
 #pragma once
 
 #include <cstdint>
@@ -39,38 +43,53 @@ std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_
                                         uint32_t max_shared_groups,
                                         const std::vector<int32_t>& column_of, uint32_t row_stride);
 
-// A node's rows: positions [begin, begin + size) of a device array of row ids.
-struct RowSegment {
-  uint64_t begin = 0;
+// A node whose histogram to build: its `size` row ids at `rows` (device memory; nullptr: the rows
+// 0 .. size-1, in order, as at the root), into output histogram `out`.
+struct HistNode {
+  const uint32_t* rows = nullptr;
   uint64_t size = 0;
+  uint32_t out = 0;
 };
 
-// One block's work: rows [row_begin, row_end) of the row-id array, into histogram `node`.
+// One block task: positions [begin, end) of a node's row ids, into output histogram `out`.
 struct HistBlockTask {
-  uint64_t row_begin = 0;
-  uint64_t row_end = 0;
-  uint32_t node = 0;
+  const uint32_t* rows = nullptr;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint32_t out = 0;
 };
 
-// Block tasks for `segments` (node k = segments[k]); empty segments give none. Pure host code.
-std::vector<HistBlockTask> MakeHistBlockTasks(const std::vector<RowSegment>& segments,
-                                              uint32_t rows_per_block);
+// Tasks of at most `rows_per_task` rows for `nodes`, node by node; empty nodes give none. Pure
+// host code.
+std::vector<HistBlockTask> MakeHistBlockTasks(const std::vector<HistNode>& nodes,
+                                              uint64_t rows_per_task);
+
+// One sibling by subtraction: dst = parent - child, histograms of TotalBins() bins (device
+// pointers).
+struct SubtractTask {
+  const GradientSum* parent;
+  const GradientSum* child;
+  GradientSum* dst;
+};
 
 #ifdef RINGBOOST_USE_CUDA
 class DeviceHistogramBuilder {
  public:
-  // max_group_bins 0: as many as fit the device's shared memory (DevicePolicy); tests pass small
-  // numbers to force several groups or the global fallback.
+  // max_group_bins 0: as many as fit the shared memory DevicePolicy gives a block; tests pass
+  // small numbers to force several groups or the global fallback.
   DeviceHistogramBuilder(const DeviceMatrix* matrix, const HistogramCuts& cuts,
                          uint32_t max_group_bins = 0);
 
-  // d_out[k * TotalBins() + b] = sum over the rows of segments[k] of the gradients in bin b.
-  // d_out holds segments.size() histograms; it is overwritten (zeroed first).
-  void Build(const GradientSum* d_gpair, const uint32_t* d_rows,
-             const std::vector<RowSegment>& segments, GradientSum* d_out);
+  // d_out[k * TotalBins() + b] = sum over the rows of nodes[i] with nodes[i].out == k of the
+  // gradients in bin b, for every k < num_out (histograms no node names come out zero). d_out is
+  // overwritten (zeroed first); the work is queued on the default stream, not waited for.
+  void Build(const GradientSum* d_gpair, const std::vector<HistNode>& nodes, std::size_t num_out,
+             GradientSum* d_out);
   // d_dst[i] = d_parent[i] - d_child[i] for i < n (the sibling of a built child).
   static void Subtract(const GradientSum* d_parent, const GradientSum* d_child, GradientSum* d_dst,
                        std::size_t n);
+  // Every task of d_tasks (device memory, n_tasks of them) over `bins` bins, in one launch.
+  static void SubtractMany(const SubtractTask* d_tasks, std::size_t n_tasks, std::size_t bins);
 
   const std::vector<FeatureGroup>& groups() const { return groups_; }
 
@@ -78,18 +97,21 @@ class DeviceHistogramBuilder {
   const DeviceMatrix* matrix_;
   uint32_t total_bins_;
   std::size_t shared_bytes_;  // per block, for the largest shared group
+  int max_blocks_;            // resident blocks of the shared kernel on the whole device
   std::vector<FeatureGroup> groups_;
   DeviceBuffer<FeatureGroup> d_shared_groups_;
   DeviceBuffer<FeatureGroup> d_global_groups_;
   DeviceBuffer<HistBlockTask> d_tasks_;
 };
 
-// For tests: histograms of the nodes whose rows are `node_rows`, built on the device.
+// For tests: histograms of the nodes whose rows are `node_rows`, built on the device in one
+// Build (an empty `node_rows[k]` with `identity_first` makes node 0 the root: all rows in order).
 std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
                                                const HistogramCuts& cuts,
                                                const std::vector<GradientSum>& gpair,
                                                const std::vector<std::vector<uint32_t>>& node_rows,
-                                               uint32_t max_group_bins = 0);
+                                               uint32_t max_group_bins = 0,
+                                               bool identity_first = false);
 #endif  // RINGBOOST_USE_CUDA
 
 }  // namespace ringboost

@@ -25,7 +25,7 @@ std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix) {
   DeviceBuffer<int64_t> d_out(view.shape.num_rows * view.shape.num_features);
   if (d_out.empty()) return {};
   constexpr int kThreads = DevicePolicy::kElementwiseBlockThreads;
-  const unsigned int grid = std::min<unsigned int>(GridFor(d_out.size(), kThreads), 65535u);
+  const unsigned int grid = GridStrideFor(d_out.size(), kThreads);
   UnpackAllKernel<<<grid, kThreads>>>(view, d_out.data());
   RB_CUDA_CHECK_LAUNCH();
   return d_out.ToHost();

@@ -1,21 +1,22 @@
-// The binned matrix on the device (DESIGN.md step 3, GPU): ELLPACK-like. Every row has the same
-// number of slots (row_stride); each slot holds a global bin id (cuts.ptr[f] + local bin) packed
-// in symbol_bits bits, the smallest width that holds 0..TotalBins(); the symbol TotalBins() is
-// the null slot (a missing value, or padding after a short sparse row).
-//  * dense BinnedMatrix: row_stride = its columns, slot c holds feature dense_columns()[c];
-//  * sparse: row_stride = the longest row; a row's entries in feature order, then null slots.
-// Within a row the symbols are ascending either way (features ascending, null last), so the
-// entry of a feature is found by a binary search over the row's slots.
-//
-// Symbols are packed back to back in little-endian 32-bit words (symbol k at bit k * bits); a
-// symbol may straddle two words, and one padding word at the end makes reading word + 1 always
-// valid. EllpackView reads them the same way on the host (the CPU reference) and the device.
+// The binned matrix on the device (DESIGN.md step 3, GPU): ELLPACK-like, every row the same
+// number of slots (row_stride), each slot a symbol of 1, 2 or 4 bytes, so that a kernel reads a
+// slot with one plain load.
+//  * dense BinnedMatrix (no missing values): slot c holds the LOCAL bin of feature
+//    dense_columns()[c], exactly BinnedMatrix's dense bytes (uint8 up to 256 bins a feature, else
+//    uint16); the global bin is slot_base[c] + symbol. Beside it the same symbols column by
+//    column (BinnedMatrix::BuildColumns), which the row partition reads: one feature of scattered
+//    rows is then a few bytes apart, where a row-major read costs a 32-byte sector a row.
+//  * sparse: row_stride = the longest row; a row's GLOBAL bins (cuts.ptr[f] + local) in feature
+//    order, then null slots (null_symbol = cuts.TotalBins()); 2 bytes where every bin and the null
+//    fit, else 4. Symbols ascend within a row, so a feature's entry is found by a binary search.
+// EllpackView reads both the same way on the host (the CPU reference) and on the device.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "common/host_device.h"
 #include "tree/binned_matrix.h"
 #include "tree/device_common.h"
 #include "tree/quantile.h"
@@ -24,48 +25,59 @@ namespace ringboost {
 
 struct EllpackShape {
   uint64_t num_rows = 0;
-  uint32_t row_stride = 0;   // slots per row
-  uint32_t symbol_bits = 1;  // bits per slot
-  uint32_t null_symbol = 0;  // = cuts.TotalBins()
+  uint32_t row_stride = 0;    // slots per row
+  uint32_t symbol_bytes = 4;  // 1, 2 or 4
+  uint32_t null_symbol = 0;   // = cuts.TotalBins(): sparse padding; dense rows have none
   uint32_t num_features = 0;
-  bool dense = false;  // slot c holds feature dense_columns[c] in every row
+  bool dense = false;  // symbols are local bins of the slot's feature
   uint64_t NumSymbols() const { return num_rows * row_stride; }
-  uint64_t NumWords() const { return (NumSymbols() * symbol_bits + 31) / 32 + 1; }
+  uint64_t SymbolArrayBytes() const { return NumSymbols() * symbol_bytes; }
 };
-
-// Bits that hold every value in [0, max_symbol] (at least 1).
-uint32_t SymbolBits(uint32_t max_symbol);
 
 // The shape of `matrix` in ELLPACK form (pure host code; no allocation).
 EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cuts);
 
-// Device memory the DeviceMatrix of this shape takes: packed words, cuts.ptr and, when dense,
-// the feature -> slot table. Computed on the host before anything is allocated.
+// Device memory the DeviceMatrix of this shape takes: symbols (twice when dense: rows and
+// columns), cuts.ptr, cut values, min values and, when dense, the feature -> slot and slot -> first
+// bin tables. Computed on the host before anything is allocated.
 std::size_t DeviceMatrixBytes(const EllpackShape& shape);
 
 // A trivially copyable view (kernels take it by value). Pointers are device pointers in kernels,
 // host pointers in the CPU reference; the reading code is the same.
 struct EllpackView {
-  const uint32_t* words = nullptr;
+  const uint8_t* symbols = nullptr;       // num_rows x row_stride, row-major
+  const uint8_t* columns = nullptr;       // dense: the same, column-major; else nullptr
   const uint32_t* feature_ptr = nullptr;  // cuts.ptr, num_features + 1
   const int32_t* column_of = nullptr;     // dense: slot of each feature, -1 when it has none
+  const uint32_t* slot_base = nullptr;    // dense: first global bin of each slot's feature
   EllpackShape shape;
 
+  // Symbol number k of an array of this shape's symbols.
+  RB_HOST_DEVICE uint32_t Read(const uint8_t* array, uint64_t k) const {
+    if (shape.symbol_bytes == 1) return array[k];
+    if (shape.symbol_bytes == 2) return reinterpret_cast<const uint16_t*>(array)[k];
+    return reinterpret_cast<const uint32_t*>(array)[k];
+  }
   RB_HOST_DEVICE uint32_t Symbol(uint64_t row, uint32_t slot) const {
-    const uint64_t bit = (row * shape.row_stride + slot) * shape.symbol_bits;
-    const uint64_t word = bit >> 5;
-    const uint64_t pair = (static_cast<uint64_t>(words[word + 1]) << 32) | words[word];
-    const uint64_t mask = (uint64_t{1} << shape.symbol_bits) - 1;
-    return static_cast<uint32_t>((pair >> (bit & 31)) & mask);
+    return Read(symbols, row * shape.row_stride + slot);
+  }
+  // Global bin held at (row, slot); null_symbol for an empty sparse slot.
+  RB_HOST_DEVICE uint32_t SlotBin(uint64_t row, uint32_t slot) const {
+    const uint32_t s = Symbol(row, slot);
+    return shape.dense ? slot_base[slot] + s : s;
   }
   // Global bin of (row, feature), or -1 when missing.
   RB_HOST_DEVICE int64_t GetBin(uint64_t row, uint32_t feature) const {
     if (feature >= shape.num_features) return -1;
-    const uint32_t lo = feature_ptr[feature], hi = feature_ptr[feature + 1];
     if (shape.dense) {
       const int32_t slot = column_of[feature];
-      return slot < 0 ? -1 : static_cast<int64_t>(Symbol(row, static_cast<uint32_t>(slot)));
+      if (slot < 0) return -1;
+      const uint32_t local = columns != nullptr
+                                 ? Read(columns, static_cast<uint64_t>(slot) * shape.num_rows + row)
+                                 : Symbol(row, static_cast<uint32_t>(slot));
+      return static_cast<int64_t>(feature_ptr[feature]) + local;
     }
+    const uint32_t lo = feature_ptr[feature], hi = feature_ptr[feature + 1];
     uint32_t first = 0, count = shape.row_stride;  // lower_bound of lo over the row's slots
     while (count > 0) {
       const uint32_t step = count / 2;
@@ -82,14 +94,23 @@ struct EllpackView {
   }
 };
 
-// The packed words of `matrix` (the CPU reference of the device layout, and what is uploaded).
-// Threads over blocks of 32 rows, whose bit ranges start on word boundaries.
-std::vector<uint32_t> PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts,
-                                  const EllpackShape& shape, int nthread);
+// The matrix in ELLPACK form in host memory: the CPU reference of the device layout, and what is
+// uploaded.
+struct EllpackHost {
+  EllpackShape shape;
+  std::vector<uint8_t> symbols;
+  std::vector<uint8_t> columns;     // dense only
+  std::vector<int32_t> column_of;   // dense only: EllpackColumnOf
+  std::vector<uint32_t> slot_base;  // dense only
+  // A view of these vectors with the cuts' ptr.
+  EllpackView View(const HistogramCuts& cuts) const;
+};
+EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread);
+
 // The feature -> slot table of a dense matrix (empty for sparse).
 std::vector<int32_t> EllpackColumnOf(const BinnedMatrix& matrix, const HistogramCuts& cuts);
 
-// The matrix in device memory, with the cuts the kernels need (ptr, values, min_values).
+// The matrix in device memory, with the cuts the kernels need (ptr, values, min values).
 class DeviceMatrix {
  public:
   // Checks DeviceMatrixBytes against the device's free memory first and throws, naming both
@@ -107,9 +128,11 @@ class DeviceMatrix {
  private:
   EllpackShape shape_;
   std::vector<int32_t> h_column_of_;
-  DeviceBuffer<uint32_t> d_words_;
+  DeviceBuffer<uint8_t> d_symbols_;
+  DeviceBuffer<uint8_t> d_columns_;
   DeviceBuffer<uint32_t> d_feature_ptr_;
   DeviceBuffer<int32_t> d_column_of_;
+  DeviceBuffer<uint32_t> d_slot_base_;
   DeviceBuffer<float> d_cut_values_;
   DeviceBuffer<float> d_min_values_;
 };

@@ -72,25 +72,27 @@ __global__ void IotaKernel(uint32_t* out, uint64_t n) {
   }
 }
 
-unsigned int Grid(uint64_t n) {
-  return std::min<unsigned int>(GridFor(n, DevicePolicy::kPartitionBlockThreads), 65535u);
-}
+unsigned int Grid(uint64_t n) { return GridStrideFor(n, DevicePolicy::kPartitionBlockThreads); }
 
 }  // namespace
 
-DevicePartitioner::DevicePartitioner(uint64_t num_rows) {
+DevicePartitioner::DevicePartitioner(uint64_t num_rows) : num_rows_(num_rows) {
   RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
   d_buffers_[0].Resize(num_rows);
   d_buffers_[1].Resize(num_rows);
   d_marks_.Resize(num_rows + 1);
   d_scan_.Resize(num_rows + 1);
-  if (num_rows > 0) {
-    IotaKernel<<<Grid(num_rows), DevicePolicy::kPartitionBlockThreads>>>(d_buffers_[0].data(),
-                                                                         num_rows);
+  Reset();
+}
+
+void DevicePartitioner::Reset() {
+  if (num_rows_ > 0) {
+    IotaKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(d_buffers_[0].data(),
+                                                                          num_rows_);
     RB_CUDA_CHECK_LAUNCH();
   }
-  ranges_.push_back(RowPartitioner::Range{0, num_rows});
-  where_.push_back(0);
+  ranges_.assign(1, RowPartitioner::Range{0, num_rows_});
+  where_.assign(1, 0);
 }
 
 void DevicePartitioner::EnsureNode(int nid) {
@@ -110,14 +112,25 @@ std::vector<uint32_t> DevicePartitioner::NodeRowsToHost(int nid) const {
 
 void DevicePartitioner::Partition(const DeviceMatrix& matrix,
                                   const std::vector<DeviceSplitTask>& tasks) {
-  if (tasks.empty()) return;
-  std::vector<std::size_t> order(tasks.size());
-  std::iota(order.begin(), order.end(), 0);
+  // Nodes without rows move nothing: both children start empty where the node was. The others
+  // have disjoint ranges, ordered by their first position for the kernels' binary search.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const DeviceSplitTask& t = tasks[i];
+    EnsureNode(std::max(t.left, t.right));
+    const RowPartitioner::Range r = ranges_[t.nid];
+    if (r.size() > 0) {
+      order.push_back(i);
+      continue;
+    }
+    ranges_[t.left] = ranges_[t.right] = RowPartitioner::Range{r.begin, r.begin};
+    where_[t.left] = where_[t.right] = where_[t.nid];
+  }
+  if (order.empty()) return;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return ranges_[tasks[a].nid].begin < ranges_[tasks[b].nid].begin;
   });
   std::vector<PartitionTaskView> views;
-  uint64_t lo = ~uint64_t{0}, hi = 0;
   for (std::size_t i : order) {
     const DeviceSplitTask& t = tasks[i];
     const RowPartitioner::Range r = ranges_[t.nid];
@@ -125,10 +138,23 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
     views.push_back(PartitionTaskView{r.begin, r.end, d_buffers_[from].data(),
                                       d_buffers_[1 - from].data(), t.feature, t.split_bin,
                                       t.default_left});
-    lo = std::min(lo, r.begin);
-    hi = std::max(hi, r.end);
   }
-  const uint64_t n = hi - lo;
+  const uint64_t lo = views.front().begin, n = views.back().end - lo;
+  const std::vector<uint64_t> n_left = MarkScanScatter(matrix, views, lo, n);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const DeviceSplitTask& t = tasks[order[k]];
+    const RowPartitioner::Range r = ranges_[t.nid];
+    const uint8_t to = 1 - where_[t.nid];
+    ranges_[t.left] = RowPartitioner::Range{r.begin, r.begin + n_left[k]};
+    ranges_[t.right] = RowPartitioner::Range{r.begin + n_left[k], r.end};
+    where_[t.left] = to;
+    where_[t.right] = to;
+  }
+}
+
+std::vector<uint64_t> DevicePartitioner::MarkScanScatter(
+    const DeviceMatrix& matrix, const std::vector<PartitionTaskView>& views, uint64_t lo,
+    uint64_t n) {
   const int n_tasks = static_cast<int>(views.size());
   d_tasks_.CopyFrom(views);
   d_n_left_.Resize(views.size());
@@ -145,29 +171,17 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   CountLeftKernel<<<GridFor(n_tasks, kThreads), kThreads>>>(d_tasks_.data(), n_tasks, lo,
                                                             d_scan_.data(), d_n_left_.data());
   RB_CUDA_CHECK_LAUNCH();
-  if (n > 0) {
-    ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, n, d_marks_.data(),
-                                         d_scan_.data(), d_n_left_.data());
-    RB_CUDA_CHECK_LAUNCH();
-  }
-  const std::vector<uint64_t> n_left = d_n_left_.ToHost();
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const DeviceSplitTask& t = tasks[order[k]];
-    const RowPartitioner::Range r = ranges_[t.nid];
-    const uint8_t to = 1 - where_[t.nid];
-    EnsureNode(std::max(t.left, t.right));
-    ranges_[t.left] = RowPartitioner::Range{r.begin, r.begin + n_left[k]};
-    ranges_[t.right] = RowPartitioner::Range{r.begin + n_left[k], r.end};
-    where_[t.left] = to;
-    where_[t.right] = to;
-  }
+  ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, n, d_marks_.data(),
+                                       d_scan_.data(), d_n_left_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  return d_n_left_.ToHost();
 }
 
 void DevicePartitioner::AddLeafValues(const std::vector<int>& leaves,
                                       const std::vector<float>& values, float* d_preds, int stride,
                                       int group) {
   RB_CHECK(leaves.size() == values.size());
-  constexpr uint64_t kChunkRows = DevicePolicy::kHistRowsPerBlock;
+  constexpr uint64_t kChunkRows = DevicePolicy::kLeafChunkRows;
   std::vector<LeafChunk> chunks;
   for (std::size_t k = 0; k < leaves.size(); ++k) {
     const uint64_t size = ranges_[leaves[k]].size();

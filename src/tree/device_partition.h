@@ -61,6 +61,8 @@ class DevicePartitioner {
  public:
   // All rows in the root (node 0), in order.
   explicit DevicePartitioner(uint64_t num_rows);
+  // Back to all rows in the root, in order (a new tree); keeps the allocations.
+  void Reset();
 
   const RowPartitioner::Range& NodeRange(int nid) const { return ranges_[nid]; }
   const uint32_t* d_node_rows(int nid) const {
@@ -78,6 +80,12 @@ class DevicePartitioner {
 
  private:
   void EnsureNode(int nid);
+  // The kernels of one level over positions [lo, lo + n) (views ordered, non-empty, disjoint):
+  // returns each view's rows that went left.
+  std::vector<uint64_t> MarkScanScatter(const DeviceMatrix& matrix,
+                                        const std::vector<PartitionTaskView>& views, uint64_t lo,
+                                        uint64_t n);
+  uint64_t num_rows_;
   DeviceBuffer<uint32_t> d_buffers_[2];
   DeviceBuffer<uint32_t> d_marks_;  // 1 = goes left, per covered position (+1 trailing 0)
   DeviceBuffer<uint32_t> d_scan_;   // exclusive scan of d_marks_

@@ -43,7 +43,7 @@ std::vector<float> PredictMarginOnDevice(const Model& model, const DataSet& data
                           model.base_margin};
   const CsrView csr{d_row_ptr.data(), d_index.data(), d_value.data()};
   constexpr int kThreads = DevicePolicy::kElementwiseBlockThreads;
-  const unsigned int grid = std::min<unsigned int>(GridFor(rows, kThreads), 65535u);
+  const unsigned int grid = GridStrideFor(rows, kThreads);
   PredictKernel<<<grid, kThreads>>>(forest, csr, rows, d_out.data());
   RB_CUDA_CHECK_LAUNCH();
   return d_out.ToHost();

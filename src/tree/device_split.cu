@@ -92,11 +92,15 @@ __global__ void EvaluateSplitsKernel(SplitScanContext ctx, const DeviceSplitNode
 DeviceSplitEvaluator::DeviceSplitEvaluator(const DeviceMatrix* matrix, const SplitParams& params,
                                            const GradientQuantizer& quantizer) {
   ctx_.params = params;
-  ctx_.grad_unit = quantizer.Grad(1);
-  ctx_.hess_unit = quantizer.Hess(1);
+  SetQuantizer(quantizer);
   ctx_.feature_ptr = matrix->d_feature_ptr();
   ctx_.cut_values = matrix->d_cut_values();
   ctx_.min_values = matrix->d_min_values();
+}
+
+void DeviceSplitEvaluator::SetQuantizer(const GradientQuantizer& quantizer) {
+  ctx_.grad_unit = quantizer.Grad(1);
+  ctx_.hess_unit = quantizer.Hess(1);
 }
 
 std::vector<SplitCandidate> DeviceSplitEvaluator::Evaluate(

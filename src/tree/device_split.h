@@ -129,6 +129,8 @@ class DeviceSplitEvaluator {
  public:
   DeviceSplitEvaluator(const DeviceMatrix* matrix, const SplitParams& params,
                        const GradientQuantizer& quantizer);
+  // The quantizer of the next tree's gradients.
+  void SetQuantizer(const GradientQuantizer& quantizer);
   std::vector<SplitCandidate> Evaluate(const GradientSum* d_hist,
                                        const std::vector<DeviceSplitNode>& nodes,
                                        const std::vector<std::vector<uint32_t>>& features);

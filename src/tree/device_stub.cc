@@ -28,6 +28,10 @@ int DeviceCount(std::string* reason) {
 void SetDevice(int) { NoCuda("select a device"); }
 DeviceMemoryInfo QueryDeviceMemory() { NoCuda("device memory query"); }
 void DeviceSynchronize() { NoCuda("device synchronize"); }
+DeviceEventTimer::DeviceEventTimer() { NoCuda("device timer"); }
+DeviceEventTimer::~DeviceEventTimer() = default;
+void DeviceEventTimer::Start() { NoCuda("device timer"); }
+double DeviceEventTimer::Stop() { NoCuda("device timer"); }
 
 }  // namespace ringboost
 

@@ -1,11 +1,15 @@
 #include "tree/device_trainer.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 #include "common/error.h"
 
 #ifdef RINGBOOST_USE_CUDA
+#include "common/timer.h"
 #include "tree/device_common.h"
+#include "tree/device_gradient.h"
 #include "tree/device_grower.h"
 #include "tree/device_matrix.h"
 #include "tree/device_predict.h"
@@ -36,8 +40,9 @@ int OpenDevice(const std::string& device) {
 
 std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(const std::string& device, const BinnedMatrix&,
                                                      const HistogramCuts&, const Params&,
-                                                     const SplitParams&, rabit::Communicator*,
-                                                     int) {
+                                                     const SplitParams&, rabit::Communicator*, int,
+                                                     const DataSet&, int,
+                                                     const std::vector<float>&) {
   OpenDevice(device);
   return nullptr;
 }
@@ -68,37 +73,100 @@ int OpenDevice(const std::string& device) {
 
 namespace {
 
+// Device memory training takes beside the matrix: per row the quantized gradients (16 bytes), raw
+// gradients and margins (12 a group), label and weight (8), the two row-id buffers and the
+// partition's marks and scan (16); and the histograms of two levels, each its built children and
+// their siblings.
+std::size_t TrainingBytes(const BinnedMatrix& matrix, const HistogramCuts& cuts,
+                          const Params& params, int groups) {
+  const uint64_t rows = matrix.NumRows();
+  uint64_t level_nodes = params.max_depth > 0 ? uint64_t{1} << std::min(params.max_depth, 16) : 256;
+  if (params.max_leaves > 0) level_nodes = std::min<uint64_t>(level_nodes, params.max_leaves);
+  const uint64_t hist_bytes = 2 * level_nodes * cuts.TotalBins() * sizeof(GradientSum);
+  return DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) + rows * (40 + 12 * groups) + hist_bytes;
+}
+
 class CudaTrainer : public DeviceTrainer {
  public:
   CudaTrainer(const BinnedMatrix& matrix, const HistogramCuts& cuts, const Params& params,
-              const SplitParams& split_params, rabit::Communicator* comm, int nthread)
-      : matrix_(DeviceMatrix::Create(matrix, cuts, nthread)),
+              const SplitParams& split_params, rabit::Communicator* comm, int nthread,
+              const DataSet& train, int groups, const std::vector<float>& margins)
+      : params_(params),
+        comm_(comm),
+        groups_(groups),
+        matrix_(DeviceMatrix::Create(matrix, cuts, nthread)),
+        gradients_(train, groups_, margins),
+        d_quantized_(train.NumRows()),
         grower_(&matrix_, &cuts, params, split_params, comm) {}
 
-  RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
-               uint64_t tree_key) override {
-    return grower_.Grow(gpair, quantizer, tree_key);
+  std::vector<RegTree> BoostOneRound(const Objective& objective, const DataSet& train,
+                                     int round) override {
+    round_timer_.Start();
+    ComputeGradients(objective, train, round);
+    const RowSampling sampling{params_.subsample, params_.seed, static_cast<uint64_t>(round),
+                               train.first_row};
+    std::vector<RegTree> trees;
+    for (int k = 0; k < groups_; ++k) {
+      auto start = PhaseTimer::Clock::now();
+      const GradientQuantizer quantizer = gradients_.Quantizer(k, comm_);
+      const GradientSum sum = gradients_.Quantize(quantizer, k, sampling, d_quantized_.data());
+      timer_.Add("device quantize", start);
+      trees.push_back(grower_.Grow(d_quantized_.data(), sum, quantizer,
+                                   static_cast<uint64_t>(round) * groups_ + k));
+      grower_.UpdatePredictions(trees.back(), gradients_.d_margins(), groups_, k);
+    }
+    last_round_s_ = round_timer_.Stop();
+    return trees;
   }
-  void UpdatePredictions(const RegTree& tree, std::vector<float>* margins, int stride,
-                         int group) override {
-    d_margins_.CopyFrom(*margins);
-    grower_.UpdatePredictions(tree, d_margins_.data(), stride, group);
-    *margins = d_margins_.ToHost();
+  std::vector<float> Margins() const override { return gradients_.MarginsToHost(); }
+  std::string PhaseReport() const override {
+    const std::string own = timer_.Report(), grower = grower_.timer().Report();
+    return own.empty() ? grower : grower.empty() ? own : own + ", " + grower;
   }
+  double LastRoundSeconds() const override { return last_round_s_; }
 
  private:
+  // On the device for an element-wise objective; else on the host from the margins.
+  void ComputeGradients(const Objective& objective, const DataSet& train, int round) {
+    const auto start = PhaseTimer::Clock::now();
+    ElementwiseSpec spec;
+    if (objective.Elementwise(&spec)) {
+      const uint64_t bad = gradients_.Compute(spec);
+      if (bad < train.NumRows())
+        RB_FAIL(train.name << ": " << objective.CheckLabel(train.label[bad]));
+    } else {
+      objective.GetGradient(train, gradients_.MarginsToHost(), round, &host_gpair_);
+      gradients_.Upload(host_gpair_);
+    }
+    timer_.Add("device gradients", start);
+  }
+
+  const Params& params_;
+  rabit::Communicator* comm_;
+  int groups_;
   DeviceMatrix matrix_;
+  DeviceGradients gradients_;
+  DeviceBuffer<GradientSum> d_quantized_;
   DeviceTreeGrower grower_;
-  DeviceBuffer<float> d_margins_;
+  std::vector<GradPair> host_gpair_;
+  DeviceEventTimer round_timer_;
+  double last_round_s_ = 0.0;
+  PhaseTimer timer_;
 };
 
 }  // namespace
 
 std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(
     const std::string& device, const BinnedMatrix& matrix, const HistogramCuts& cuts,
-    const Params& params, const SplitParams& split_params, rabit::Communicator* comm, int nthread) {
+    const Params& params, const SplitParams& split_params, rabit::Communicator* comm, int nthread,
+    const DataSet& train, int groups, const std::vector<float>& margins) {
   OpenDevice(device);
-  return std::make_unique<CudaTrainer>(matrix, cuts, params, split_params, comm, nthread);
+  std::ostringstream what;
+  what << "training " << matrix.NumRows() << " rows with " << cuts.TotalBins() << " bins";
+  CheckDeviceMemoryFits(TrainingBytes(matrix, cuts, params, groups), QueryDeviceMemory().free_bytes,
+                        what.str());
+  return std::make_unique<CudaTrainer>(matrix, cuts, params, split_params, comm, nthread, train,
+                                       groups, margins);
 }
 
 std::vector<float> PredictMarginOnDevice(const std::string& device, const Model& model,

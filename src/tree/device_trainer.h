@@ -1,12 +1,10 @@
 // device=cuda / cuda:N (DESIGN.md, GPU): the one place the boosting loop dispatches to the GPU.
-// Trees grow on the device (DeviceTreeGrower over a DeviceMatrix built from the same cuts and
-// bins); gradients, the objective and the metrics stay on the host, and the training margins go
-// to the device and back each round. Without CUDA in the build, or without a device, Open fails
-// with a message that says which.
-//
-// Not yet run on a GPU (none was lent while it was written): the device tests in
-// tests/tree/test_device_*.cc and `ringboost train ... device=cuda` against device=cpu are what
-// a GPU session checks first.
+// The training margins live on the device; each round's gradients are computed there (on the host
+// for objectives that are not element-wise, such as ranking, from the margins fetched back),
+// quantized there to GradientQuantizer's integers, and the trees grow on the device
+// (DeviceTreeGrower over a DeviceMatrix of the same cuts and bins), so the model is the CPU's.
+// Metrics and the eval sets' margins stay on the host. Without CUDA in the build, or without a
+// device, Open fails with a message that says which.
 #pragma once
 
 #include <memory>
@@ -16,6 +14,7 @@
 #include "common/params.h"
 #include "model/model.h"
 #include "model/tree.h"
+#include "objective/objective.h"
 #include "rabit/communicator.h"
 #include "tree/binned_matrix.h"
 #include "tree/gradient.h"
@@ -32,17 +31,22 @@ int OpenDevice(const std::string& device);
 class DeviceTrainer {
  public:
   virtual ~DeviceTrainer() = default;
-  // Builds the device matrix and grower on the GPU `device` names (OpenDevice).
-  static std::unique_ptr<DeviceTrainer> Create(const std::string& device,
-                                               const BinnedMatrix& matrix,
-                                               const HistogramCuts& cuts, const Params& params,
-                                               const SplitParams& split_params,
-                                               rabit::Communicator* comm, int nthread);
-  virtual RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
-                       uint64_t tree_key) = 0;
-  // Adds the last grown tree's leaf values to margins[row * stride + group].
-  virtual void UpdatePredictions(const RegTree& tree, std::vector<float>* margins, int stride,
-                                 int group) = 0;
+  // Builds the device matrix, gradients and grower on the GPU `device` names (OpenDevice), with
+  // the training rows' labels and weights (`train`) and their margins (rows x `groups`).
+  static std::unique_ptr<DeviceTrainer> Create(
+      const std::string& device, const BinnedMatrix& matrix, const HistogramCuts& cuts,
+      const Params& params, const SplitParams& split_params, rabit::Communicator* comm, int nthread,
+      const DataSet& train, int groups, const std::vector<float>& margins);
+  // Round `round`'s trees, one per output group, each grown from the gradients of the margins
+  // and then added to them. Throws what the objective would for a refused label.
+  virtual std::vector<RegTree> BoostOneRound(const Objective& objective, const DataSet& train,
+                                             int round) = 0;
+  // The training margins (rows x groups), copied back.
+  virtual std::vector<float> Margins() const = 0;
+  // "phase seconds, ..." of the device work so far (Learner::PhaseReport).
+  virtual std::string PhaseReport() const = 0;
+  // Seconds of the last round between CUDA events recorded at its start and its end.
+  virtual double LastRoundSeconds() const = 0;
 };
 
 // PredictMargin on the GPU `device` names.

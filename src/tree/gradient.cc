@@ -41,11 +41,16 @@ GradientQuantizer::GradientQuantizer(const std::vector<GradPair>& gpair, int str
   RB_CHECK_MSG(bad == n, "non-finite gradient at row " << bad << ": "
                                                        << gpair[bad * stride + group].grad << ", "
                                                        << gpair[bad * stride + group].hess);
+  *this = GradientQuantizer(max_g, max_h, static_cast<uint64_t>(n), comm);
+}
+
+GradientQuantizer::GradientQuantizer(double max_g, double max_h, uint64_t local_rows,
+                                     rabit::Communicator* comm) {
   double max_abs[2] = {max_g, max_h};
   comm->Allreduce(Span<double>(max_abs, 2), rabit::Op::kMax);
-  uint64_t rows = comm->AllreduceValue<uint64_t>(n, rabit::Op::kSum);
+  const uint64_t rows = comm->AllreduceValue<uint64_t>(local_rows, rabit::Op::kSum);
   // Every |q| <= limit, so any sum of `rows` of them stays below 2^62.
-  double limit = std::ldexp(1.0, 62) / static_cast<double>(std::max<uint64_t>(rows, 1) + 1);
+  const double limit = std::ldexp(1.0, 62) / static_cast<double>(std::max<uint64_t>(rows, 1) + 1);
   grad_exp_ = ScaleExponent(max_abs[0], limit);
   hess_exp_ = ScaleExponent(max_abs[1], limit);
   grad_unit_ = std::ldexp(1.0, -grad_exp_);

@@ -40,12 +40,18 @@ class GradientQuantizer {
   // threads scan them (0: OpenMP's default).
   GradientQuantizer(const std::vector<GradPair>& gpair, int stride, int group,
                     rabit::Communicator* comm, int nthread = 0);
+  // The same from this worker's largest |g| and |h| over its `rows` rows (the device computes
+  // them): allreduces them and the row count, then picks the exponents.
+  GradientQuantizer(double max_g, double max_h, uint64_t rows, rabit::Communicator* comm);
 
   // exponents: value = quantized * 2^-exp
   int grad_exp() const { return grad_exp_; }
   int hess_exp() const { return hess_exp_; }
 
   GradientSum Quantize(GradPair p) const;
+  // Multipliers of Quantize (powers of two): q = round-half-even(double(value) * scale).
+  double grad_scale() const { return grad_scale_; }
+  double hess_scale() const { return hess_scale_; }
   double Grad(int64_t q) const { return static_cast<double>(q) * grad_unit_; }
   double Hess(int64_t q) const { return static_cast<double>(q) * hess_unit_; }
   // The smallest q with Hess(q) >= x (Hess is monotone in q), so that `Hess(q) < x` can be

@@ -6,13 +6,8 @@
 
 #include <cmath>
 
+#include "common/host_device.h"
 #include "common/params.h"
-
-#if defined(__CUDACC__)
-#define RB_HOST_DEVICE __host__ __device__
-#else
-#define RB_HOST_DEVICE
-#endif
 
 namespace ringboost {
 

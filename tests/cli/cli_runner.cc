@@ -5,16 +5,42 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "helpers.h"
 
 namespace ringboost::test {
 
-RunResult RunRingboost(const std::string& dir, const std::string& args) {
+namespace {
+
+// xorshift64 from a fixed seed: the same stream of numbers in [0, 1) every time.
+class FixedStream {
+ public:
+  double Next() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 7;
+    state_ ^= state_ << 17;
+    return static_cast<double>(state_ >> 11) / 9007199254740992.0;
+  }
+
+ private:
+  uint64_t state_ = 88172645463325252ull;
+};
+
+void AppendFeature(int id, double value, std::string* row) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), " %d:%.4f", id, value);
+  *row += buf;
+}
+
+}  // namespace
+
+RunResult RunInDir(const std::string& dir, const std::string& command) {
   std::string out_file = dir + "/.stdout", err_file = dir + "/.stderr";
-  std::string cmd = "cd '" + dir + "' && '" + std::string(RINGBOOST_EXE) + "' " + args + " >'" +
-                    out_file + "' 2>'" + err_file + "' </dev/null";
+  std::string cmd =
+      "cd '" + dir + "' && " + command + " >'" + out_file + "' 2>'" + err_file + "' </dev/null";
   int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -23,6 +49,29 @@ RunResult RunRingboost(const std::string& dir, const std::string& args) {
   std::remove(out_file.c_str());
   std::remove(err_file.c_str());
   return r;
+}
+
+RunResult RunRingboost(const std::string& dir, const std::string& args) {
+  return RunInDir(dir, "'" + std::string(RINGBOOST_EXE) + "' " + args);
+}
+
+RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& args) {
+  return RunInDir(dir, "timeout 300 '" + std::string(RINGBOOST_SUBMIT) +
+                           "' --cluster local --num-workers " + std::to_string(num_workers) + " '" +
+                           RINGBOOST_EXE + "' " + args);
+}
+
+std::string EvalLog(const std::string& out) {
+  std::istringstream lines(out);
+  std::string line, log;
+  while (std::getline(lines, line)) {
+    const std::string prefix = "[rank 0] ";
+    if (line.rfind(prefix, 0) == 0) line = line.substr(prefix.size());
+    if (line.size() > 1 && line[0] == '[' && line.find("]\t") != std::string::npos) {
+      log += line + "\n";
+    }
+  }
+  return log;
 }
 
 std::string WriteAgaricusSamplingConfig(const std::string& dir) {
@@ -37,28 +86,81 @@ std::string WriteAgaricusSamplingConfig(const std::string& dir) {
                        data + "agaricus.txt.test\"\n");
 }
 
+// LightGBM's TSV files are named without `?format=csv`: the format detection reads them as CSV
+// with the label in column 0, where an explicit format=csv without label_column=0 would (as
+// dmlc-core does) take every column as a feature and every label as 0.
+const std::vector<SharedSet>& SharedSets() {
+  static const std::vector<SharedSet> sets = {
+      {"agaricus",
+       "objective = binary:logistic\neval_metric = error\neval_metric = logloss\n"
+       "subsample = 0.8\ncolsample_bynode = 0.8\nmax_depth = 5\n",
+       "agaricus/agaricus.txt.train", "agaricus/agaricus.txt.test"},
+      {"lightgbm_binary",
+       "objective = binary:logistic\neval_metric = auc\neval_metric = logloss\n"
+       "subsample = 0.8\nmax_depth = 6\n",
+       "lightgbm/binary.train", "lightgbm/binary.test"},
+      {"lightgbm_multiclass",
+       "objective = multi:softprob\nnum_class = 5\neval_metric = mlogloss\n"
+       "eval_metric = merror\ncolsample_bytree = 0.8\n",
+       "lightgbm/multiclass.train", "lightgbm/multiclass.test"},
+      {"lightgbm_rank",
+       "objective = rank:ndcg\neval_metric = ndcg@5\neval_metric = map@5\nsubsample = 0.9\n",
+       "lightgbm/rank.train", "lightgbm/rank.test"},
+  };
+  return sets;
+}
+
+const SharedSet& FindSharedSet(const std::string& name) {
+  for (const SharedSet& set : SharedSets()) {
+    if (name == set.name) return set;
+  }
+  throw std::invalid_argument("no shared set named " + name);
+}
+
+std::string WriteSharedSetConfig(const std::string& dir, const SharedSet& set, int num_round) {
+  const std::string data = SharedDataDir() + "/";
+  return WriteFile(dir + "/c.conf", std::string(set.config) +
+                                        "num_round = " + std::to_string(num_round) + "\ndata = \"" +
+                                        data + set.train + "\"\neval[test] = \"" + data + set.test +
+                                        "\"\ntest:data = \"" + data + set.test + "\"\n");
+}
+
 std::string WriteGeneratedDense(const std::string& path, int num_rows) {
   std::string rows;
   rows.reserve(static_cast<std::size_t>(num_rows) * 90);
-  uint64_t state = 88172645463325252ull;
-  auto next = [&state] {  // xorshift64: a fixed stream
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return static_cast<double>(state >> 11) / 9007199254740992.0;
-  };
+  FixedStream random;
   for (int i = 0; i < num_rows; ++i) {
     double x[12];
-    for (int f = 0; f < 12; ++f) x[f] = next() * 4 - 2;
+    for (int f = 0; f < 12; ++f) x[f] = random.Next() * 4 - 2;
     const double score =
-        x[0] * x[1] - x[2] + 0.5 * x[3] * x[3] - (x[4] > 0.3 ? 1 : 0) + 0.3 * next();
+        x[0] * x[1] - x[2] + 0.5 * x[3] * x[3] - (x[4] > 0.3 ? 1 : 0) + 0.3 * random.Next();
     rows += score > 0 ? "1" : "0";
-    char buf[32];
-    for (int f = 0; f < 12; ++f) {
-      std::snprintf(buf, sizeof(buf), " %d:%.4f", f, x[f]);
-      rows += buf;
-    }
+    for (int f = 0; f < 12; ++f) AppendFeature(f, x[f], &rows);
     rows += "\n";
+  }
+  return WriteFile(path, rows);
+}
+
+std::string WriteGeneratedSparse(const std::string& path, int num_rows, int num_features,
+                                 double missing) {
+  std::string rows, row;
+  rows.reserve(static_cast<std::size_t>(num_rows) * num_features * 8);
+  FixedStream random;
+  for (int i = 0; i < num_rows; ++i) {
+    row.clear();
+    double x[6] = {0, 0, 0, 0, 0, 0};
+    bool x5_missing = false;
+    for (int f = 0; f < num_features; ++f) {
+      const bool absent = random.Next() < missing;
+      const double value = random.Next() * 4 - 2;
+      if (f == 5) x5_missing = absent;
+      if (absent) continue;
+      if (f < 6) x[f] = value;
+      AppendFeature(f, value, &row);
+    }
+    const double score = x[0] * x[1] - x[2] + 0.5 * x[3] * x[3] - (x[4] > 0.3 ? 1 : 0) +
+                         (x5_missing ? 0.8 : x[5]) + 0.3 * random.Next() - 0.5;
+    rows += (score > 0 ? "1" : "0") + row + "\n";
   }
   return WriteFile(path, rows);
 }

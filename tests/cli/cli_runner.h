@@ -1,7 +1,10 @@
-// Runs the built `ringboost` executable in a folder and captures what it printed.
+// Runs the built `ringboost` executable (alone or under ringboost-submit) in a folder and
+// captures what it printed; writes the configs and generated data sets the CLI tests share.
 #pragma once
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace ringboost::test {
 
@@ -11,15 +14,48 @@ struct RunResult {
   std::string err;  // stderr
 };
 
+// Runs the shell command line `command` with `dir` as the working directory.
+RunResult RunInDir(const std::string& dir, const std::string& command);
+
 // Runs `ringboost <args>` with `dir` as the working directory (args are passed to the shell).
 RunResult RunRingboost(const std::string& dir, const std::string& args);
+
+// Runs `ringboost-submit --cluster local --num-workers N ringboost <args>` in `dir`, within
+// 300 s. The workers' output comes back prefixed with their rank ("[rank 0] ...").
+RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& args);
+
+// The eval log lines ("[i]\t...") of a run's stdout, without ringboost-submit's "[rank 0] ".
+std::string EvalLog(const std::string& out);
 
 // Writes dir/a.conf: binary:logistic on the shared agaricus set with row and column sampling
 // (4 rounds), the config the multi-worker tests train with. Returns its path.
 std::string WriteAgaricusSamplingConfig(const std::string& dir);
 
+// A shared data set with the objective, metrics and options the CLI tests train it with.
+struct SharedSet {
+  const char* name;
+  const char* config;  // `key = value` lines, without rounds and data
+  const char* train;   // relative to SharedDataDir(); side files (.weight, .query) beside it
+  const char* test;
+};
+// agaricus, lightgbm_binary (weighted), lightgbm_multiclass and lightgbm_rank (rank:ndcg).
+const std::vector<SharedSet>& SharedSets();
+// The set of that name; throws std::invalid_argument (a bug in the test) when there is none.
+const SharedSet& FindSharedSet(const std::string& name);
+// Writes dir/c.conf: the set's config, `num_round`, its train file as data, and its test file as
+// eval[test] and test:data. Returns its path.
+std::string WriteSharedSetConfig(const std::string& dir, const SharedSet& set, int num_round);
+// gtest prints a parameter by its name.
+inline void PrintTo(const SharedSet& set, std::ostream* os) { *os << set.name; }
+
 // Writes `rows` LibSVM rows of 12 dense features and a binary label from a fixed recipe (the
 // same file every time, no shared data needed). Returns the path.
 std::string WriteGeneratedDense(const std::string& path, int rows);
+
+// Writes `rows` LibSVM rows of `num_features` features (at least 6), each missing (not written)
+// with probability `missing`, and a binary label that the first six and their missingness
+// decide, from a fixed recipe. Returns the path.
+std::string WriteGeneratedSparse(const std::string& path, int rows, int num_features,
+                                 double missing);
 
 }  // namespace ringboost::test

@@ -10,8 +10,8 @@
 
 #include "common/error.h"
 #include "label_rows.h"
+#include "objective/elementwise.h"
 #include "objective/objective.h"
-#include "objective/objective_detail.h"
 
 namespace ringboost {
 namespace {
@@ -337,7 +337,7 @@ std::vector<GradPair> XGBoostPairwise(const DataSet& d, const std::vector<float>
       i = j;
     }
     for (const auto& [pos, neg] : pairs) {
-      const float p = objective_detail::Sigmoid(lst[pos].pred - lst[neg].pred);
+      const float p = Sigmoid(lst[pos].pred - lst[neg].pred);
       const float g = p - 1.0f, h = std::max(p * (1.0f - p), 1e-16f);
       out[lst[pos].rindex].grad += g;
       out[lst[pos].rindex].hess += 2.0f * h;

@@ -63,22 +63,26 @@ TEST(DeviceHistogram, TooManyGroupsBecomeOneGlobalPass) {
 }
 
 TEST(DeviceHistogram, BlockTasksSkipEmptyNodes) {
+  const uint32_t rows[7] = {};
   const std::vector<HistBlockTask> t =
-      MakeHistBlockTasks({{0, 5}, {5, 0}, {5, 2}}, /*rows_per_block=*/3);
+      MakeHistBlockTasks({{rows, 5, 2}, {rows + 5, 0, 1}, {nullptr, 2, 0}}, /*rows_per_task=*/3);
   ASSERT_EQ(t.size(), 3u);
-  EXPECT_EQ(t[0].row_begin, 0u);
-  EXPECT_EQ(t[0].row_end, 3u);
-  EXPECT_EQ(t[1].row_begin, 3u);
-  EXPECT_EQ(t[1].row_end, 5u);
-  EXPECT_EQ(t[1].node, 0u);
-  EXPECT_EQ(t[2].row_begin, 5u);
-  EXPECT_EQ(t[2].row_end, 7u);
-  EXPECT_EQ(t[2].node, 2u);
+  EXPECT_EQ(t[0].rows, rows);
+  EXPECT_EQ(t[0].begin, 0u);
+  EXPECT_EQ(t[0].end, 3u);
+  EXPECT_EQ(t[1].begin, 3u);
+  EXPECT_EQ(t[1].end, 5u);
+  EXPECT_EQ(t[1].out, 2u);
+  EXPECT_EQ(t[2].rows, nullptr);
+  EXPECT_EQ(t[2].begin, 0u);
+  EXPECT_EQ(t[2].end, 2u);
+  EXPECT_EQ(t[2].out, 0u);
 }
 
 #ifdef RINGBOOST_USE_CUDA
-// Nodes: the root's rows split three ways (one part empty when the data has few rows), plus an
-// empty node; the CPU builds each of them, the device all at once, with `max_group_bins`.
+// Nodes: the root (all rows in order, no row ids), its rows split three ways (one part empty when
+// the data has few rows), plus an empty node; the CPU builds each of them, the device all at once
+// (into histograms in another order), with `max_group_bins`.
 void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_bins) {
   RowPartitioner p(b.matrix->NumRows());
   p.Partition(
@@ -86,9 +90,9 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
   p.Partition(
       {{2, 3, 4}}, [](std::size_t, uint32_t r) { return r % 3 == 1 || r > 1000000; }, 2);
   const std::vector<int> nids{0, 1, 3, 4};
-  std::vector<std::vector<uint32_t>> node_rows;
-  for (int nid : nids) {
-    node_rows.emplace_back(p.NodeRows(nid), p.NodeRows(nid) + p.NodeRange(nid).size());
+  std::vector<std::vector<uint32_t>> node_rows{{}};  // node 0: the root, no row ids
+  for (std::size_t k = 1; k < nids.size(); ++k) {
+    node_rows.emplace_back(p.NodeRows(nids[k]), p.NodeRows(nids[k]) + p.NodeRange(nids[k]).size());
   }
   node_rows.emplace_back();  // an empty node
   HistogramBuilder cpu(b.matrix.get(), &b.cuts, 2);
@@ -96,17 +100,20 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
   std::vector<Histogram*> out;
   for (Histogram& h : expected) out.push_back(&h);
   cpu.Build(b.gpair, p, nids, out);
+  // The root from a partitioner before any split: p reuses node 0's positions for its children.
+  const RowPartitioner unsplit(b.matrix->NumRows());
+  cpu.Build(b.gpair, unsplit, {0}, {&expected[0]});
   expected.push_back(Histogram(b.cuts.TotalBins()));
 
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
   const std::vector<Histogram> got =
-      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins);
+      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins, true);
   ASSERT_EQ(got.size(), expected.size());
   for (std::size_t k = 0; k < got.size(); ++k) {
     EXPECT_TRUE(got[k] == expected[k]) << name << " node " << k << " groups " << max_group_bins;
   }
   // Run twice: equal bit for bit.
-  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins) == got)
+  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins, true) == got)
       << name;
 }
 #endif
@@ -131,6 +138,16 @@ TEST(DeviceHistogram, EqualsCpuWith65535Bins) {
 #endif
 }
 
+// Many rows into few bins (one feature of 2 values over 300,000 rows): the 32-bit words of the
+// shared sums carry many times, and the sums reach far past 2^32 units.
+TEST(DeviceHistogram, SharedSumsCarryExactly) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  const test::BinnedData b = test::MakeBinnedData({"two_values", 300000, 2, 2, 0.0, 256, 7});
+  ExpectDeviceEqualsCpu(b, "two_values", 0);
+#endif
+}
+
 TEST(DeviceHistogram, SubtractionGivesSibling) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
@@ -139,6 +156,14 @@ TEST(DeviceHistogram, SubtractionGivesSibling) {
   DeviceBuffer<GradientSum> d_parent(parent), d_child(child), d_dst(3);
   DeviceHistogramBuilder::Subtract(d_parent.data(), d_child.data(), d_dst.data(), 3);
   EXPECT_TRUE(d_dst.ToHost() == (std::vector<GradientSum>{{3, 4}, {1, 0}, {0, 0}}));
+  // The batched form: two siblings at once (the second: a parent minus itself).
+  DeviceBuffer<GradientSum> d_second(3);
+  const std::vector<SubtractTask> tasks{{d_parent.data(), d_child.data(), d_dst.data()},
+                                        {d_parent.data(), d_parent.data(), d_second.data()}};
+  DeviceBuffer<SubtractTask> d_tasks(tasks);
+  DeviceHistogramBuilder::SubtractMany(d_tasks.data(), 2, 3);
+  EXPECT_TRUE(d_dst.ToHost() == (std::vector<GradientSum>{{3, 4}, {1, 0}, {0, 0}}));
+  EXPECT_TRUE(d_second.ToHost() == (std::vector<GradientSum>(3)));
 #endif
 }
 

@@ -30,10 +30,8 @@ DeviceSplitTask SplitOf(const test::BinnedData& b, int nid) {
 TEST(DevicePartition, HostRuleEqualsCpuRule) {
   for (const test::ShapeSpec& s : test::KernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
-    const EllpackShape shape = EllpackShapeOf(*b.matrix, b.cuts);
-    const std::vector<uint32_t> words = PackEllpack(*b.matrix, b.cuts, shape, 2);
-    const std::vector<int32_t> column_of = EllpackColumnOf(*b.matrix, b.cuts);
-    const EllpackView v{words.data(), b.cuts.ptr.data(), column_of.data(), shape};
+    const EllpackHost h = PackEllpack(*b.matrix, b.cuts, 2);
+    const EllpackView v = h.View(b.cuts);
     for (int nid = 0; nid < 6; ++nid) {
       const DeviceSplitTask t = SplitOf(b, nid);
       for (uint32_t row = 0; row < b.matrix->NumRows(); ++row) {
@@ -70,6 +68,8 @@ TEST(DevicePartition, DestinationsFormTheStablePartition) {
   EXPECT_EQ(got, expected);
 }
 
+// Nodes without rows (one_row, one_bin: every row goes one way) split into two empty children at
+// the node's position, as RowPartitioner does; the partitioner is reused after Reset.
 TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
@@ -78,6 +78,8 @@ TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     RowPartitioner cpu(b.matrix->NumRows());
     DevicePartitioner dev(b.matrix->NumRows());
+    dev.Partition(dm, {SplitOf(b, 0)});  // a tree before: Reset must undo it
+    dev.Reset();
     // Three levels of a full tree: nodes 0; 1, 2; 3..6. Rows land in both buffers.
     for (const std::vector<int>& level : {std::vector<int>{0}, {1, 2}, {3, 4, 5, 6}}) {
       std::vector<DeviceSplitTask> tasks;

@@ -1,0 +1,307 @@
+// objective/elementwise.h: ExpF against the correctly rounded exp, ElementwiseGradient against
+// hand-derived values, and the CPU objectives against ElementwiseGradient row by row.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "label_rows.h"
+#include "objective/elementwise.h"
+#include "objective/objective.h"
+
+namespace ringboost {
+namespace {
+
+using test::LabelRows;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+float FromBits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof(f));
+  return f;
+}
+
+uint32_t Bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof(b));
+  return b;
+}
+
+// A float as a double, with inf as 2^128: where the rounding to float overflows.
+double Extended(float f) { return std::isinf(f) ? std::copysign(0x1p128, f) : f; }
+
+// exp(x) correctly rounded to float, from glibc's double exp (error about 2^-53). near_tie: the
+// double is within 2^-50 (relative) of a midpoint between two floats, where its error or ExpF's
+// (a few 2^-53) may round either way.
+struct RoundedExp {
+  float value;
+  bool near_tie;
+};
+
+RoundedExp CorrectlyRoundedExp(float x) {
+  const double e = std::exp(static_cast<double>(x));
+  const float f = static_cast<float>(e);
+  const float other = Extended(f) > e ? std::nextafter(f, -kInf) : std::nextafter(f, kInf);
+  const double mid = (Extended(f) + Extended(other)) / 2;
+  return {f, std::fabs(e - mid) <= 0x1p-50 * e};
+}
+
+TEST(ExpF, Specials) {
+  EXPECT_EQ(Bits(ExpF(0.0f)), Bits(1.0f));
+  EXPECT_EQ(Bits(ExpF(-0.0f)), Bits(1.0f));
+  // exp(-2^-25) = 1 - 2^-25 + 2^-51 - ...: 2^-51 above the midpoint below 1, so 1.
+  EXPECT_EQ(Bits(ExpF(-0x1p-25f)), Bits(1.0f));
+  EXPECT_EQ(ExpF(kInf), kInf);
+  EXPECT_EQ(Bits(ExpF(-kInf)), Bits(0.0f));
+  EXPECT_TRUE(std::isnan(ExpF(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(ExpF(std::numeric_limits<float>::max()), kInf);
+  EXPECT_EQ(Bits(ExpF(std::numeric_limits<float>::lowest())), Bits(0.0f));
+  // The last finite result and the first overflow: exp(88.72283f) = 3.4027985e38.
+  EXPECT_EQ(ExpF(FromBits(0x42B17217)), 3.4027985e38f);
+  EXPECT_EQ(ExpF(FromBits(0x42B17218)), kInf);
+  // The last nonzero result, 2^-149 (exp(-103.972076f) = 1.0000007 * 2^-150), and the first 0.
+  EXPECT_EQ(ExpF(FromBits(0xC2CFF1B4)), 0x1p-149f);
+  EXPECT_EQ(Bits(ExpF(FromBits(0xC2CFF1B5))), Bits(0.0f));
+}
+
+TEST(ExpF, EdgesCorrectlyRounded) {
+  const float edges[] = {std::numeric_limits<float>::denorm_min(),
+                         -std::numeric_limits<float>::denorm_min(),
+                         std::numeric_limits<float>::min(),
+                         0x1p-24f,
+                         -0x1p-24f,
+                         0x1p-23f,
+                         1.0f,
+                         -1.0f,
+                         0.5f * 0.6931472f,
+                         -0.5f * 0.6931472f,
+                         88.0f,
+                         88.7f,
+                         -87.33655f,  // exp is about FLT_MIN
+                         -87.33654f,
+                         -100.0f,  // subnormal results
+                         -103.0f,
+                         -103.9f,
+                         FromBits(0x42B17217),
+                         FromBits(0xC2CFF1B4)};
+  for (float x : edges) {
+    const RoundedExp want = CorrectlyRoundedExp(x);
+    ASSERT_FALSE(want.near_tie) << x;
+    EXPECT_EQ(Bits(ExpF(x)), Bits(want.value)) << "x = " << x;
+  }
+}
+
+// Every 97th float in [-104, 89] (about 23 million): ExpF is the correctly rounded exp except
+// perhaps next to a tie. Prints how often it and glibc's expf are not.
+TEST(ExpF, SweepCorrectlyRounded) {
+  uint64_t tested = 0, near_ties = 0, tie_misses = 0, misses = 0, glibc_differs = 0,
+           glibc_misses = 0;
+  for (uint64_t b = 0; b <= 0xFFFFFFFFu; b += 97) {
+    const float x = FromBits(static_cast<uint32_t>(b));
+    if (!(x >= -104.0f && x <= 89.0f)) continue;
+    ++tested;
+    const RoundedExp want = CorrectlyRoundedExp(x);
+    const float got = ExpF(x);
+    const float glibc = std::exp(x);
+    glibc_differs += Bits(glibc) != Bits(got);
+    glibc_misses += !want.near_tie && Bits(glibc) != Bits(want.value);
+    if (want.near_tie) {
+      ++near_ties;
+      tie_misses += Bits(got) != Bits(want.value);
+    } else if (Bits(got) != Bits(want.value)) {
+      if (++misses <= 10) ADD_FAILURE() << "x = " << x << " ExpF " << got << " want " << want.value;
+    }
+  }
+  std::printf(
+      "ExpF over %llu floats: %llu not correctly rounded, %llu near ties (%llu of them rounded "
+      "the other way); glibc expf differs from ExpF on %llu, is not correctly rounded on %llu\n",
+      static_cast<unsigned long long>(tested), static_cast<unsigned long long>(misses),
+      static_cast<unsigned long long>(near_ties), static_cast<unsigned long long>(tie_misses),
+      static_cast<unsigned long long>(glibc_differs),
+      static_cast<unsigned long long>(glibc_misses));
+  EXPECT_GT(tested, 20000000u);
+  EXPECT_EQ(misses, 0u);
+}
+
+TEST(Sigmoid, EdgesAsXGBoost) {
+  EXPECT_EQ(Sigmoid(0.0f), 0.5f);
+  EXPECT_EQ(Sigmoid(1000.0f), 1.0f);
+  // The exponent is clamped at 88.7: 1 / exp(88.7), a subnormal, not 0.
+  EXPECT_GT(Sigmoid(-1000.0f), 0.0f);
+  EXPECT_EQ(Sigmoid(-1000.0f), Sigmoid(-88.7f));
+  EXPECT_TRUE(std::isnan(Sigmoid(std::numeric_limits<float>::quiet_NaN())));
+}
+
+ElementwiseSpec Spec(ElementwiseLoss loss, float scale_pos_weight = 1.0f,
+                     float max_delta_step = 0.0f, int num_class = 1) {
+  return {loss, scale_pos_weight, max_delta_step, num_class};
+}
+
+GradPair Gradient1(const ElementwiseSpec& s, float margin, float label, float weight) {
+  GradPair g;
+  ElementwiseGradient(s, &margin, label, weight, &g);
+  return g;
+}
+
+TEST(ElementwiseGradient, Logistic) {
+  // Margin 0, label 1, weight 2: p = 0.5, grad (p - 1) * 2 = -1, hess p (1 - p) * 2 = 0.5.
+  for (ElementwiseLoss loss : {ElementwiseLoss::kLogistic, ElementwiseLoss::kLogitRaw}) {
+    GradPair g = Gradient1(Spec(loss), 0.0f, 1.0f, 2.0f);
+    EXPECT_EQ(g.grad, -1.0f);
+    EXPECT_EQ(g.hess, 0.5f);
+    // scale_pos_weight 3 multiplies the weight of label 1 only.
+    g = Gradient1(Spec(loss, 3.0f), 0.0f, 1.0f, 2.0f);
+    EXPECT_EQ(g.grad, -3.0f);
+    EXPECT_EQ(g.hess, 1.5f);
+    g = Gradient1(Spec(loss, 3.0f), 0.0f, 0.0f, 2.0f);
+    EXPECT_EQ(g.grad, 1.0f);
+    EXPECT_EQ(g.hess, 0.5f);
+  }
+  // Far out, the hessian is floored at 1e-16 (times the weight).
+  EXPECT_EQ(Gradient1(Spec(ElementwiseLoss::kLogistic), 100.0f, 1.0f, 1.0f).hess, 1e-16f);
+}
+
+TEST(ElementwiseGradient, Squared) {
+  GradPair g = Gradient1(Spec(ElementwiseLoss::kSquared), 1.5f, 3.0f, 2.0f);
+  EXPECT_EQ(g.grad, -3.0f);  // (1.5 - 3) * 2
+  EXPECT_EQ(g.hess, 2.0f);
+  g = Gradient1(Spec(ElementwiseLoss::kSquared, 4.0f), 0.0f, 1.0f, 1.0f);
+  EXPECT_EQ(g.grad, -4.0f);  // scale_pos_weight applies to label 1 here too, as in XGBoost
+  EXPECT_EQ(g.hess, 4.0f);
+}
+
+TEST(ElementwiseGradient, Poisson) {
+  // Margin 0: grad (exp(0) - 2) * 3 = -3; hess exp(0 + max_delta_step) * 3.
+  GradPair g = Gradient1(Spec(ElementwiseLoss::kPoisson), 0.0f, 2.0f, 3.0f);
+  EXPECT_EQ(g.grad, -3.0f);
+  EXPECT_EQ(g.hess, 3.0f);
+  g = Gradient1(Spec(ElementwiseLoss::kPoisson, 1.0f, 0.7f), 0.0f, 2.0f, 1.0f);
+  EXPECT_EQ(g.grad, -1.0f);
+  EXPECT_EQ(g.hess, 2.0137527f);  // exp(0.7f) rounded to float
+  // scale_pos_weight plays no part.
+  g = Gradient1(Spec(ElementwiseLoss::kPoisson, 5.0f), 0.0f, 1.0f, 1.0f);
+  EXPECT_EQ(g.grad, 0.0f);
+  EXPECT_EQ(g.hess, 1.0f);
+}
+
+TEST(ElementwiseGradient, SoftmaxEqualMargins) {
+  // Four equal margins: p = 1/4; grad (p - [k == 2]) * 2, hess 2 p (1 - p) * 2 = 0.75.
+  const ElementwiseSpec s = Spec(ElementwiseLoss::kSoftmax, 1.0f, 0.0f, 4);
+  for (float m : {0.0f, -1.0f, 3.0f}) {
+    const float margins[4] = {m, m, m, m};
+    GradPair g[4];
+    ElementwiseGradient(s, margins, 2.0f, 2.0f, g);
+    for (int k = 0; k < 4; ++k) {
+      EXPECT_EQ(g[k].grad, k == 2 ? -1.5f : 0.5f) << "margin " << m << " class " << k;
+      EXPECT_EQ(g[k].hess, 0.75f) << "margin " << m << " class " << k;
+    }
+  }
+}
+
+TEST(ElementwiseGradient, SoftmaxHessianFloor) {
+  // exp(-200) is 0 in float: p = {1, 0}, both hessians 2 p (1 - p) = 0 floored at 1e-16.
+  const float margins[2] = {0.0f, -200.0f};
+  GradPair g[2];
+  ElementwiseGradient(Spec(ElementwiseLoss::kSoftmax, 1.0f, 0.0f, 2), margins, 0.0f, 1.0f, g);
+  EXPECT_EQ(g[0].grad, 0.0f);
+  EXPECT_EQ(g[1].grad, 0.0f);
+  EXPECT_EQ(g[0].hess, 1e-16f);
+  EXPECT_EQ(g[1].hess, 1e-16f);
+}
+
+TEST(ElementwiseLabelOk, Rules) {
+  EXPECT_TRUE(ElementwiseLabelOk(Spec(ElementwiseLoss::kSquared), -7.0f));
+  EXPECT_TRUE(ElementwiseLabelOk(Spec(ElementwiseLoss::kLogistic), 0.3f));
+  EXPECT_FALSE(ElementwiseLabelOk(Spec(ElementwiseLoss::kLogistic), 1.5f));
+  EXPECT_FALSE(ElementwiseLabelOk(Spec(ElementwiseLoss::kLogitRaw), -0.1f));
+  EXPECT_TRUE(ElementwiseLabelOk(Spec(ElementwiseLoss::kPoisson), 4.0f));
+  EXPECT_FALSE(ElementwiseLabelOk(Spec(ElementwiseLoss::kPoisson), -1.0f));
+  const ElementwiseSpec multi = Spec(ElementwiseLoss::kSoftmax, 1.0f, 0.0f, 3);
+  EXPECT_TRUE(ElementwiseLabelOk(multi, 0.0f));
+  EXPECT_TRUE(ElementwiseLabelOk(multi, 2.0f));
+  EXPECT_FALSE(ElementwiseLabelOk(multi, 3.0f));
+  EXPECT_FALSE(ElementwiseLabelOk(multi, 1.5f));
+  EXPECT_FALSE(ElementwiseLabelOk(multi, -1.0f));
+  EXPECT_FALSE(ElementwiseLabelOk(multi, std::numeric_limits<float>::quiet_NaN()));
+}
+
+// Rows x groups margins in [-20, 20] with some extremes, labels valid for `name`, weights.
+struct Rows {
+  DataSet data;
+  std::vector<float> margins;
+};
+
+Rows RandomRows(const std::string& name, int groups, int rows) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> margin(-20.0f, 20.0f), unit(0.0f, 1.0f);
+  std::vector<float> labels, weights, margins;
+  const float extremes[] = {0.0f, 100.0f, -100.0f, 88.7f, -88.7f, 1e-30f};
+  for (int i = 0; i < rows; ++i) {
+    for (int k = 0; k < groups; ++k) {
+      margins.push_back(i % 17 == 0 ? extremes[(i + k) % 6] : margin(rng));
+    }
+    float label = unit(rng);
+    if (name.rfind("multi:", 0) == 0) label = static_cast<float>(rng() % groups);
+    if (name == "count:poisson") label = static_cast<float>(rng() % 6);
+    if (i % 3 == 0 && name.rfind("multi:", 0) != 0) label = 1.0f;  // scale_pos_weight applies
+    labels.push_back(label);
+    weights.push_back(0.5f + unit(rng));
+  }
+  return {LabelRows(labels, weights), margins};
+}
+
+TEST(ElementwiseGradient, CpuObjectivesAgreeRowByRow) {
+  const char* names[] = {"reg:squarederror", "reg:logistic",  "binary:logistic", "binary:logitraw",
+                         "count:poisson",    "multi:softmax", "multi:softprob"};
+  for (const char* name : names) {
+    Params p;
+    p.objective = name;
+    p.num_class = 5;
+    p.scale_pos_weight = 1.5;
+    p.nthread = 3;
+    const auto obj = Objective::Create(p);
+    ElementwiseSpec spec;
+    ASSERT_TRUE(obj->Elementwise(&spec)) << name;
+    const int groups = obj->NumGroups();
+    ASSERT_EQ(spec.num_class, groups) << name;
+    const Rows r = RandomRows(name, groups, 1000);
+    std::vector<GradPair> got;
+    obj->GetGradient(r.data, r.margins, 0, &got);
+    ASSERT_EQ(got.size(), r.margins.size());
+    for (size_t i = 0; i < r.data.NumRows(); ++i) {
+      std::vector<GradPair> want(groups);
+      ElementwiseGradient(spec, &r.margins[i * groups], r.data.label[i], r.data.weight[i],
+                          want.data());
+      ASSERT_EQ(std::memcmp(want.data(), &got[i * groups], groups * sizeof(GradPair)), 0)
+          << name << " row " << i;
+      const float label = r.data.label[i];
+      ASSERT_EQ(obj->CheckLabel(label) == nullptr, ElementwiseLabelOk(spec, label)) << name;
+    }
+  }
+  Params p;
+  p.objective = "rank:pairwise";
+  ElementwiseSpec spec;
+  EXPECT_FALSE(Objective::Create(p)->Elementwise(&spec));
+}
+
+TEST(ElementwiseGradient, TransformsUseExpF) {
+  Params p;
+  p.objective = "count:poisson";
+  std::vector<float> preds{-3.5f, 0.25f, 7.0f};
+  Objective::Create(p)->PredTransform(&preds);
+  EXPECT_EQ(preds, (std::vector<float>{ExpF(-3.5f), ExpF(0.25f), ExpF(7.0f)}));
+  p.objective = "binary:logistic";
+  preds = {-3.5f, 0.25f, 7.0f};
+  Objective::Create(p)->PredTransform(&preds);
+  EXPECT_EQ(preds, (std::vector<float>{Sigmoid(-3.5f), Sigmoid(0.25f), Sigmoid(7.0f)}));
+}
+
+}  // namespace
+}  // namespace ringboost
