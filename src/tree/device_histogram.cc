@@ -25,10 +25,19 @@ void AssignSlots(const std::vector<int32_t>& column_of, uint32_t row_stride, Fea
 
 }  // namespace
 
-std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_group_bins,
+std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_cells,
                                         uint32_t max_shared_groups,
-                                        const std::vector<int32_t>& column_of,
-                                        uint32_t row_stride) {
+                                        const std::vector<int32_t>& column_of, uint32_t row_stride,
+                                        uint32_t lane_align) {
+  const bool dense = !column_of.empty();
+  // Lanes of a table: a multiple of lane_align from lane_align lanes on, else the next power of
+  // two (a narrow group is not padded to a full bank row).
+  const auto round_up = [&](uint64_t lanes) {
+    if (lanes >= lane_align) return (lanes + lane_align - 1) / lane_align * lane_align;
+    uint64_t p = 1;
+    while (p < lanes) p *= 2;
+    return p;
+  };
   std::vector<FeatureGroup> groups;
   const uint32_t nf = cuts.NumFeatures();
   uint32_t f = 0;
@@ -36,14 +45,23 @@ std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_
     FeatureGroup g;
     g.feature_begin = f;
     g.bin_begin = cuts.ptr[f];
-    if (cuts.FeatureBins(f) > max_group_bins) {
-      g.shared = false;  // alone, global atomics
+    uint64_t depth = 0, lanes = 0;  // of [feature_begin, f)
+    while (f < nf) {
+      const uint64_t d = std::max<uint64_t>(depth, cuts.FeatureBins(f));
+      const uint64_t l = lanes + (!dense || column_of[f] >= 0 ? 1 : 0);
+      if (d * round_up(std::max<uint64_t>(l, 1)) > max_cells) break;
+      depth = d;
+      lanes = l;
       ++f;
-    } else {
-      while (f < nf && cuts.ptr[f + 1] - g.bin_begin <= max_group_bins) ++f;
+    }
+    if (f == g.feature_begin) {  // too wide alone: global atomics
+      g.shared = false;
+      ++f;
     }
     g.feature_end = f;
     g.bin_end = cuts.ptr[f];
+    g.depth = static_cast<uint32_t>(depth);
+    g.lane_stride = static_cast<uint32_t>(round_up(std::max<uint64_t>(lanes, 1)));
     groups.push_back(g);
   }
   if (groups.size() > max_shared_groups) {  // one pass with global atomics beats many passes
@@ -53,7 +71,10 @@ std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_
     all.shared = false;
     groups.assign(1, all);
   }
-  for (FeatureGroup& g : groups) AssignSlots(column_of, row_stride, &g);
+  for (FeatureGroup& g : groups) {
+    AssignSlots(column_of, row_stride, &g);
+    if (!g.shared) g.depth = g.lane_stride = 0;
+  }
   return groups;
 }
 

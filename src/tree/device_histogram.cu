@@ -1,4 +1,6 @@
 // Device side of the histograms (device_histogram.h): the accumulation kernels and their launch.
+#include <cuda_pipeline.h>
+
 #include <algorithm>
 
 #include "tree/device_common.cuh"
@@ -20,50 +22,225 @@ __device__ __forceinline__ void SharedAdd64(uint32_t* lo, uint32_t* hi, int64_t 
   if (v_hi != 0) atomicAdd(hi, v_hi);
 }
 
-// The shared sums of one group: four arrays of n_bins words (g low, g high, h low, h high), so
-// that neighbouring bins fall in different banks.
+// The shared sums of one group: four arrays of `cells` words (g low, g high, h low, h high), each
+// the group's table of cells (FeatureGroup).
 struct SharedSums {
   uint32_t* words;
-  uint32_t n_bins;
-  __device__ void Add(uint32_t bin, const GradientSum& p) const {
-    SharedAdd64(words + bin, words + n_bins + bin, p.g);
-    SharedAdd64(words + 2 * n_bins + bin, words + 3 * n_bins + bin, p.h);
+  uint32_t cells;
+  __device__ void Add(uint32_t cell, const GradientSum& p) const {
+    SharedAdd64(words + cell, words + cells + cell, p.g);
+    SharedAdd64(words + 2 * cells + cell, words + 3 * cells + cell, p.h);
   }
-  __device__ int64_t Get(uint32_t array, uint32_t bin) const {
-    const uint64_t lo = words[2 * array * n_bins + bin];
-    const uint64_t hi = words[(2 * array + 1) * n_bins + bin];
+  __device__ int64_t Get(uint32_t array, uint32_t cell) const {
+    const uint64_t lo = words[2 * array * cells + cell];
+    const uint64_t hi = words[(2 * array + 1) * cells + cell];
     return static_cast<int64_t>(hi << 32 | lo);
   }
   __device__ void Zero() const {
-    for (uint32_t i = threadIdx.x; i < 4 * n_bins; i += blockDim.x) words[i] = 0;
+    for (uint32_t i = threadIdx.x; i < 4 * cells; i += blockDim.x) words[i] = 0;
   }
-  // Adds the non-zero sums to `hist` (global memory, the group's first bin) and zeroes them.
-  __device__ void FlushTo(GradientSum* hist) const {
-    for (uint32_t i = threadIdx.x; i < n_bins; i += blockDim.x) {
+  // Adds the non-zero sums to `hist` (global memory: a node's histogram) and zeroes them.
+  __device__ void FlushTo(const EllpackView& m, const FeatureGroup& group,
+                          GradientSum* hist) const {
+    for (uint32_t i = threadIdx.x; i < cells; i += blockDim.x) {
       const int64_t g = Get(0, i), h = Get(1, i);
-      if (g != 0 || h != 0) AtomicAddSum(hist + i, g, h);
+      if (g == 0 && h == 0) continue;  // among them every cell past a feature's bins
+      const uint32_t lane = i % group.lane_stride, local = i / group.lane_stride;
+      const uint32_t first = m.shape.dense ? m.slot_base[group.slot_begin + lane]
+                                           : m.feature_ptr[group.feature_begin + lane];
+      AtomicAddSum(hist + first + local, g, h);
     }
   }
 };
 
-// Calls add(row, bin) for every (row, slot) of the task's rows whose bin lies in the group. A
-// thread walks the flattened (row, slot) positions idx, idx + blockDim, ... keeping the pair
-// (r, s) by additions (no division in the loop).
-template <typename Add>
-__device__ void ForEachEntry(const EllpackView& m, const HistBlockTask& task,
-                             const FeatureGroup& group, Add add) {
+// Visits every slot of the group in each of the task's rows: load(row, s, symbol) reads what the
+// entry adds (s counts from the group's first slot), commit(loaded) adds it. A thread walks the
+// flattened (row, slot) positions idx, idx + blockDim, ... two at a time (both loads in flight
+// before the first add), keeping the pair (r, s) by additions (no division in the loop).
+template <typename Load, typename Commit>
+__device__ void ForEachSlot(const EllpackView& m, const HistBlockTask& task,
+                            const FeatureGroup& group, Load load, Commit commit) {
   const uint32_t width = group.slot_end - group.slot_begin;
   if (width == 0) return;
   const uint64_t n_rows = task.end - task.begin;
   const uint32_t step_r = blockDim.x / width, step_s = blockDim.x % width;
-  uint64_t r = threadIdx.x / width;
-  uint32_t s = threadIdx.x % width;
-  const uint32_t n_bins = group.bin_end - group.bin_begin;
-  while (r < n_rows) {
+  const auto advance = [&](uint64_t* r, uint32_t* s) {
+    *r += step_r;
+    *s += step_s;
+    if (*s >= width) {
+      *s -= width;
+      ++*r;
+    }
+  };
+  const auto entry = [&](uint64_t r, uint32_t s) {
     const uint64_t pos = task.begin + r;
     const uint32_t row = task.rows != nullptr ? task.rows[pos] : static_cast<uint32_t>(pos);
-    const uint32_t local = m.SlotBin(row, group.slot_begin + s) - group.bin_begin;
-    if (local < n_bins) add(row, local);  // unsigned: bins below the group wrap past n_bins
+    return load(row, s, m.Symbol(row, group.slot_begin + s));
+  };
+  uint64_t r = threadIdx.x / width;
+  uint32_t s = threadIdx.x % width;
+  while (r < n_rows) {
+    uint64_t r2 = r;
+    uint32_t s2 = s;
+    advance(&r2, &s2);
+    const auto a = entry(r, s);
+    if (r2 < n_rows) {
+      const auto b = entry(r2, s2);
+      commit(a);
+      commit(b);
+    } else {
+      commit(a);
+    }
+    r = r2;
+    s = s2;
+    advance(&r, &s);
+  }
+}
+
+// What one entry adds where (valid false: nothing, the entry is another group's).
+struct PendingAdd {
+  uint32_t at;
+  bool valid;
+  GradientSum value;
+};
+
+// The sums of output histogram `*current` go to global memory and the sums restart for `next`
+// (a barrier before and after: every thread must have added, and none may add before the zeroing).
+__device__ void SwitchOutput(const EllpackView& m, const FeatureGroup& group,
+                             const SharedSums& sums, GradientSum* out, uint32_t total_bins,
+                             uint32_t* current, uint32_t next) {
+  __syncthreads();
+  sums.FlushTo(m, group, out + static_cast<uint64_t>(*current) * total_bins);
+  __syncthreads();
+  sums.Zero();
+  __syncthreads();
+  *current = next;
+}
+
+// The block's share of the tasks: [first, last).
+struct TaskShare {
+  uint64_t first, last;
+  __device__ static TaskShare Of(uint64_t n_tasks) {
+    return TaskShare{n_tasks * blockIdx.x / gridDim.x, n_tasks * (blockIdx.x + 1) / gridDim.x};
+  }
+};
+
+// Shared-memory groups, entries gathered one by one from global memory (sparse data, or dense
+// rows too wide for a tile): the block takes its tasks in order; the sums go to global memory
+// whenever the output histogram changes and at the end.
+__global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
+    GatherHistogramKernel(EllpackView m, const GradientSum* __restrict__ gpair,
+                          const HistBlockTask* tasks, uint64_t n_tasks, const FeatureGroup* groups,
+                          uint32_t total_bins, GradientSum* out) {
+  extern __shared__ uint4 smem_aligned[];
+  const FeatureGroup group = groups[blockIdx.y];
+  const SharedSums sums{reinterpret_cast<uint32_t*>(smem_aligned), group.Cells()};
+  const TaskShare share = TaskShare::Of(n_tasks);
+  if (share.first == share.last) return;
+  uint32_t current = tasks[share.first].out;
+  sums.Zero();
+  __syncthreads();
+  // The cell of a slot's symbol: dense symbols are local bins of the slot's lane; sparse symbols
+  // are global bins, of the group or not (then skipped).
+  const uint32_t n_bins = group.bin_end - group.bin_begin;
+  const auto load = [&](uint32_t row, uint32_t s, uint32_t symbol) {
+    PendingAdd e{0, true, GradientSum{}};
+    if (m.shape.dense) {
+      e.at = symbol * group.lane_stride + s;
+    } else if (symbol - group.bin_begin < n_bins) {  // unsigned: below the group wraps too
+      const uint32_t f = m.bin_feature[symbol];
+      e.at = (symbol - m.feature_ptr[f]) * group.lane_stride + (f - group.feature_begin);
+    } else {
+      e.valid = false;
+      return e;
+    }
+    e.value = gpair[row];
+    return e;
+  };
+  const auto commit = [&](const PendingAdd& e) {
+    if (e.valid) sums.Add(e.at, e.value);
+  };
+  for (uint64_t t = share.first; t < share.last; ++t) {
+    const HistBlockTask task = tasks[t];
+    if (task.out != current) SwitchOutput(m, group, sums, out, total_bins, &current, task.out);
+    ForEachSlot(m, task, group, load, commit);
+  }
+  __syncthreads();
+  sums.FlushTo(m, group, out + static_cast<uint64_t>(current) * total_bins);
+}
+
+// Dense rows through shared memory. The block's tasks are cut into tiles of at most `tile_rows`
+// rows; two tile buffers follow the sums. While the block adds the entries of one tile from shared
+// memory (lanes over the flattened (row, slot) positions), the next tile's rows (their gradients
+// and the symbols of the group's slots) are on their way into the other buffer by asynchronous
+// copies, a row a thread, and the row ids of the tile after that are being loaded. A gather
+// straight from global memory waits on a chain of dependent loads (row id, symbol, gradient) for
+// every entry; a tile loaded and then used waits for its loads once a tile.
+struct TileBuffer {
+  GradientSum* gpair;  // tile_rows
+  uint8_t* symbols;    // tile_rows x row bytes
+};
+
+// A tile: rows [start, start + tile_rows) of task `task` (of the block's share).
+struct TileRef {
+  uint64_t task, start;
+};
+
+__device__ uint32_t RowsIn(const HistBlockTask& task, uint64_t start, uint32_t tile_rows) {
+  const uint64_t left = task.end - task.begin - start;
+  return static_cast<uint32_t>(left < tile_rows ? left : tile_rows);
+}
+
+// The tile after `ref`, false past the share's last (tasks are never empty).
+__device__ bool NextTile(const HistBlockTask* tasks, uint64_t last, uint32_t tile_rows,
+                         TileRef* ref) {
+  ref->start += tile_rows;
+  if (ref->start < tasks[ref->task].end - tasks[ref->task].begin) return true;
+  ref->start = 0;
+  return ++ref->task < last;
+}
+
+// This thread's row of the tile (a row id load; 0 past the tile's rows).
+__device__ uint32_t TileRow(const HistBlockTask& task, uint64_t start, uint32_t tile_rows) {
+  if (threadIdx.x >= RowsIn(task, start, tile_rows)) return 0;
+  const uint64_t pos = task.begin + start + threadIdx.x;
+  return task.rows != nullptr ? task.rows[pos] : static_cast<uint32_t>(pos);
+}
+
+// Starts the copies of this thread's row of the tile into `buf` and commits them as one group
+// (every thread commits, so that the groups count the same in all threads).
+__device__ void IssueTile(const EllpackView& m, const GradientSum* gpair, const FeatureGroup& group,
+                          uint32_t n, uint32_t row, const TileBuffer& buf) {
+  const uint32_t bytes = m.shape.symbol_bytes;
+  const uint32_t row_bytes = (group.slot_end - group.slot_begin) * bytes;
+  if (threadIdx.x < n) {
+    __pipeline_memcpy_async(buf.gpair + threadIdx.x, gpair + row, sizeof(GradientSum));
+    const uint8_t* src =
+        m.symbols + (static_cast<uint64_t>(row) * m.shape.row_stride + group.slot_begin) * bytes;
+    uint8_t* dst = buf.symbols + threadIdx.x * row_bytes;
+    if (((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) | row_bytes) & 3) ==
+        0) {
+      for (uint32_t i = 0; i < row_bytes; i += 4) __pipeline_memcpy_async(dst + i, src + i, 4);
+    } else {  // unaligned rows: plain copies (the barrier before the tile's use covers them)
+      for (uint32_t i = 0; i < row_bytes; ++i) dst[i] = src[i];
+    }
+  }
+  __pipeline_commit();
+}
+
+// Adds the n rows of a tile from shared memory.
+__device__ void AddTile(const EllpackView& m, const FeatureGroup& group, const TileBuffer& buf,
+                        uint32_t n, const SharedSums& sums) {
+  const uint32_t width = group.slot_end - group.slot_begin;
+  const uint32_t step_r = blockDim.x / width, step_s = blockDim.x % width;
+  uint32_t r = threadIdx.x / width, s = threadIdx.x % width;
+  const uint32_t total = n * width;
+#pragma unroll 4
+  for (uint32_t idx = threadIdx.x; idx < total; idx += blockDim.x) {
+    const uint32_t symbol = m.shape.symbol_bytes == 1
+                                ? buf.symbols[idx]
+                                : reinterpret_cast<const uint16_t*>(buf.symbols)[idx];
+    sums.Add(symbol * group.lane_stride + s, buf.gpair[r]);
     r += step_r;
     s += step_s;
     if (s >= width) {
@@ -73,36 +250,58 @@ __device__ void ForEachEntry(const EllpackView& m, const HistBlockTask& task,
   }
 }
 
-// Shared-memory groups: the block takes tasks [first, last) of its share, in order; the sums go
-// to global memory whenever the output histogram changes and at the end.
 __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
-    SharedHistogramKernel(EllpackView m, const GradientSum* gpair, const HistBlockTask* tasks,
-                          uint64_t n_tasks, const FeatureGroup* groups, uint32_t total_bins,
-                          GradientSum* out) {
-  extern __shared__ uint32_t smem[];
+    TiledHistogramKernel(EllpackView m, const GradientSum* __restrict__ gpair,
+                         const HistBlockTask* tasks, uint64_t n_tasks, const FeatureGroup* groups,
+                         uint32_t total_bins, GradientSum* out, uint32_t max_cells,
+                         uint32_t tile_rows, uint32_t tile_row_bytes) {
+  extern __shared__ uint4 smem_aligned[];
+  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_aligned);
   const FeatureGroup group = groups[blockIdx.y];
-  const SharedSums sums{smem, group.bin_end - group.bin_begin};
-  const uint64_t first = n_tasks * blockIdx.x / gridDim.x;
-  const uint64_t last = n_tasks * (blockIdx.x + 1) / gridDim.x;
-  if (first == last) return;
-  uint32_t current = tasks[first].out;
+  const SharedSums sums{smem, group.Cells()};
+  const TaskShare share = TaskShare::Of(n_tasks);
+  if (share.first == share.last || group.slot_end == group.slot_begin) return;
+  // Two buffers after the sums of the widest group, each 16-byte aligned.
+  const uint32_t buffer_bytes = (tile_rows * (sizeof(GradientSum) + tile_row_bytes) + 15) / 16 * 16;
+  uint8_t* base = reinterpret_cast<uint8_t*>(smem + (4 * max_cells + 3) / 4 * 4);
+  const auto buffer =
+      [&](int b) {  // computed, not an array: a run-time index would go to the stack
+        GradientSum* g = reinterpret_cast<GradientSum*>(base + b * buffer_bytes);
+        return TileBuffer{g, reinterpret_cast<uint8_t*>(g + tile_rows)};
+      };
+  uint32_t current = tasks[share.first].out;
   sums.Zero();
-  __syncthreads();
-  for (uint64_t t = first; t < last; ++t) {
-    const HistBlockTask task = tasks[t];
-    if (task.out != current) {  // the same for every thread of the block
-      __syncthreads();
-      sums.FlushTo(out + static_cast<uint64_t>(current) * total_bins + group.bin_begin);
-      __syncthreads();
-      sums.Zero();
-      __syncthreads();
-      current = task.out;
+  // The pipeline: `at` is the tile being added, `next` the one being copied, `after` the one
+  // whose row ids are being loaded.
+  TileRef at{share.first, 0};
+  IssueTile(m, gpair, group, RowsIn(tasks[at.task], 0, tile_rows),
+            TileRow(tasks[at.task], 0, tile_rows), buffer(0));
+  TileRef next = at;
+  bool have_next = NextTile(tasks, share.last, tile_rows, &next);
+  uint32_t next_row = have_next ? TileRow(tasks[next.task], next.start, tile_rows) : 0;
+  for (int b = 0;; b ^= 1) {
+    if (have_next) {
+      IssueTile(m, gpair, group, RowsIn(tasks[next.task], next.start, tile_rows), next_row,
+                buffer(b ^ 1));
+    } else {
+      __pipeline_commit();  // an empty group keeps the count of the wait below
     }
-    ForEachEntry(m, task, group,
-                 [&](uint32_t row, uint32_t local) { sums.Add(local, gpair[row]); });
+    TileRef after = next;
+    const bool have_after = have_next && NextTile(tasks, share.last, tile_rows, &after);
+    const uint32_t after_row = have_after ? TileRow(tasks[after.task], after.start, tile_rows) : 0;
+    __pipeline_wait_prior(1);  // this thread's copies of tile `at` are done
+    __syncthreads();           // and every thread's
+    const HistBlockTask task = tasks[at.task];
+    if (task.out != current) SwitchOutput(m, group, sums, out, total_bins, &current, task.out);
+    AddTile(m, group, buffer(b), RowsIn(task, at.start, tile_rows), sums);
+    __syncthreads();  // buffer b is refilled next
+    if (!have_next) break;
+    at = next;
+    next = after;
+    have_next = have_after;
+    next_row = after_row;
   }
-  __syncthreads();
-  sums.FlushTo(out + static_cast<uint64_t>(current) * total_bins + group.bin_begin);
+  sums.FlushTo(m, group, out + static_cast<uint64_t>(current) * total_bins);
 }
 
 // Groups too wide for shared memory: one task a block, straight into global memory.
@@ -111,10 +310,15 @@ __global__ void GlobalHistogramKernel(EllpackView m, const GradientSum* gpair,
                                       uint32_t total_bins, GradientSum* out) {
   const HistBlockTask task = tasks[blockIdx.x];
   const FeatureGroup group = groups[blockIdx.y];
-  GradientSum* hist = out + static_cast<uint64_t>(task.out) * total_bins + group.bin_begin;
-  ForEachEntry(m, task, group, [&](uint32_t row, uint32_t local) {
-    const GradientSum p = gpair[row];
-    AtomicAddSum(hist + local, p.g, p.h);
+  GradientSum* hist = out + static_cast<uint64_t>(task.out) * total_bins;
+  const auto load = [&](uint32_t row, uint32_t s, uint32_t symbol) {
+    const uint32_t bin = m.shape.dense ? m.slot_base[group.slot_begin + s] + symbol : symbol;
+    // Another group's bin, or null: nothing.
+    if (bin < group.bin_begin || bin >= group.bin_end) return PendingAdd{0, false, GradientSum{}};
+    return PendingAdd{bin, true, gpair[row]};
+  };
+  ForEachSlot(m, task, group, load, [&](const PendingAdd& e) {
+    if (e.valid) AtomicAddSum(hist + e.at, e.value.g, e.value.h);
   });
 }
 
@@ -136,46 +340,74 @@ __global__ void SubtractManyKernel(const SubtractTask* tasks, std::size_t bins) 
   }
 }
 
-// Shared memory one block may use: the opt-in limit of the current device, capped by the policy.
-std::size_t SharedBudget() {
+// Shared memory one block may have: the opt-in limit of the current device.
+std::size_t SharedOptin() {
   int device = 0, optin = 0;
   RB_CUDA_CHECK(cudaGetDevice(&device));
   RB_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  return std::max(DevicePolicy::kHistSharedBytes,
-                  std::min<std::size_t>(DevicePolicy::kHistSharedOptinBytes, optin));
+  return std::max<std::size_t>(DevicePolicy::kHistSharedBytes, optin);
 }
 
-// Lets the shared kernel take `bytes` of dynamic shared memory (a setting of the kernel, not of a
-// launch: set again before each launch, since another builder may have set it lower).
-void AllowSharedBytes(std::size_t bytes) {
-  RB_CUDA_CHECK(cudaFuncSetAttribute(
-      SharedHistogramKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+// Lets `kernel` take `bytes` of dynamic shared memory (a setting of the kernel, not of a launch:
+// set again before each launch, since another builder may have set it lower).
+template <typename Kernel>
+void AllowSharedBytes(Kernel kernel, std::size_t bytes) {
+  RB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
+}
+
+// Rows of a tile whose rows take `row_bytes` of symbols and a gradient each, within `budget`
+// bytes: at most a row a thread, in whole warps; 0 when fewer than the policy's minimum fit.
+uint32_t TileRows(std::size_t budget, uint32_t row_bytes) {
+  const std::size_t fit = budget / (row_bytes + sizeof(GradientSum));
+  const uint32_t rows = static_cast<uint32_t>(std::min<std::size_t>(fit, kThreads)) / 32 * 32;
+  return rows >= DevicePolicy::kHistMinTileRows ? rows : 0;
 }
 
 }  // namespace
 
 DeviceHistogramBuilder::DeviceHistogramBuilder(const DeviceMatrix* matrix,
-                                               const HistogramCuts& cuts, uint32_t max_group_bins)
+                                               const HistogramCuts& cuts, uint32_t max_group_cells)
     : matrix_(matrix), total_bins_(cuts.TotalBins()) {
-  const uint32_t fit = static_cast<uint32_t>(SharedBudget() / DevicePolicy::kHistSharedBytesPerBin);
-  const uint32_t max_bins = max_group_bins == 0 ? fit : std::min(fit, max_group_bins);
-  groups_ = GroupFeatures(cuts, max_bins, DevicePolicy::kHistMaxSharedGroups,
-                          matrix->column_of_host(), matrix->shape().row_stride);
+  const std::size_t optin = SharedOptin();
+  const uint32_t fit = static_cast<uint32_t>(std::min(optin, DevicePolicy::kHistSharedOptinBytes) /
+                                             DevicePolicy::kHistSharedBytesPerCell);
+  const uint32_t max_cells = max_group_cells == 0 ? fit : std::min(fit, max_group_cells);
+  groups_ =
+      GroupFeatures(cuts, max_cells, DevicePolicy::kHistMaxSharedGroups, matrix->column_of_host(),
+                    matrix->shape().row_stride, DevicePolicy::kHistLaneAlign);
   std::vector<FeatureGroup> h_shared, h_global;
-  uint32_t widest = 0;
+  uint32_t widest_row = 0;
+  max_cells_ = 0;
   for (const FeatureGroup& g : groups_) {
     (g.shared ? h_shared : h_global).push_back(g);
-    if (g.shared) widest = std::max(widest, g.bin_end - g.bin_begin);
+    if (!g.shared) continue;
+    max_cells_ = std::max(max_cells_, g.Cells());
+    widest_row = std::max(widest_row, (g.slot_end - g.slot_begin) * matrix->shape().symbol_bytes);
   }
   d_shared_groups_.CopyFrom(h_shared);
   d_global_groups_.CopyFrom(h_global);
-  shared_bytes_ = static_cast<std::size_t>(widest) * DevicePolicy::kHistSharedBytesPerBin;
-  AllowSharedBytes(shared_bytes_);
+  const std::size_t sums_bytes = (4 * std::size_t{max_cells_} + 3) / 4 * 4 * sizeof(uint32_t);
+  // Dense rows go through two tile buffers (TiledHistogramKernel) where a useful tile fits.
+  tile_row_bytes_ = widest_row;
+  tile_rows_ =
+      matrix->shape().dense
+          ? TileRows(std::min(DevicePolicy::kHistTileBytes, optin - sums_bytes) / 2, widest_row)
+          : 0;
+  const std::size_t buffer_bytes = (tile_rows_ * (sizeof(GradientSum) + widest_row) + 15) / 16 * 16;
+  shared_bytes_ = sums_bytes + 2 * buffer_bytes;
   int device = 0, sms = 0, per_sm = 0;
   RB_CUDA_CHECK(cudaGetDevice(&device));
   RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, SharedHistogramKernel,
-                                                              kThreads, shared_bytes_));
+  if (tile_rows_ > 0) {
+    AllowSharedBytes(TiledHistogramKernel, shared_bytes_);
+    RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, TiledHistogramKernel,
+                                                                kThreads, shared_bytes_));
+  } else {
+    AllowSharedBytes(GatherHistogramKernel, shared_bytes_);
+    RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, GatherHistogramKernel,
+                                                                kThreads, shared_bytes_));
+  }
   max_blocks_ = std::max(1, sms * std::max(per_sm, 1));
 }
 
@@ -192,9 +424,17 @@ void DeviceHistogramBuilder::Build(const GradientSum* d_gpair, const std::vector
     const unsigned int blocks =
         static_cast<unsigned int>(std::min<std::size_t>(tasks.size(), max_blocks_));
     const dim3 grid(blocks, static_cast<unsigned int>(d_shared_groups_.size()));
-    AllowSharedBytes(shared_bytes_);
-    SharedHistogramKernel<<<grid, kThreads, shared_bytes_>>>(
-        view, d_gpair, d_tasks_.data(), tasks.size(), d_shared_groups_.data(), total_bins_, d_out);
+    if (tile_rows_ > 0) {
+      AllowSharedBytes(TiledHistogramKernel, shared_bytes_);
+      TiledHistogramKernel<<<grid, kThreads, shared_bytes_>>>(
+          view, d_gpair, d_tasks_.data(), tasks.size(), d_shared_groups_.data(), total_bins_, d_out,
+          max_cells_, tile_rows_, tile_row_bytes_);
+    } else {
+      AllowSharedBytes(GatherHistogramKernel, shared_bytes_);
+      GatherHistogramKernel<<<grid, kThreads, shared_bytes_>>>(
+          view, d_gpair, d_tasks_.data(), tasks.size(), d_shared_groups_.data(), total_bins_,
+          d_out);
+    }
     RB_CUDA_CHECK_LAUNCH();
   }
   if (!d_global_groups_.empty()) {
@@ -230,7 +470,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
                                                const HistogramCuts& cuts,
                                                const std::vector<GradientSum>& gpair,
                                                const std::vector<std::vector<uint32_t>>& node_rows,
-                                               uint32_t max_group_bins, bool identity_first) {
+                                               uint32_t max_group_cells, bool identity_first) {
   std::vector<uint32_t> h_rows;
   std::vector<uint64_t> offsets;
   for (const auto& rows : node_rows) {
@@ -250,7 +490,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
     }
   }
   DeviceBuffer<GradientSum> d_out(node_rows.size() * cuts.TotalBins());
-  DeviceHistogramBuilder builder(&matrix, cuts, max_group_bins);
+  DeviceHistogramBuilder builder(&matrix, cuts, max_group_cells);
   builder.Build(d_gpair.data(), nodes, node_rows.size(), d_out.data());
   const std::vector<GradientSum> all = d_out.ToHost();
   std::vector<Histogram> result(node_rows.size());

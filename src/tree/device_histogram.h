@@ -1,7 +1,8 @@
 // Gradient histograms on the device (DESIGN.md step 6, GPU): the same int64 (g, h) sums per
 // global bin as HistogramBuilder, for the rows of all the nodes of a level in one launch.
 //
-// Features are cut into groups of consecutive features whose bins fit one block's shared memory.
+// Features are cut into groups of consecutive features whose sums fit one block's shared memory
+// (laid out for conflict-free banks: FeatureGroup).
 // The level's rows are cut into block tasks (a run of one node's rows); a block takes a contiguous
 // run of tasks, adds every (row, slot) whose bin lies in its group into shared sums, and adds
 // them to the node's histogram in global memory when the node changes and at the end. A shared
@@ -27,21 +28,33 @@ namespace ringboost {
 
 // Features [feature_begin, feature_end), their bins [bin_begin, bin_end), and the ELLPACK slots
 // that can hold them [slot_begin, slot_end) (dense: the features' columns; sparse: every slot).
+//
+// A shared group's sums are laid out as a table of `depth` rows (the most bins of one of its
+// features) by `lane_stride` columns: the cell of local bin b of lane l is b * lane_stride + l.
+// The lanes are the group's columns when dense (lane = slot - slot_begin) and its features when
+// sparse (lane = feature - feature_begin). lane_stride is a multiple of 32, so the lanes of a warp,
+// which take neighbouring slots of a row (different features), hit different shared-memory banks
+// whatever their bins: a bin-ordered layout would put them in random banks. A group of fewer
+// lanes than 32 has a power of two (no padding to a full row of banks).
 struct FeatureGroup {
   uint32_t feature_begin = 0, feature_end = 0;
   uint32_t bin_begin = 0, bin_end = 0;
   uint32_t slot_begin = 0, slot_end = 0;
-  bool shared = true;  // built in shared memory; false: global atomics only
+  uint32_t depth = 0, lane_stride = 0;  // shared groups: the table's shape
+  bool shared = true;                   // built in shared memory; false: global atomics only
+  RB_HOST_DEVICE uint32_t Cells() const { return depth * lane_stride; }
 };
 
-// Groups over all features, in feature order: consecutive features while their bins fit
-// `max_group_bins`; a feature with more bins alone in a global group. When that would take more
-// than `max_shared_groups` passes over the rows, one global group of all features instead.
-// `column_of` is EllpackColumnOf (empty when sparse), `row_stride` the ELLPACK row width.
-// Pure host code.
-std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_group_bins,
+// Groups over all features, in feature order: consecutive features while their table (depth x
+// lanes rounded up to a multiple of `lane_align`, or below it to a power of two) has at most
+// `max_cells` cells; a feature that alone needs more
+// goes alone to a global group. When that would take more than `max_shared_groups` passes over
+// the rows, one global group of all features instead. `column_of` is EllpackColumnOf (empty when
+// sparse), `row_stride` the ELLPACK row width. Pure host code.
+std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_cells,
                                         uint32_t max_shared_groups,
-                                        const std::vector<int32_t>& column_of, uint32_t row_stride);
+                                        const std::vector<int32_t>& column_of, uint32_t row_stride,
+                                        uint32_t lane_align);
 
 // A node whose histogram to build: its `size` row ids at `rows` (device memory; nullptr: the rows
 // 0 .. size-1, in order, as at the root), into output histogram `out`.
@@ -75,10 +88,10 @@ struct SubtractTask {
 #ifdef RINGBOOST_USE_CUDA
 class DeviceHistogramBuilder {
  public:
-  // max_group_bins 0: as many as fit the shared memory DevicePolicy gives a block; tests pass
+  // max_group_cells 0: as many as fit the shared memory DevicePolicy gives a block; tests pass
   // small numbers to force several groups or the global fallback.
   DeviceHistogramBuilder(const DeviceMatrix* matrix, const HistogramCuts& cuts,
-                         uint32_t max_group_bins = 0);
+                         uint32_t max_group_cells = 0);
 
   // d_out[k * TotalBins() + b] = sum over the rows of nodes[i] with nodes[i].out == k of the
   // gradients in bin b, for every k < num_out (histograms no node names come out zero). d_out is
@@ -92,11 +105,16 @@ class DeviceHistogramBuilder {
   static void SubtractMany(const SubtractTask* d_tasks, std::size_t n_tasks, std::size_t bins);
 
   const std::vector<FeatureGroup>& groups() const { return groups_; }
+  // Rows of the shared-memory tiles dense rows go through (0: sparse data, or too wide rows).
+  uint32_t tile_rows() const { return tile_rows_; }
 
  private:
   const DeviceMatrix* matrix_;
   uint32_t total_bins_;
-  std::size_t shared_bytes_;  // per block, for the largest shared group
+  std::size_t shared_bytes_;  // per block: the widest shared group's sums, then the row tile
+  uint32_t max_cells_;        // of the widest shared group
+  uint32_t tile_rows_;        // rows of a tile of dense rows; 0: entries gathered one by one
+  uint32_t tile_row_bytes_;   // symbol bytes of a tile's row (the widest shared group's)
   int max_blocks_;            // resident blocks of the shared kernel on the whole device
   std::vector<FeatureGroup> groups_;
   DeviceBuffer<FeatureGroup> d_shared_groups_;
@@ -110,7 +128,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
                                                const HistogramCuts& cuts,
                                                const std::vector<GradientSum>& gpair,
                                                const std::vector<std::vector<uint32_t>>& node_rows,
-                                               uint32_t max_group_bins = 0,
+                                               uint32_t max_group_cells = 0,
                                                bool identity_first = false);
 #endif  // RINGBOOST_USE_CUDA
 

@@ -100,7 +100,11 @@ std::size_t DeviceMatrixBytes(const EllpackShape& shape) {
   bytes += (features + 1) * sizeof(uint32_t);  // cuts.ptr
   bytes += shape.null_symbol * sizeof(float);  // cut values
   bytes += features * sizeof(float);           // min values
-  if (shape.dense) bytes += features * sizeof(int32_t) + shape.row_stride * sizeof(uint32_t);
+  if (shape.dense) {
+    bytes += features * sizeof(int32_t) + shape.row_stride * sizeof(uint32_t);
+  } else {
+    bytes += shape.null_symbol * sizeof(uint32_t);
+  }
   return bytes;
 }
 
@@ -111,9 +115,21 @@ EllpackView EllpackHost::View(const HistogramCuts& cuts) const {
   v.feature_ptr = cuts.ptr.data();
   v.column_of = column_of.data();
   v.slot_base = slot_base.data();
+  v.bin_feature = bin_feature.data();
   v.shape = shape;
   return v;
 }
+
+namespace {
+// The feature of each global bin.
+std::vector<uint32_t> BinFeature(const HistogramCuts& cuts) {
+  std::vector<uint32_t> out(cuts.TotalBins());
+  for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
+    std::fill(out.begin() + cuts.ptr[f], out.begin() + cuts.ptr[f + 1], f);
+  }
+  return out;
+}
+}  // namespace
 
 EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread) {
   const int threads = nthread > 0 ? nthread : omp_get_max_threads();
@@ -122,6 +138,7 @@ EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, i
   if (!h.shape.dense) {
     h.symbols = h.shape.symbol_bytes == 2 ? SparseSymbols<uint16_t>(matrix, h.shape, threads)
                                           : SparseSymbols<uint32_t>(matrix, h.shape, threads);
+    h.bin_feature = BinFeature(cuts);
     return h;
   }
   if (h.shape.symbol_bytes == 1) {
@@ -157,7 +174,9 @@ DeviceMatrix DeviceMatrix::Create(const BinnedMatrix& matrix, const HistogramCut
     for (uint32_t f : matrix.dense_columns()) slot_base.push_back(cuts.ptr[f]);
     m.d_slot_base_.CopyFrom(slot_base);
   } else {
-    m.d_symbols_.CopyFrom(PackEllpack(matrix, cuts, threads).symbols);
+    EllpackHost h = PackEllpack(matrix, cuts, threads);
+    m.d_symbols_.CopyFrom(h.symbols);
+    m.d_bin_feature_.CopyFrom(h.bin_feature);
   }
   m.d_column_of_.CopyFrom(m.h_column_of_);
   m.d_feature_ptr_.CopyFrom(cuts.ptr);
@@ -173,6 +192,7 @@ EllpackView DeviceMatrix::View() const {
   v.feature_ptr = d_feature_ptr_.data();
   v.column_of = d_column_of_.data();
   v.slot_base = d_slot_base_.data();
+  v.bin_feature = d_bin_feature_.data();
   v.shape = shape_;
   return v;
 }

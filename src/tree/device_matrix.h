@@ -39,7 +39,8 @@ EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cut
 
 // Device memory the DeviceMatrix of this shape takes: symbols (twice when dense: rows and
 // columns), cuts.ptr, cut values, min values and, when dense, the feature -> slot and slot -> first
-// bin tables. Computed on the host before anything is allocated.
+// bin tables, when sparse the bin -> feature table. Computed on the host before anything is
+// allocated.
 std::size_t DeviceMatrixBytes(const EllpackShape& shape);
 
 // A trivially copyable view (kernels take it by value). Pointers are device pointers in kernels,
@@ -50,6 +51,7 @@ struct EllpackView {
   const uint32_t* feature_ptr = nullptr;  // cuts.ptr, num_features + 1
   const int32_t* column_of = nullptr;     // dense: slot of each feature, -1 when it has none
   const uint32_t* slot_base = nullptr;    // dense: first global bin of each slot's feature
+  const uint32_t* bin_feature = nullptr;  // sparse: the feature of each global bin
   EllpackShape shape;
 
   // Symbol number k of an array of this shape's symbols.
@@ -99,9 +101,10 @@ struct EllpackView {
 struct EllpackHost {
   EllpackShape shape;
   std::vector<uint8_t> symbols;
-  std::vector<uint8_t> columns;     // dense only
-  std::vector<int32_t> column_of;   // dense only: EllpackColumnOf
-  std::vector<uint32_t> slot_base;  // dense only
+  std::vector<uint8_t> columns;       // dense only
+  std::vector<int32_t> column_of;     // dense only: EllpackColumnOf
+  std::vector<uint32_t> slot_base;    // dense only
+  std::vector<uint32_t> bin_feature;  // sparse only
   // A view of these vectors with the cuts' ptr.
   EllpackView View(const HistogramCuts& cuts) const;
 };
@@ -133,6 +136,7 @@ class DeviceMatrix {
   DeviceBuffer<uint32_t> d_feature_ptr_;
   DeviceBuffer<int32_t> d_column_of_;
   DeviceBuffer<uint32_t> d_slot_base_;
+  DeviceBuffer<uint32_t> d_bin_feature_;
   DeviceBuffer<float> d_cut_values_;
   DeviceBuffer<float> d_min_values_;
 };

@@ -87,8 +87,8 @@ class DevicePartitioner {
                                         uint64_t n);
   uint64_t num_rows_;
   DeviceBuffer<uint32_t> d_buffers_[2];
-  DeviceBuffer<uint32_t> d_marks_;  // 1 = goes left, per covered position (+1 trailing 0)
-  DeviceBuffer<uint32_t> d_scan_;   // exclusive scan of d_marks_
+  DeviceBuffer<uint8_t> d_marks_;  // 1 = goes left, per covered position (+1 trailing 0)
+  DeviceBuffer<uint32_t> d_scan_;  // exclusive scan of d_marks_
   DeviceBuffer<uint8_t> d_scan_temp_;
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint64_t> d_n_left_;

@@ -20,19 +20,23 @@ HistogramCuts CutsWithBins(const std::vector<uint32_t>& bins) {
 
 TEST(DeviceHistogram, GroupsPackConsecutiveFeatures) {
   const HistogramCuts cuts = CutsWithBins({4, 4, 3, 10, 2});
-  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 8, 8, {}, 5);
+  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 8, 8, {}, 5, 1);
   ASSERT_EQ(g.size(), 4u);
-  // {0, 1}: 8 bins; {2}: 3 (+10 would not fit); {3}: 10 > 8, global; {4}.
+  // {0, 1}: 4 deep x 2 lanes; {2}: 3 x 1 (with 3: 10 x 2 > 8); {3}: 10 > 8, global; {4}.
   EXPECT_EQ(g[0].feature_begin, 0u);
   EXPECT_EQ(g[0].feature_end, 2u);
   EXPECT_EQ(g[0].bin_end, 8u);
+  EXPECT_EQ(g[0].depth, 4u);
+  EXPECT_EQ(g[0].lane_stride, 2u);
   EXPECT_TRUE(g[0].shared);
   EXPECT_EQ(g[1].feature_begin, 2u);
   EXPECT_EQ(g[1].feature_end, 3u);
+  EXPECT_EQ(g[1].Cells(), 3u);
   EXPECT_EQ(g[2].feature_begin, 3u);
   EXPECT_EQ(g[2].bin_begin, 11u);
   EXPECT_EQ(g[2].bin_end, 21u);
   EXPECT_FALSE(g[2].shared);
+  EXPECT_EQ(g[2].Cells(), 0u);
   EXPECT_EQ(g[3].bin_begin, 21u);
   EXPECT_EQ(g[3].bin_end, 23u);
   for (const FeatureGroup& x : g) {  // sparse: every slot
@@ -43,18 +47,46 @@ TEST(DeviceHistogram, GroupsPackConsecutiveFeatures) {
 
 TEST(DeviceHistogram, DenseGroupsTakeTheirColumns) {
   const HistogramCuts cuts = CutsWithBins({4, 4, 3, 2});
-  // Feature 1 has no column (no values); 0, 2, 3 are columns 0, 1, 2.
-  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 8, 8, {0, -1, 1, 2}, 3);
+  // Feature 1 has no column (no values): it takes no lane. 0, 2, 3 are columns 0, 1, 2.
+  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 8, 8, {0, -1, 1, 2}, 3, 1);
   ASSERT_EQ(g.size(), 2u);
-  EXPECT_EQ(g[0].slot_begin, 0u);  // features 0, 1
-  EXPECT_EQ(g[0].slot_end, 1u);
-  EXPECT_EQ(g[1].slot_begin, 1u);  // features 2, 3
+  EXPECT_EQ(g[0].feature_end, 3u);  // features 0, 1, 2: 4 deep x 2 lanes
+  EXPECT_EQ(g[0].slot_begin, 0u);
+  EXPECT_EQ(g[0].slot_end, 2u);
+  EXPECT_EQ(g[0].lane_stride, 2u);
+  EXPECT_EQ(g[1].slot_begin, 2u);  // feature 3
   EXPECT_EQ(g[1].slot_end, 3u);
+}
+
+TEST(DeviceHistogram, LanesAreRoundedToTheBanks) {
+  // 40 features of 256 bins, 8192 cells: 32 lanes (256 x 32), then the other 8 (a power of two
+  // below 32 lanes); 4096 cells: 16, 16 and 8 lanes; 255 cells hold no feature: one global pass.
+  const HistogramCuts cuts = CutsWithBins(std::vector<uint32_t>(40, 256));
+  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 8192, 8, {}, 40, 32);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].feature_end, 32u);
+  EXPECT_EQ(g[0].lane_stride, 32u);
+  EXPECT_EQ(g[0].depth, 256u);
+  EXPECT_EQ(g[1].feature_end, 40u);
+  EXPECT_EQ(g[1].lane_stride, 8u);
+  EXPECT_EQ(g[1].Cells(), 2048u);
+  const std::vector<FeatureGroup> narrow = GroupFeatures(cuts, 4096, 8, {}, 40, 32);
+  ASSERT_EQ(narrow.size(), 3u);
+  EXPECT_EQ(narrow[0].feature_end, 16u);
+  EXPECT_EQ(narrow[0].lane_stride, 16u);
+  EXPECT_EQ(narrow[2].lane_stride, 8u);
+  const std::vector<FeatureGroup> none = GroupFeatures(cuts, 255, 8, {}, 40, 32);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_FALSE(none[0].shared);
+  // Three features of 5 bins, 20 cells: 3 lanes take a table of 4 (5 x 4).
+  const std::vector<FeatureGroup> three = GroupFeatures(CutsWithBins({5, 5, 5}), 20, 8, {}, 3, 32);
+  ASSERT_EQ(three.size(), 1u);
+  EXPECT_EQ(three[0].lane_stride, 4u);
 }
 
 TEST(DeviceHistogram, TooManyGroupsBecomeOneGlobalPass) {
   const HistogramCuts cuts = CutsWithBins({4, 4, 4, 4});
-  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 4, 3, {}, 4);
+  const std::vector<FeatureGroup> g = GroupFeatures(cuts, 4, 3, {}, 4, 1);
   ASSERT_EQ(g.size(), 1u);
   EXPECT_FALSE(g[0].shared);
   EXPECT_EQ(g[0].bin_begin, 0u);
@@ -82,8 +114,8 @@ TEST(DeviceHistogram, BlockTasksSkipEmptyNodes) {
 #ifdef RINGBOOST_USE_CUDA
 // Nodes: the root (all rows in order, no row ids), its rows split three ways (one part empty when
 // the data has few rows), plus an empty node; the CPU builds each of them, the device all at once
-// (into histograms in another order), with `max_group_bins`.
-void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_bins) {
+// (into histograms in another order), with `max_group_cells`.
+void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_cells) {
   RowPartitioner p(b.matrix->NumRows());
   p.Partition(
       {{0, 1, 2}}, [](std::size_t, uint32_t r) { return r % 3 == 0; }, 2);
@@ -107,13 +139,13 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
 
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
   const std::vector<Histogram> got =
-      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins, true);
+      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true);
   ASSERT_EQ(got.size(), expected.size());
   for (std::size_t k = 0; k < got.size(); ++k) {
-    EXPECT_TRUE(got[k] == expected[k]) << name << " node " << k << " groups " << max_group_bins;
+    EXPECT_TRUE(got[k] == expected[k]) << name << " node " << k << " groups " << max_group_cells;
   }
   // Run twice: equal bit for bit.
-  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_bins, true) == got)
+  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true) == got)
       << name;
 }
 #endif
@@ -123,9 +155,9 @@ TEST(DeviceHistogram, EqualsCpuOverShapes) {
 #ifdef RINGBOOST_USE_CUDA
   for (const test::ShapeSpec& s : test::KernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
-    ExpectDeviceEqualsCpu(b, s.name, 0);   // as many bins a group as the device allows
-    ExpectDeviceEqualsCpu(b, s.name, 64);  // several groups, some features global
-    ExpectDeviceEqualsCpu(b, s.name, 1);   // global atomics only (1-bin features shared)
+    ExpectDeviceEqualsCpu(b, s.name, 0);     // as many cells a group as the device allows
+    ExpectDeviceEqualsCpu(b, s.name, 4096);  // several groups, wide features global
+    ExpectDeviceEqualsCpu(b, s.name, 1);     // global atomics only
   }
 #endif
 }

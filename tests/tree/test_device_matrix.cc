@@ -53,7 +53,9 @@ TEST(DeviceMatrix, SparseHoldsGlobalBinsThenNullSlots) {
   // Slots 0 3 | 3 3 | 1 2, two little-endian bytes each.
   EXPECT_EQ(h.symbols, (std::vector<uint8_t>{0, 0, 3, 0, 3, 0, 3, 0, 1, 0, 2, 0}));
   EXPECT_TRUE(h.columns.empty());
-  EXPECT_EQ(DeviceMatrixBytes(h.shape), 12u + 12u + 12u + 8u);  // no column copy, no tables
+  EXPECT_EQ(h.bin_feature, (std::vector<uint32_t>{0, 0, 1}));
+  // symbols 12 + ptr 12 + cut values 12 + min values 8 + bin -> feature 12; no column copy.
+  EXPECT_EQ(DeviceMatrixBytes(h.shape), 56u);
   const EllpackView v = h.View(cuts);
   EXPECT_EQ(v.GetBin(0, 0), 0);
   EXPECT_EQ(v.GetBin(0, 1), -1);
