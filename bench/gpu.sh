@@ -5,11 +5,12 @@
 # The HIGGS-like 10M x 28 dense set (ten 1M-row files of ../shared/bench/gen_dense.py, seeds
 # 1..10, read as one data set), max_depth=8, max_bin=256, eta=0.1: seconds per round with
 # device=cuda over each of ROUNDS (default "100 500") rounds and with device=cpu nthread=2 over
-# CPU_ROUNDS (default 5) rounds (the per-round times of `verbosity=2`, host clock; the device
-# trainer synchronizes at the end of each round), the phases of the device rounds
-# (`verbosity=3`), the card's device-to-device copy bandwidth (torch, CUDA events), the floor of
-# one round (the bytes a depth-8 round must move at least, over that bandwidth) and, where Nsight
-# Compute reads the counters, the time of each kernel over 2 rounds (kernels.csv).
+# CPU_ROUNDS (default 5) rounds (the per-round times of `verbosity=2`, by the host clock and
+# between CUDA events), the phases of 100 device rounds (`verbosity=3`), whether the CPU_ROUNDS
+# models of both devices are the same file, the card's device-to-device copy bandwidth (torch,
+# CUDA events), the floor of one round (the bytes a depth-8 round must move at least, over that
+# bandwidth) and, where Nsight Compute reads the counters, each kernel's time and DRAM bytes over
+# 2 rounds (kernels.csv; bench/gpu_kernels.py makes the table).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GEN="$ROOT/../shared/bench/gen_dense.py"
@@ -35,7 +36,7 @@ RINGBOOST="${RINGBOOST:-$ROOT/build/ringboost}"
 mkdir -p "$OUT"
 while [[ -f "$DATA.making" ]]; do sleep 1; done  # a --data-only run in the background
 make_data
-printf 'objective = binary:logistic\nmax_depth = 8\nmax_bin = 256\neta = 0.1\ndata = "%s"\nverbosity = 3\n' \
+printf 'objective = binary:logistic\nmax_depth = 8\nmax_bin = 256\neta = 0.1\ndata = "%s"\nverbosity = 2\n' \
   "$DATA" >"$OUT/gpu.conf"
 per_round() {  # mean of the round times after the first (which builds the matrix and cuts)
   grep -o 'round [0-9]*: [0-9.e-]* s' "$1" | awk 'NR > 1 {s += $3; n++} END {if (n) printf "%.5f", s / n}'
@@ -48,6 +49,10 @@ for r in $ROUNDS; do
   "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$r" model_out="$OUT/cuda$r.json" \
     >"$OUT/cuda$r.log" 2>&1 || { status=1; tail -5 "$OUT/cuda$r.log"; }
 done
+# Where the time goes: verbosity=3 times each phase, with a device synchronize at the end of each
+# (so its rounds are a little slower than the runs above, which queue without waiting).
+"$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=100 verbosity=3 \
+  model_out="$OUT/phases.json" >"$OUT/phases.log" 2>&1 || status=1
 if [[ "$CPU_ROUNDS" -gt 0 ]]; then
   "$RINGBOOST" train "$OUT/gpu.conf" device=cpu nthread=2 num_round="$CPU_ROUNDS" \
     model_out="$OUT/cpu$CPU_ROUNDS.json" >"$OUT/cpu.log" 2>&1 || status=1
@@ -86,8 +91,8 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
   echo "device: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   for r in $ROUNDS; do
     echo "cuda s/round ($r rounds): $(per_round "$OUT/cuda$r.log") host clock, $(device_round "$OUT/cuda$r.log") CUDA events"
-    grep -h "phases:" "$OUT/cuda$r.log" | sed "s/^/cuda$r /"
   done
+  echo "phases (100 rounds, verbosity=3, $(device_round "$OUT/phases.log") s/round): $(grep -h "phases:" "$OUT/phases.log" | sed 's/.*phases: //')"
   [[ "$CPU_ROUNDS" -gt 0 ]] && echo "cpu nthread=2 s/round ($CPU_ROUNDS rounds): $(per_round "$OUT/cpu.log")"
   echo "copy bandwidth GB/s: $bw"
   awk -v b="$floor_bytes" -v bw="$bw" 'BEGIN {if (bw > 0) printf "floor: %.0f MB a round, %.3f ms at the copy bandwidth\n", b / 1e6, b / (bw * 1e9) * 1e3}'
@@ -99,5 +104,6 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
       echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda DIFFER"
     fi
   fi
+  if [[ -s "$OUT/kernels.csv" ]]; then python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels.csv" 2 "$bw"; fi
 } | tee "$OUT/summary.txt"
 exit $status

@@ -22,16 +22,16 @@ struct DevicePolicy {
   // Histogram: threads per block, blocks an SM should hold (the kernel's launch bounds), rows of a
   // block task, and the shared memory a block may use for its sums (16 bytes a cell: g and h as
   // two 32-bit words each; lanes of a group's table in multiples of 32, one a bank) and for its
-  // two tiles of dense rows (their symbols and gradients). 48 KiB runs everywhere without opt-in;
-  // more is asked for where the device allows it: 160 KiB of sums hold 28 features of 256 bins
-  // (256 x 32 cells, 128 KiB), and with two tiles of 1024 such rows (88 KiB) one block fills an
+  // tile of dense rows (their symbols and gradients). 48 KiB runs everywhere without opt-in; more
+  // is asked for where the device allows it: 160 KiB of sums hold 28 features of 256 bins
+  // (256 x 32 cells, 128 KiB), and with a tile of 1024 such rows (44 KiB) one block fills an
   // H100 SM (227 KiB). Tiles of fewer rows than kHistMinTileRows are not worth their barriers.
   static constexpr int kHistBlockThreads = 1024;
   static constexpr int kHistBlocksPerSM = 1;
   static constexpr uint64_t kHistRowsPerTask = 2048;
   static constexpr std::size_t kHistSharedBytes = 48 * 1024;
   static constexpr std::size_t kHistSharedOptinBytes = 160 * 1024;
-  static constexpr std::size_t kHistTileBytes = 96 * 1024;  // both tiles
+  static constexpr std::size_t kHistTileBytes = 64 * 1024;
   static constexpr uint32_t kHistMinTileRows = 128;
   static constexpr std::size_t kHistSharedBytesPerCell = 4 * sizeof(uint32_t);
   static constexpr uint32_t kHistLaneAlign = 32;

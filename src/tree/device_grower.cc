@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/logging.h"
 
 namespace ringboost {
 
@@ -39,7 +40,12 @@ DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCu
       comm_(comm),
       hist_builder_(matrix, *cuts),
       partitioner_(matrix->shape().num_rows),
-      nodes_(params, split_params) {}
+      nodes_(params, split_params),
+      sync_phases_(params.verbosity >= static_cast<int>(LogLevel::kDebug)) {}
+
+void DeviceTreeGrower::EndPhase() {
+  if (sync_phases_) DeviceSynchronize();
+}
 
 // Several workers: the histograms go through host memory to the collective and back.
 void DeviceTreeGrower::AllreduceHistograms(HistogramPool::Buffer* hists, std::size_t count) {
@@ -124,8 +130,10 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
   }
   d_subtract_.CopyFrom(subtract);
   DeviceHistogramBuilder::SubtractMany(d_subtract_.data(), k, n_bins);
-  DeviceSynchronize();  // the parents' buffers go back to the pool below
+  // The parents' buffers go back to the pool: work queued later on the stream may reuse them
+  // only after these kernels, in stream order.
   for (const Expansion& b : built) nodes_[b.nid].hist.reset();
+  EndPhase();
   timer_.Add("device histograms", start);
   return children;
 }
@@ -159,7 +167,7 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
   hist_builder_.Build(d_gpair_, {HistNode{nullptr, matrix_->shape().num_rows, 0}}, 1,
                       nodes_[0].hist->data());
   AllreduceHistograms(nodes_[0].hist.get(), 1);
-  DeviceSynchronize();
+  EndPhase();
   timer_.Add("device histograms", start);
   EvaluateNodes({0});
   nodes_.Grow(
@@ -186,7 +194,7 @@ void DeviceTreeGrower::UpdatePredictions(const RegTree& tree, float* d_preds, in
     values.push_back(tree[nid].leaf_value);
   }
   partitioner_.AddLeafValues(leaves, values, d_preds, stride, group);
-  DeviceSynchronize();
+  EndPhase();
   timer_.Add("device predictions", start);
 }
 

@@ -55,7 +55,9 @@ class DeviceTreeGrower {
                uint64_t tree_key);
   // Adds each leaf's value of the last grown tree to d_preds[row * stride + group].
   void UpdatePredictions(const RegTree& tree, float* d_preds, int stride, int group);
-  // Seconds per phase (each phase ends with a device synchronize, so kernels count where they run).
+  // Seconds per phase. With verbosity=3 (when the phases are printed) each phase ends with a
+  // device synchronize, so that kernels count where they run; otherwise the host queues the next
+  // phase's work without waiting, and the times say little.
   const PhaseTimer& timer() const { return timer_; }
 
  private:
@@ -70,6 +72,7 @@ class DeviceTreeGrower {
   void AllreduceHistograms(HistogramPool::Buffer* hists, std::size_t count);
   // Evaluates `nids`, whose histograms all lie in one buffer.
   void EvaluateNodes(const std::vector<int>& nids);
+  void EndPhase();  // waits for the device when the phases are timed
 
   const DeviceMatrix* matrix_;
   const HistogramCuts* cuts_;
@@ -85,6 +88,7 @@ class DeviceTreeGrower {
   const GradientSum* d_gpair_ = nullptr;  // the tree being grown's gradients
   HistogramPool pool_;
   NodeBook<NodeState> nodes_;
+  bool sync_phases_;
   PhaseTimer timer_;
 };
 

@@ -105,7 +105,7 @@ class DeviceHistogramBuilder {
   static void SubtractMany(const SubtractTask* d_tasks, std::size_t n_tasks, std::size_t bins);
 
   const std::vector<FeatureGroup>& groups() const { return groups_; }
-  // Rows of the shared-memory tiles dense rows go through (0: sparse data, or too wide rows).
+  // Rows of the shared-memory tile dense rows go through (0: sparse data, or too wide rows).
   uint32_t tile_rows() const { return tile_rows_; }
 
  private:
@@ -114,7 +114,6 @@ class DeviceHistogramBuilder {
   std::size_t shared_bytes_;  // per block: the widest shared group's sums, then the row tile
   uint32_t max_cells_;        // of the widest shared group
   uint32_t tile_rows_;        // rows of a tile of dense rows; 0: entries gathered one by one
-  uint32_t tile_row_bytes_;   // symbol bytes of a tile's row (the widest shared group's)
   int max_blocks_;            // resident blocks of the shared kernel on the whole device
   std::vector<FeatureGroup> groups_;
   DeviceBuffer<FeatureGroup> d_shared_groups_;
