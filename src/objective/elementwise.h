@@ -45,16 +45,10 @@ RB_HOST_DEVICE inline double Pow2(int k) {
   return d;
 }
 
-// exp(r) for |r| <= ln2/2 (a little more is fine): Taylor to degree 13 in Horner form. The
-// truncation error is under 5e-18 relative; the roundings, a few units of 2^-53.
+// exp(r) for |r| <= ln2/16 (a little more is fine): Taylor to degree 7 in Horner form. The
+// truncation error is under 4e-16 relative; the roundings, a few units of 2^-53.
 RB_HOST_DEVICE inline double ExpReduced(double r) {
-  double p = 1.0 / 6227020800.0;  // 1/13!
-  p = Add(Mul(p, r), 1.0 / 479001600.0);
-  p = Add(Mul(p, r), 1.0 / 39916800.0);
-  p = Add(Mul(p, r), 1.0 / 3628800.0);
-  p = Add(Mul(p, r), 1.0 / 362880.0);
-  p = Add(Mul(p, r), 1.0 / 40320.0);
-  p = Add(Mul(p, r), 1.0 / 5040.0);
+  double p = 1.0 / 5040.0;
   p = Add(Mul(p, r), 1.0 / 720.0);
   p = Add(Mul(p, r), 1.0 / 120.0);
   p = Add(Mul(p, r), 1.0 / 24.0);
@@ -64,32 +58,58 @@ RB_HOST_DEVICE inline double ExpReduced(double r) {
   return Add(Mul(p, r), 1.0);
 }
 
+// 2^(j/8) for 0 <= j < 8, as double literals (the same bits on every compiler): a table on the
+// host (selects would compile to branches, mispredicted on data), selects on the device (an
+// indexed local array goes to its stack).
+RB_HOST_DEVICE inline double Pow2Eighths(int j) {
+#if defined(__CUDA_ARCH__)
+  const double lo = (j & 2) ? ((j & 1) ? 0x1.4bfdad5362a27p+0 : 0x1.306fe0a31b715p+0)
+                            : ((j & 1) ? 0x1.172b83c7d517bp+0 : 1.0);
+  const double hi = (j & 2) ? ((j & 1) ? 0x1.d5818dcfba487p+0 : 0x1.ae89f995ad3adp+0)
+                            : ((j & 1) ? 0x1.8ace5422aa0dbp+0 : 0x1.6a09e667f3bcdp+0);
+  return (j & 4) ? hi : lo;
+#else
+  static constexpr double kTable[8] = {1.0,
+                                       0x1.172b83c7d517bp+0,
+                                       0x1.306fe0a31b715p+0,
+                                       0x1.4bfdad5362a27p+0,
+                                       0x1.6a09e667f3bcdp+0,
+                                       0x1.8ace5422aa0dbp+0,
+                                       0x1.ae89f995ad3adp+0,
+                                       0x1.d5818dcfba487p+0};
+  return kTable[j];
+#endif
+}
+
 }  // namespace elementwise_detail
 
-// exp(x) in float, the same bits on every host and device. Computed in double to 1.7 * 2^-53
-// relative (measured over every 7th float) and rounded to float once, so it is the correctly
-// rounded expf except where exp(x) lies within ~2^-52 (relative) of a midpoint between two floats.
-// NaN -> NaN, +inf -> +inf, -inf -> 0; results past FLT_MAX are inf and tiny ones subnormal or 0,
-// as the rounding gives.
+// exp(x) in float, the same bits on every host and device. Computed in double to about 2^-51
+// relative and rounded to float once, so it is the correctly rounded expf except where exp(x)
+// lies within ~2^-51 (relative) of a midpoint between two floats. NaN -> NaN, +inf -> +inf,
+// -inf -> 0; results past FLT_MAX are inf and tiny ones subnormal or 0, as the rounding gives.
+// x = (8m + j) ln2/8 + r with |r| <= ln2/16: exp(x) = 2^m 2^(j/8) exp(r) (a short polynomial;
+// the degree-13 one of |r| <= ln2/2 cost the CPU gradients twice the time).
 RB_HOST_DEVICE inline float ExpF(float x) {
   using elementwise_detail::Add;
   using elementwise_detail::Mul;
   if (x != x) return x;
-  // exp overflows float above 88.73 and is under half the smallest subnormal below -103.972; the
-  // clamp keeps 2^k a normal double and lets the final cast make inf or 0.
+  // exp overflows float above 88.73 and is under half the smallest subnormal below -103.98; the
+  // clamp keeps 2^m a normal double and lets the final cast make inf or 0.
   double xd = static_cast<double>(x);
   xd = xd < -120.0 ? -120.0 : (xd > 100.0 ? 100.0 : xd);
-  // k = round(x / ln2): adding and subtracting 1.5 * 2^52 rounds to an integer (to nearest).
-  constexpr double kLog2e = 0x1.71547652b82fep0;
+  // k = round(8x / ln2): adding and subtracting 1.5 * 2^52 rounds to an integer (to nearest).
+  constexpr double kEightOverLn2 = 0x1.71547652b82fep+3;
   constexpr double kRoundShift = 0x1.8p52;
-  const double k = Add(Add(Mul(xd, kLog2e), kRoundShift), -kRoundShift);
-  // Cody-Waite: ln2 = kLn2Hi + kLn2Lo, kLn2Hi with 21 trailing zero bits, so k * kLn2Hi and
-  // x - k * kLn2Hi are exact for |k| <= 174; r = x - k ln2, |r| <= ln2/2.
-  constexpr double kLn2Hi = 0x1.62e42feep-1;
-  constexpr double kLn2Lo = 0x1.a39ef35793c76p-33;
-  const double r = Add(Add(xd, -Mul(k, kLn2Hi)), -Mul(k, kLn2Lo));
+  const double k = Add(Add(Mul(xd, kEightOverLn2), kRoundShift), -kRoundShift);
+  // Cody-Waite: ln2/8 = kHi + kLo, kHi with 20 trailing zero bits, so k * kHi and x - k * kHi
+  // are exact for |k| <= 1400; r = x - k ln2/8, |r| <= ln2/16.
+  constexpr double kHi = 0x1.62e42feep-4;
+  constexpr double kLo = 0x1.a39ef35793c76p-36;
+  const double r = Add(Add(xd, -Mul(k, kHi)), -Mul(k, kLo));
+  const int ki = static_cast<int>(k);
   const double e =
-      Mul(elementwise_detail::ExpReduced(r), elementwise_detail::Pow2(static_cast<int>(k)));
+      Mul(Mul(elementwise_detail::ExpReduced(r), elementwise_detail::Pow2Eighths(ki & 7)),
+          elementwise_detail::Pow2(ki >> 3));  // >> of a negative int: floor
   return static_cast<float>(e);
 }
 

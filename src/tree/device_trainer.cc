@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/logging.h"
 
 #ifdef RINGBOOST_USE_CUDA
 #include "common/timer.h"
@@ -160,11 +161,17 @@ std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(
     const std::string& device, const BinnedMatrix& matrix, const HistogramCuts& cuts,
     const Params& params, const SplitParams& split_params, rabit::Communicator* comm, int nthread,
     const DataSet& train, int groups, const std::vector<float>& margins) {
-  OpenDevice(device);
+  const int ordinal = OpenDevice(device);
   std::ostringstream what;
   what << "training " << matrix.NumRows() << " rows with " << cuts.TotalBins() << " bins";
-  CheckDeviceMemoryFits(TrainingBytes(matrix, cuts, params, groups), QueryDeviceMemory().free_bytes,
-                        what.str());
+  const std::size_t need = TrainingBytes(matrix, cuts, params, groups);
+  const DeviceMemoryInfo memory = QueryDeviceMemory();
+  constexpr double kMiB = 1024.0 * 1024.0;
+  RB_LOG(kInfo, "device cuda:" << ordinal << ": " << what.str() << " takes about " << need / kMiB
+                               << " MiB of its memory (the binned matrix "
+                               << DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) / kMiB
+                               << " MiB); " << memory.free_bytes / kMiB << " MiB free");
+  CheckDeviceMemoryFits(need, memory.free_bytes, what.str());
   return std::make_unique<CudaTrainer>(matrix, cuts, params, split_params, comm, nthread, train,
                                        groups, margins);
 }

@@ -17,7 +17,10 @@ namespace {
 // the model to `out`; returns what the workers printed.
 std::string Launch(const std::string& dir, const std::string& launcher, int n,
                    const std::string& out) {
-  const std::string args = "train c.conf model_out=" + out;
+  // One thread a worker: up to 4 workers share this machine's cores (OpenMP threads that spin
+  // while others hold the cores made the 4-worker runs tens of times slower); the model does not
+  // depend on the thread count.
+  const std::string args = "train c.conf nthread=1 model_out=" + out;
   test::RunResult r;
 #if defined(RINGBOOST_MPIEXEC)
   if (launcher == "mpirun") {
