@@ -301,15 +301,6 @@ __global__ void GlobalHistogramKernel(EllpackView m, const GradientSum* gpair,
   });
 }
 
-__global__ void SubtractKernel(const GradientSum* parent, const GradientSum* child,
-                               GradientSum* dst, std::size_t n) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    dst[i].g = parent[i].g - child[i].g;
-    dst[i].h = parent[i].h - child[i].h;
-  }
-}
-
 __global__ void SubtractManyKernel(const SubtractTask* tasks, std::size_t bins) {
   const SubtractTask t = tasks[blockIdx.y];
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < bins;
@@ -422,14 +413,6 @@ void DeviceHistogramBuilder::Build(const GradientSum* d_gpair, const std::vector
                                               d_global_groups_.data(), total_bins_, d_out);
     RB_CUDA_CHECK_LAUNCH();
   }
-}
-
-void DeviceHistogramBuilder::Subtract(const GradientSum* d_parent, const GradientSum* d_child,
-                                      GradientSum* d_dst, std::size_t n) {
-  if (n == 0) return;
-  constexpr int kSubThreads = DevicePolicy::kElementwiseBlockThreads;
-  SubtractKernel<<<GridStrideFor(n, kSubThreads), kSubThreads>>>(d_parent, d_child, d_dst, n);
-  RB_CUDA_CHECK_LAUNCH();
 }
 
 void DeviceHistogramBuilder::SubtractMany(const SubtractTask* d_tasks, std::size_t n_tasks,

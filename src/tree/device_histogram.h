@@ -98,9 +98,6 @@ class DeviceHistogramBuilder {
   // overwritten (zeroed first); the work is queued on the default stream, not waited for.
   void Build(const GradientSum* d_gpair, const std::vector<HistNode>& nodes, std::size_t num_out,
              GradientSum* d_out);
-  // d_dst[i] = d_parent[i] - d_child[i] for i < n (the sibling of a built child).
-  static void Subtract(const GradientSum* d_parent, const GradientSum* d_child, GradientSum* d_dst,
-                       std::size_t n);
   // Every task of d_tasks (device memory, n_tasks of them) over `bins` bins, in one launch.
   static void SubtractMany(const SubtractTask* d_tasks, std::size_t n_tasks, std::size_t bins);
 

@@ -185,11 +185,8 @@ TEST(DeviceHistogram, SubtractionGivesSibling) {
 #ifdef RINGBOOST_USE_CUDA
   const std::vector<GradientSum> parent{{5, 7}, {-3, 2}, {0, 0}};
   const std::vector<GradientSum> child{{2, 3}, {-4, 2}, {0, 0}};
-  DeviceBuffer<GradientSum> d_parent(parent), d_child(child), d_dst(3);
-  DeviceHistogramBuilder::Subtract(d_parent.data(), d_child.data(), d_dst.data(), 3);
-  EXPECT_TRUE(d_dst.ToHost() == (std::vector<GradientSum>{{3, 4}, {1, 0}, {0, 0}}));
-  // The batched form: two siblings at once (the second: a parent minus itself).
-  DeviceBuffer<GradientSum> d_second(3);
+  DeviceBuffer<GradientSum> d_parent(parent), d_child(child), d_dst(3), d_second(3);
+  // Two siblings in one launch (the second: a parent minus itself).
   const std::vector<SubtractTask> tasks{{d_parent.data(), d_child.data(), d_dst.data()},
                                         {d_parent.data(), d_parent.data(), d_second.data()}};
   DeviceBuffer<SubtractTask> d_tasks(tasks);
