@@ -26,6 +26,10 @@ class PhaseTimer {
     }
     return out.str();
   }
+  // Two reports as one ("a, b"), either of them possibly empty.
+  static std::string Join(const std::string& a, const std::string& b) {
+    return a.empty() ? b : b.empty() ? a : a + ", " + b;
+  }
 
  private:
   std::map<std::string, double> total_;

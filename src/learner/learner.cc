@@ -195,9 +195,10 @@ std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
 }
 
 std::string Learner::PhaseReport() const {
-  std::string grower = grower_ ? grower_->timer().Report() : device_ ? device_->PhaseReport() : "";
-  std::string own = timer_.Report();
-  return own.empty() ? grower : grower.empty() ? own : own + ", " + grower;
+  const std::string grower = grower_   ? grower_->timer().Report()
+                             : device_ ? device_->PhaseReport()
+                                       : "";
+  return PhaseTimer::Join(timer_.Report(), grower);
 }
 
 std::size_t Learner::EarlyStoppingIndex() const {

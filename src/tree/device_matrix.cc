@@ -49,9 +49,8 @@ template <typename T>
 void DenseSymbols(const std::vector<T>& rows, const std::vector<T>& columns,
                   const EllpackShape& shape, int nthread, EllpackHost* out) {
   out->symbols = AsBytes(rows);
-  out->columns = AsBytes(columns.empty() && !rows.empty()
-                             ? Transposed(rows, shape.num_rows, shape.row_stride, nthread)
-                             : columns);
+  out->columns = AsBytes(
+      columns.empty() ? Transposed(rows, shape.num_rows, shape.row_stride, nthread) : columns);
 }
 
 // Uploads the dense bytes straight from the matrix (no host copy of the largest arrays).

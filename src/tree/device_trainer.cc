@@ -83,6 +83,8 @@ std::size_t TrainingBytes(const BinnedMatrix& matrix, const HistogramCuts& cuts,
   const uint64_t rows = matrix.NumRows();
   uint64_t level_nodes = params.max_depth > 0 ? uint64_t{1} << std::min(params.max_depth, 16) : 256;
   if (params.max_leaves > 0) level_nodes = std::min<uint64_t>(level_nodes, params.max_leaves);
+  level_nodes =
+      std::min<uint64_t>(level_nodes, std::max<uint64_t>(rows, 1));  // a row a node at most
   const uint64_t hist_bytes = 2 * level_nodes * cuts.TotalBins() * sizeof(GradientSum);
   return DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) + rows * (40 + 12 * groups) + hist_bytes;
 }
@@ -121,8 +123,7 @@ class CudaTrainer : public DeviceTrainer {
   }
   std::vector<float> Margins() const override { return gradients_.MarginsToHost(); }
   std::string PhaseReport() const override {
-    const std::string own = timer_.Report(), grower = grower_.timer().Report();
-    return own.empty() ? grower : grower.empty() ? own : own + ", " + grower;
+    return PhaseTimer::Join(timer_.Report(), grower_.timer().Report());
   }
   double LastRoundSeconds() const override { return last_round_s_; }
 
