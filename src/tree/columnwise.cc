@@ -89,8 +89,9 @@ bool ColumnwiseEvaluator::Fits(std::size_t num_nodes) const {
 
 std::size_t ColumnwiseEvaluator::MemoryBytes() const {
   return col_ptr_.size() * sizeof(uint64_t) + col_rows_.size() * sizeof(uint32_t) +
-         col_bins_.size() * sizeof(uint16_t) + col_grad_.size() * sizeof(GradientSum) +
-         slot8_.size() + slot16_.size() * sizeof(uint16_t);
+         col_bins_.size() * sizeof(uint16_t) +
+         (col_grad_.size() + row_grad_.size()) * sizeof(EntryGradient) + slot8_.size() +
+         slot16_.size() * sizeof(uint16_t);
 }
 
 uint64_t ColumnwiseEvaluator::ColumnEntries(const std::vector<Split>& splits) const {
@@ -167,8 +168,16 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
     RB_CHECK_MSG(num_nodes == 1 && partitioner.NodeRange(nodes[0].nid).size() == num_rows_,
                  "a tree's first level evaluated by column is its root");
     gradients_current_ = true;
+    row_grad_.resize(num_rows_);
+    bool inexact = false;
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact)
+    for (uint64_t r = 0; r < num_rows_; ++r) {
+      row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
+      inexact = inexact || row_grad_[r].Unpack() != gpair[r];
+    }
+    RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
     col_grad_.resize(col_rows_.size());
-    return EvaluateLevel<uint8_t, true>(gpair.data(), nodes, allowed, evaluator);
+    return EvaluateLevel<uint8_t, true>(nodes, allowed, evaluator);
   }
   // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
   // nothing, as in the row-wise build), get none.
@@ -191,14 +200,14 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
       }
     }
   }
-  return narrow ? EvaluateLevel<uint8_t, false>(nullptr, nodes, allowed, evaluator)
-                : EvaluateLevel<uint16_t, false>(nullptr, nodes, allowed, evaluator);
+  return narrow ? EvaluateLevel<uint8_t, false>(nodes, allowed, evaluator)
+                : EvaluateLevel<uint16_t, false>(nodes, allowed, evaluator);
 }
 
 template <typename SlotT, bool kGather>
 std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
-    const GradientSum* gpair, const std::vector<Node>& nodes,
-    const std::vector<std::vector<uint8_t>>& allowed, const SplitEvaluator& evaluator) {
+    const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
+    const SplitEvaluator& evaluator) {
   constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
   const SlotT* slot = nullptr;
   if constexpr (sizeof(SlotT) == 1) {
@@ -208,7 +217,8 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
   }
   const uint32_t* rows = col_rows_.data();
   const uint16_t* col_bins = col_bins_.data();
-  GradientSum* col_grad = col_grad_.data();
+  EntryGradient* col_grad = col_grad_.data();
+  const EntryGradient* row_grad = row_grad_.data();
   const std::size_t num_nodes = nodes.size();
   const uint32_t nf = cuts_->NumFeatures();
   std::vector<std::vector<SplitCandidate>> best(nthread_, std::vector<SplitCandidate>(num_nodes));
@@ -227,9 +237,10 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       const uint64_t end = col_ptr_[f + 1];
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
       for (uint64_t k = col_ptr_[f]; k < end && kGather; ++k) {
-        if (k + kPrefetch < end) __builtin_prefetch(gpair + rows[k + kPrefetch]);
+        if (k + kPrefetch < end) __builtin_prefetch(row_grad + rows[k + kPrefetch]);
         const uint32_t bin = col_bins[k];
-        hist[bin] += col_grad[k] = gpair[rows[k]];
+        col_grad[k] = row_grad[rows[k]];
+        hist[bin] += col_grad[k].Unpack();
         bits[bin >> 6] |= uint64_t{1} << (bin & 63);
       }
       for (uint64_t k = col_ptr_[f]; k < end && !kGather; ++k) {
@@ -237,7 +248,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         const SlotT s = slot[rows[k]];
         if (s == kNone) continue;
         const uint32_t bin = col_bins[k];
-        hist[static_cast<std::size_t>(s) * nb + bin] += col_grad[k];
+        hist[static_cast<std::size_t>(s) * nb + bin] += col_grad[k].Unpack();
         bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
       }
       for (std::size_t s = 0; s < num_nodes; ++s) {
@@ -245,20 +256,25 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         if (std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) continue;
         GradientSum* h = hist.data() + s * nb;
         nonzero.clear();
-        GradientSum present;
-        int64_t lo = 0, hi = 0;  // range of the prefix sums of g
-        bool nonnegative_hess = true;
+        // The present sums, the range of the prefix sums of g and the or of every h (negative
+        // if one is), in scalars the compiler keeps in registers.
+        int64_t present_g = 0, present_h = 0, lo = 0, hi = 0, hess_or = 0;
         for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
-          for (; w[i] != 0; w[i] &= w[i] - 1) {
-            const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(w[i]));
-            if ((h[b].g | h[b].h) == 0) continue;  // zero-gradient rows only
+          for (uint64_t word = w[i]; word != 0; word &= word - 1) {
+            const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(word));
+            const int64_t g = h[b].g, hb = h[b].h;
+            if ((g | hb) == 0) continue;  // zero-gradient rows only
             nonzero.push_back(b);
-            present += h[b];
-            lo = std::min(lo, present.g);
-            hi = std::max(hi, present.g);
-            nonnegative_hess &= h[b].h >= 0;
+            present_g += g;
+            present_h += hb;
+            lo = std::min(lo, present_g);
+            hi = std::max(hi, present_g);
+            hess_or |= hb;
           }
+          w[i] = 0;
         }
+        const GradientSum present{present_g, present_h};
+        const bool nonnegative_hess = hess_or >= 0;
         // Column sampling, then a feature that provably cannot reach this thread's best for the
         // node (no candidate of it could win or tie the final choice either) is not scanned.
         if ((allowed[s].empty() || allowed[s][f]) &&

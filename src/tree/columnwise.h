@@ -4,11 +4,11 @@
 // entries into the histogram of the entry's node (nodes x the feature's bins: a few hundred KiB,
 // in cache), evaluates the feature for every node its entries reached, clears what it touched and
 // moves on. No histogram of all bins is built, cleared or subtracted per node, so the work
-// follows the entries. Each tree copies the rows' gradients beside the entries once, so a level
-// reads them in order; the one random read per entry is of its row's node slot, one byte a row
-// (a few hundred levels of nodes: two), which stays in the core's cache. The candidates are the
-// row-wise way's (the same evaluator over the same non-empty bins, the same order-free tie rule
-// across features), so the trees are too.
+// follows the entries. Each tree copies the rows' gradients beside the entries once (two floats,
+// 8 bytes an entry), so a level reads them in order; the one random read per entry is of its row's
+// node slot, one byte a row (a few hundred levels of nodes: two), which stays in the core's cache.
+// The candidates are the row-wise way's (the same evaluator over the same non-empty bins, the same
+// order-free tie rule across features), so the trees are too.
 #pragma once
 
 #include <cstdint>
@@ -67,20 +67,31 @@ class ColumnwiseEvaluator {
   static constexpr std::size_t kMaxNodes = 0xffff;  // slots are 16 bits at most
 
   // The level's nodes' histograms and bests, with each row's slot of type SlotT (all ones: none);
-  // kGather: one node of every row, no slots, the gradients copied from `gpair` on the way.
+  // kGather: one node of every row, no slots, the gradients copied from row_grad_ on the way.
   template <typename SlotT, bool kGather>
-  std::vector<SplitCandidate> EvaluateLevel(const GradientSum* gpair,
-                                            const std::vector<Node>& nodes,
+  std::vector<SplitCandidate> EvaluateLevel(const std::vector<Node>& nodes,
                                             const std::vector<std::vector<uint8_t>>& allowed,
                                             const SplitEvaluator& evaluator);
 
   const HistogramCuts* cuts_;
   int nthread_;
   uint64_t num_rows_;
-  std::vector<uint64_t> col_ptr_;      // num_features + 1
-  std::vector<uint32_t> col_rows_;     // the row of each entry, ascending within a feature
-  std::vector<uint16_t> col_bins_;     // its local bin
-  std::vector<GradientSum> col_grad_;  // its row's gradient, for the current tree
+  std::vector<uint64_t> col_ptr_;   // num_features + 1
+  std::vector<uint32_t> col_rows_;  // the row of each entry, ascending within a feature
+  std::vector<uint16_t> col_bins_;  // its local bin
+  // Its row's quantized gradient, for the current tree, held as two floats: a quantized value
+  // is a float times a power of two rounded to an integer, so it has at most 24 significant bits
+  // and a float holds it exactly (checked when the rows' gradients are packed). Half the bytes
+  // of a GradientSum, in the column copy every level reads and in the root's gather.
+  struct EntryGradient {
+    float g;
+    float h;
+    GradientSum Unpack() const {
+      return GradientSum{static_cast<int64_t>(g), static_cast<int64_t>(h)};
+    }
+  };
+  std::vector<EntryGradient> col_grad_;
+  std::vector<EntryGradient> row_grad_;  // the rows' gradients packed, gathered by the root
   bool gradients_current_ = false;
   uint32_t max_feature_bins_ = 1;
   std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)

@@ -302,15 +302,16 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   for (int nid : build_nids) out.push_back(&nodes_[nid].hist);
   hist_builder_.Build(gpair, *partitioner_, build_nids, out);
   AllreduceHistograms(out);
-  std::vector<const Histogram*> parents, smaller;
+  // Each sibling takes its parent's histogram and subtracts the built child's in place.
+  std::vector<const Histogram*> smaller;
   std::vector<Histogram*> siblings;
   for (const Expansion& b : built) {
-    parents.push_back(&nodes_[b.nid].hist);
+    nodes_[b.right].hist = std::move(nodes_[b.nid].hist);
+    nodes_[b.nid].hist = Histogram();
     smaller.push_back(&nodes_[b.left].hist);
     siblings.push_back(&nodes_[b.right].hist);
   }
-  HistogramBuilder::Subtract(parents, smaller, siblings, nthread_);
-  for (const Expansion& b : built) nodes_[b.nid].hist = Histogram();
+  HistogramBuilder::Subtract(smaller, siblings, nthread_);
   return children;
 }
 

@@ -134,28 +134,49 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
                              const RowPartitioner& partitioner, const std::vector<int>& nids,
                              const std::vector<Histogram*>& out) {
   const std::size_t n_bins = cuts_->TotalBins();
+  // A node with at most this many rows is one task that builds straight into its output: no
+  // private copies to clear and add up, which cost more than the rows themselves in the small
+  // nodes of deep levels. Larger nodes are split into blocks over private histograms.
+  uint64_t level_rows = 0;
+  for (int nid : nids) level_rows += partitioner.NodeRange(nid).size();
+  const uint64_t whole_rows =
+      nthread_ == 1 ? level_rows
+                    : std::max<uint64_t>(kHistBlockRows, level_rows / (kWholeNodeShare * nthread_));
   struct Task {
     std::size_t node;
     const uint32_t* rows;
     uint64_t n;
+    bool whole;
   };
   std::vector<Task> tasks;
   for (std::size_t k = 0; k < nids.size(); ++k) {
     const uint64_t size = partitioner.NodeRange(nids[k]).size();
     const uint32_t* rows = partitioner.NodeRows(nids[k]);
+    if (size <= whole_rows) {
+      tasks.push_back(Task{k, rows, size, true});
+      continue;
+    }
     for (uint64_t b = 0; b < size; b += kHistBlockRows) {
-      tasks.push_back(Task{k, rows + b, std::min(size - b, kHistBlockRows)});
+      tasks.push_back(Task{k, rows + b, std::min(size - b, kHistBlockRows), false});
     }
   }
-  // used[t][k]: thread t wrote into its private histogram of node k.
+  // Largest first, so that the last tasks to start are small (the threads end together).
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const Task& a, const Task& b) { return a.n > b.n; });
+  // used[t][k]: thread t wrote into its private histogram of node k (a node of blocks).
   std::vector<std::vector<uint8_t>> used(nthread_, std::vector<uint8_t>(nids.size(), 0));
   for (auto& t : tls_) {
     if (t.size() < nids.size()) t.resize(nids.size());
   }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    int t = omp_get_thread_num();
+    const int t = omp_get_thread_num();
     const Task& task = tasks[i];
+    if (task.whole) {
+      out[task.node]->assign(n_bins, GradientSum{});
+      BuildBlock(gpair, task.rows, task.n, out[task.node]->data());
+      continue;
+    }
     Histogram& h = tls_[t][task.node];
     if (!used[t][task.node]) {
       h.assign(n_bins, GradientSum{});
@@ -163,19 +184,25 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
     }
     BuildBlock(gpair, task.rows, task.n, h.data());
   }
-  // Reduce the private histograms of each node, parallel over nodes and bin ranges.
-  for (std::size_t k = 0; k < nids.size(); ++k) out[k]->assign(n_bins, GradientSum{});
-  const std::size_t kChunk = 4096;
-  std::size_t chunks = (n_bins + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) num_threads(nthread_) collapse(2)
+  // Reduce the private histograms of each node of blocks, parallel over nodes and bin ranges.
+  std::vector<std::size_t> split_nodes;
   for (std::size_t k = 0; k < nids.size(); ++k) {
+    if (partitioner.NodeRange(nids[k]).size() > whole_rows) split_nodes.push_back(k);
+  }
+  for (std::size_t k : split_nodes) out[k]->resize(n_bins);
+  const std::size_t kChunk = 4096;
+  const std::size_t chunks = (n_bins + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) num_threads(nthread_) collapse(2)
+  for (std::size_t j = 0; j < split_nodes.size(); ++j) {
     for (std::size_t c = 0; c < chunks; ++c) {
+      const std::size_t k = split_nodes[j];
       GradientSum* dst = out[k]->data();
-      std::size_t end = std::min(n_bins, (c + 1) * kChunk);
+      const std::size_t begin = c * kChunk, end = std::min(n_bins, (c + 1) * kChunk);
+      std::fill(dst + begin, dst + end, GradientSum{});
       for (int t = 0; t < nthread_; ++t) {
         if (!used[t][k]) continue;
         const GradientSum* src = tls_[t][k].data();
-        for (std::size_t b = c * kChunk; b < end; ++b) dst[b] += src[b];
+        for (std::size_t b = begin; b < end; ++b) dst[b] += src[b];
       }
     }
   }
@@ -309,21 +336,16 @@ void HistogramBuilder::MarkAllWideChunksTouched() {
   }
 }
 
-void HistogramBuilder::Subtract(const std::vector<const Histogram*>& parent,
-                                const std::vector<const Histogram*>& child,
-                                const std::vector<Histogram*>& dst, int nthread) {
-  RB_CHECK(parent.size() == child.size() && parent.size() == dst.size());
-  for (std::size_t k = 0; k < dst.size(); ++k) {
-    RB_CHECK(parent[k]->size() == child[k]->size());
-    dst[k]->resize(parent[k]->size());
-  }
+void HistogramBuilder::Subtract(const std::vector<const Histogram*>& child,
+                                const std::vector<Histogram*>& parent, int nthread) {
+  RB_CHECK(child.size() == parent.size());
+  for (std::size_t k = 0; k < parent.size(); ++k) RB_CHECK(parent[k]->size() == child[k]->size());
   const std::size_t n_bins = parent.empty() ? 0 : parent[0]->size();
 #pragma omp parallel for schedule(static) num_threads(nthread)
-  for (std::size_t k = 0; k < dst.size(); ++k) {
-    const GradientSum* p = parent[k]->data();
+  for (std::size_t k = 0; k < parent.size(); ++k) {
     const GradientSum* c = child[k]->data();
-    GradientSum* d = dst[k]->data();
-    for (std::size_t b = 0; b < n_bins; ++b) d[b] = p[b] - c[b];
+    GradientSum* d = parent[k]->data();
+    for (std::size_t b = 0; b < n_bins; ++b) d[b] -= c[b];
   }
 }
 

@@ -43,10 +43,10 @@ class HistogramBuilder {
   void SetWideChunks(std::vector<uint32_t> chunks);
   static constexpr uint32_t kChunkShift = 4;
 
-  // For every k: *dst[k] = *parent[k] - *child[k], element-wise (one parallel loop for all).
-  static void Subtract(const std::vector<const Histogram*>& parent,
-                       const std::vector<const Histogram*>& child,
-                       const std::vector<Histogram*>& dst, int nthread);
+  // For every k: *parent[k] -= *child[k], element-wise (one parallel loop for all): the parent's
+  // histogram becomes its other child's in place.
+  static void Subtract(const std::vector<const Histogram*>& child,
+                       const std::vector<Histogram*>& parent, int nthread);
 
  private:
   void BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
@@ -56,6 +56,8 @@ class HistogramBuilder {
   void BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
   // Up to this many threads, each owns a stripe of bins (every thread reads every row).
   static constexpr int kMaxStripes = 4;
+  // Build: a node with at most 1/(kWholeNodeShare * threads) of the level's rows is one task.
+  static constexpr uint64_t kWholeNodeShare = 4;
 
   const BinnedMatrix* matrix_;
   const HistogramCuts* cuts_;

@@ -21,6 +21,28 @@ TEST(GradientQuantizer, PowerOfTwoScaleKeepsFloatGradientsExact) {
   }
 }
 
+// The column-wise way keeps quantized gradients as floats: every quantized value must have at most
+// 24 significant bits. It is a float times a power of two rounded to an integer: either the
+// float's own bits shifted (at least 2^23), or an integer below 2^24 once rounded.
+TEST(GradientQuantizer, QuantizedValuesFitAFloat) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::vector<GradPair> g{{3.0e30f, 1.0e-3f}, {1.0e-30f, 7.0e20f}, {-0x1.fffffep+5f, 0x1p-149f}};
+  uint64_t s = 11;
+  for (int i = 0; i < 100000; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    const float mantissa = 1.0f + static_cast<float>(s >> 41) * 0x1p-23f;
+    const int exponent = static_cast<int>((s >> 20) % 200) - 140;
+    const float v = std::ldexp(mantissa, exponent) * ((s >> 10) & 1 ? -1.0f : 1.0f);
+    g.push_back({v, std::fabs(v) * 0.5f});
+  }
+  GradientQuantizer q(g, 1, 0, comm.get());
+  for (const GradPair& p : g) {
+    const GradientSum v = q.Quantize(p);
+    EXPECT_EQ(static_cast<int64_t>(static_cast<float>(v.g)), v.g) << p.grad;
+    EXPECT_EQ(static_cast<int64_t>(static_cast<float>(v.h)), v.h) << p.hess;
+  }
+}
+
 TEST(GradientQuantizer, GroupsAndSampling) {
   auto comm = rabit::MakeLocalCommunicator();
   // Two groups interleaved; group 1 is (-1, 2) and (4, 1).

@@ -81,11 +81,29 @@ TEST(Histogram, SubtractionGivesSibling) {
   p.Partition(
       {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row < 1000; }, 2);
   HistogramBuilder builder(fx.matrix.get(), &fx.cuts, 2);
-  Histogram root, left, right;
+  Histogram root, left;
   builder.Build(fx.gpair, RowPartitioner(fx.data.NumRows()), {0}, {&root});
   builder.Build(fx.gpair, p, {1}, {&left});
-  HistogramBuilder::Subtract({&root}, {&left}, {&right}, 2);
-  EXPECT_EQ(right, fx.Naive(p, 2));
+  HistogramBuilder::Subtract({&left}, {&root}, 2);  // the root's becomes the right child's
+  EXPECT_EQ(root, fx.Naive(p, 2));
+}
+
+// A level with a large node and a small one: with 2 threads the small one (an eighth of the
+// level's rows) is built whole into its output, the large one in blocks over private histograms;
+// with 3 threads both in blocks, with 1 both whole. Outputs that held other values come out right.
+TEST(Histogram, WholeNodesAndBlockedNodesInOneLevel) {
+  HistFixture fx(false, 40000);
+  RowPartitioner p(fx.data.NumRows());
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 8 != 0; }, 2);
+  ASSERT_EQ(p.NodeRange(2).size(), 5000u);
+  for (int threads : {1, 2, 3}) {
+    HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads);
+    Histogram h1(fx.cuts.TotalBins(), GradientSum{7, 7}), h2(3, GradientSum{1, 1});
+    builder.Build(fx.gpair, p, {1, 2}, {&h1, &h2});
+    EXPECT_EQ(h1, fx.Naive(p, 1)) << "threads " << threads;
+    EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
+  }
 }
 
 // The wide way builds one node at a time, touched chunks only, and clears what it used: the
