@@ -86,14 +86,6 @@ int64_t GradientQuantizer::HessAtLeast(double x) const {
   return hi;
 }
 
-GradientSum GradientQuantizer::Quantize(GradPair p) const {
-  GradientSum q;
-  // Multiplying by a power of two is exact; llrint rounds half to even in one instruction.
-  q.g = std::llrint(static_cast<double>(p.grad) * grad_scale_);
-  q.h = std::llrint(static_cast<double>(p.hess) * hess_scale_);
-  return q;
-}
-
 std::vector<GradientSum> GradientQuantizer::QuantizeAll(const std::vector<GradPair>& gpair,
                                                         int stride, int group,
                                                         const std::vector<uint8_t>& keep,

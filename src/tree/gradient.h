@@ -4,8 +4,12 @@
 // the same histograms for any thread count, worker count, CPU or GPU.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "objective/objective.h"
 #include "rabit/communicator.h"
@@ -33,6 +37,16 @@ struct GradientSum {
   friend bool operator!=(const GradientSum& a, const GradientSum& b) { return !(a == b); }
 };
 
+// std::llrint in the default rounding mode (to nearest, ties to even), inline: without
+// -fno-math-errno the compiler calls libm's llrint through the PLT, two calls a row.
+inline int64_t RoundHalfEven(double x) {
+#if defined(__x86_64__)
+  return _mm_cvtsd_si64(_mm_set_sd(x));  // cvtsd2si rounds by MXCSR: to nearest, ties to even
+#else
+  return std::llrint(x);
+#endif
+}
+
 class GradientQuantizer {
  public:
   GradientQuantizer() = default;
@@ -48,7 +62,11 @@ class GradientQuantizer {
   int grad_exp() const { return grad_exp_; }
   int hess_exp() const { return hess_exp_; }
 
-  GradientSum Quantize(GradPair p) const;
+  GradientSum Quantize(GradPair p) const {
+    // Multiplying by a power of two is exact; then one rounding, half to even.
+    return GradientSum{RoundHalfEven(static_cast<double>(p.grad) * grad_scale_),
+                       RoundHalfEven(static_cast<double>(p.hess) * hess_scale_)};
+  }
   // Multipliers of Quantize (powers of two): q = round-half-even(double(value) * scale).
   double grad_scale() const { return grad_scale_; }
   double hess_scale() const { return hess_scale_; }

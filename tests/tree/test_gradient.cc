@@ -43,6 +43,17 @@ TEST(GradientQuantizer, QuantizedValuesFitAFloat) {
   }
 }
 
+TEST(GradientQuantizer, RoundHalfEvenIsLlrint) {
+  EXPECT_EQ(RoundHalfEven(2.5), 2);
+  EXPECT_EQ(RoundHalfEven(3.5), 4);
+  EXPECT_EQ(RoundHalfEven(-2.5), -2);
+  EXPECT_EQ(RoundHalfEven(-0.5), 0);
+  EXPECT_EQ(RoundHalfEven(0x1p61 + 0x1p9), (int64_t{1} << 61) + 512);
+  for (double x : {0.49999999999999994, 1e-300, -7.25, 123456789.5, -0x1.fffffffffffffp+61}) {
+    EXPECT_EQ(RoundHalfEven(x), std::llrint(x)) << x;
+  }
+}
+
 TEST(GradientQuantizer, GroupsAndSampling) {
   auto comm = rabit::MakeLocalCommunicator();
   // Two groups interleaved; group 1 is (-1, 2) and (4, 1).
