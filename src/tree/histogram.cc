@@ -134,9 +134,9 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
                              const RowPartitioner& partitioner, const std::vector<int>& nids,
                              const std::vector<Histogram*>& out) {
   const std::size_t n_bins = cuts_->TotalBins();
-  // A node with at most this many rows is one task that builds straight into its output: no
-  // private copies to clear and add up, which cost more than the rows themselves in the small
-  // nodes of deep levels. Larger nodes are split into blocks over private histograms.
+  // A node with at most this many rows is one task that builds straight into its output, with no
+  // private copies to clear and add up; larger nodes are split into blocks over private
+  // histograms.
   uint64_t level_rows = 0;
   for (int nid : nids) level_rows += partitioner.NodeRange(nid).size();
   const uint64_t whole_rows =
