@@ -3,6 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/error.h"
 
@@ -10,6 +15,29 @@ namespace ringboost {
 namespace {
 constexpr uint64_t kPrefetch = 64;  // entries ahead whose row's gradient is prefetched (copying)
 constexpr uint64_t kSlotPrefetch = 32;  // entries ahead whose row's slot is prefetched (a level)
+
+// *to = from, past the caches where SSE2 has it: the column copy of the gradients is written
+// once a tree and read back from memory level by level, so fetching its lines first (a plain
+// store's read for ownership) only adds traffic.
+template <typename T>
+void StoreStreaming(const T& from, T* to) {
+  static_assert(sizeof(T) == 8 && std::is_trivially_copyable_v<T>);
+#if defined(__SSE2__) && defined(__x86_64__)
+  long long bits;
+  std::memcpy(&bits, &from, sizeof(bits));
+  _mm_stream_si64(reinterpret_cast<long long*>(to), bits);
+#else
+  *to = from;
+#endif
+}
+
+// Orders this thread's StoreStreaming stores before its later ones (and so before what a
+// barrier orders after them).
+void StreamingStoresDone() {
+#if defined(__SSE2__) && defined(__x86_64__)
+  _mm_sfence();
+#endif
+}
 
 std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Split>& splits) {
   std::vector<uint32_t> features;
@@ -169,28 +197,40 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
                  "a tree's first level evaluated by column is its root");
     gradients_current_ = true;
     row_grad_.resize(num_rows_);
-    bool inexact = false;
-#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact)
+    bool inexact = false, large = false;
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large)
     for (uint64_t r = 0; r < num_rows_; ++r) {
       row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
       inexact = inexact || row_grad_[r].Unpack() != gpair[r];
+      large = large || !row_grad_[r].Small();
     }
     RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
+    small_gradients_ = !large;
     col_grad_.resize(col_rows_.size());
-    return EvaluateLevel<uint8_t, true>(nodes, allowed, evaluator);
+    return small_gradients_ ? EvaluateLevel<uint8_t, true, true>(nodes, allowed, evaluator)
+                            : EvaluateLevel<uint8_t, true, false>(nodes, allowed, evaluator);
   }
   // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
-  // nothing, as in the row-wise build), get none.
+  // nothing, as in the row-wise build), get none. Nodes own disjoint rows: their pieces are
+  // filled in parallel.
   const bool narrow = num_nodes < 0xff;
   if (narrow) {
     slot8_.assign(num_rows_, 0xff);
   } else {
     slot16_.assign(num_rows_, 0xffff);
   }
+  constexpr uint64_t kPiece = uint64_t{1} << 16;         // rows
+  std::vector<std::pair<std::size_t, uint64_t>> pieces;  // (slot, first position in the node)
   for (std::size_t s = 0; s < num_nodes; ++s) {
-    const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
     const uint64_t n = partitioner.NodeRange(nodes[s].nid).size();
-    for (uint64_t i = 0; i < n; ++i) {
+    for (uint64_t i = 0; i < n; i += kPiece) pieces.emplace_back(s, i);
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (std::size_t p = 0; p < pieces.size(); ++p) {
+    const auto [s, begin] = pieces[p];
+    const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
+    const uint64_t end = std::min(begin + kPiece, partitioner.NodeRange(nodes[s].nid).size());
+    for (uint64_t i = begin; i < end; ++i) {
       const GradientSum& g = gpair[rows[i]];
       if (g.g == 0 && g.h == 0) continue;
       if (narrow) {
@@ -200,11 +240,15 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
       }
     }
   }
-  return narrow ? EvaluateLevel<uint8_t, false>(nodes, allowed, evaluator)
-                : EvaluateLevel<uint16_t, false>(nodes, allowed, evaluator);
+  if (small_gradients_) {
+    return narrow ? EvaluateLevel<uint8_t, false, true>(nodes, allowed, evaluator)
+                  : EvaluateLevel<uint16_t, false, true>(nodes, allowed, evaluator);
+  }
+  return narrow ? EvaluateLevel<uint8_t, false, false>(nodes, allowed, evaluator)
+                : EvaluateLevel<uint16_t, false, false>(nodes, allowed, evaluator);
 }
 
-template <typename SlotT, bool kGather>
+template <typename SlotT, bool kGather, bool kSmall>
 std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
     const SplitEvaluator& evaluator) {
@@ -239,8 +283,9 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       for (uint64_t k = col_ptr_[f]; k < end && kGather; ++k) {
         if (k + kPrefetch < end) __builtin_prefetch(row_grad + rows[k + kPrefetch]);
         const uint32_t bin = col_bins[k];
-        col_grad[k] = row_grad[rows[k]];
-        hist[bin] += col_grad[k].Unpack();
+        const EntryGradient e = row_grad[rows[k]];
+        StoreStreaming(e, col_grad + k);
+        e.AddTo<kSmall>(&hist[bin]);
         bits[bin >> 6] |= uint64_t{1} << (bin & 63);
       }
       for (uint64_t k = col_ptr_[f]; k < end && !kGather; ++k) {
@@ -248,7 +293,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         const SlotT s = slot[rows[k]];
         if (s == kNone) continue;
         const uint32_t bin = col_bins[k];
-        hist[static_cast<std::size_t>(s) * nb + bin] += col_grad[k].Unpack();
+        col_grad[k].AddTo<kSmall>(&hist[static_cast<std::size_t>(s) * nb + bin]);
         bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
       }
       for (std::size_t s = 0; s < num_nodes; ++s) {
@@ -288,6 +333,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
       }
     }
+    if (kGather) StreamingStoresDone();
   }
   // The candidates are ordered by (loss change, then lower feature): any merge order gives the
   // row-wise way's choice.

@@ -11,8 +11,12 @@
 // order-free tie rule across features), so the trees are too.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "tree/binned_matrix.h"
 #include "tree/gradient.h"
@@ -62,13 +66,48 @@ class ColumnwiseEvaluator {
 
   std::size_t MemoryBytes() const;
 
+  // A row's quantized gradient as two floats: a quantized value is a float times a power of two
+  // rounded to an integer, so it has at most 24 significant bits and a float holds it exactly
+  // (checked when the rows' gradients are packed). Half the bytes of a GradientSum, in the
+  // column copy every level reads and in the root's gather.
+  struct EntryGradient {
+    float g;
+    float h;
+    GradientSum Unpack() const {
+      return GradientSum{static_cast<int64_t>(g), static_cast<int64_t>(h)};
+    }
+    // Both under 2^51 in magnitude (every row's, where the data has 2^11 rows or more): then
+    // AddTo<true> serves.
+    bool Small() const { return std::fabs(g) < 0x1p51f && std::fabs(h) < 0x1p51f; }
+    // *cell += Unpack(). kSmall (Small() holds), with SSE2: both values as doubles plus
+    // 2^52 + 2^51, whose low 52 bits then hold the integers (two's complement), in three SIMD
+    // steps where converting each takes a scalar step and a move.
+    template <bool kSmall>
+    void AddTo(GradientSum* cell) const {
+#if defined(__SSE2__)
+      if constexpr (kSmall) {
+        const __m128d magic = _mm_set1_pd(0x1.8p52);
+        const __m128d d =
+            _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(this))));
+        const __m128i q =
+            _mm_sub_epi64(_mm_castpd_si128(_mm_add_pd(d, magic)), _mm_castpd_si128(magic));
+        __m128i* c = reinterpret_cast<__m128i*>(cell);
+        _mm_storeu_si128(c, _mm_add_epi64(_mm_loadu_si128(c), q));
+        return;
+      }
+#endif
+      *cell += Unpack();
+    }
+  };
+
  private:
   static constexpr std::size_t kMaxScratchBytes = std::size_t{4} << 20;  // per thread
   static constexpr std::size_t kMaxNodes = 0xffff;  // slots are 16 bits at most
 
   // The level's nodes' histograms and bests, with each row's slot of type SlotT (all ones: none);
   // kGather: one node of every row, no slots, the gradients copied from row_grad_ on the way.
-  template <typename SlotT, bool kGather>
+  // kSmall: every gradient of the tree is EntryGradient::Small.
+  template <typename SlotT, bool kGather, bool kSmall>
   std::vector<SplitCandidate> EvaluateLevel(const std::vector<Node>& nodes,
                                             const std::vector<std::vector<uint8_t>>& allowed,
                                             const SplitEvaluator& evaluator);
@@ -79,20 +118,11 @@ class ColumnwiseEvaluator {
   std::vector<uint64_t> col_ptr_;   // num_features + 1
   std::vector<uint32_t> col_rows_;  // the row of each entry, ascending within a feature
   std::vector<uint16_t> col_bins_;  // its local bin
-  // Its row's quantized gradient, for the current tree, held as two floats: a quantized value
-  // is a float times a power of two rounded to an integer, so it has at most 24 significant bits
-  // and a float holds it exactly (checked when the rows' gradients are packed). Half the bytes
-  // of a GradientSum, in the column copy every level reads and in the root's gather.
-  struct EntryGradient {
-    float g;
-    float h;
-    GradientSum Unpack() const {
-      return GradientSum{static_cast<int64_t>(g), static_cast<int64_t>(h)};
-    }
-  };
+  // Its row's quantized gradient, for the current tree (EntryGradient).
   std::vector<EntryGradient> col_grad_;
   std::vector<EntryGradient> row_grad_;  // the rows' gradients packed, gathered by the root
   bool gradients_current_ = false;
+  bool small_gradients_ = true;  // the current tree's are all EntryGradient::Small
   uint32_t max_feature_bins_ = 1;
   std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)
   std::vector<uint16_t> slot16_;  // the same, for wider levels

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "tree/grower.h"
 #include "tree_builders.h"
@@ -175,13 +177,41 @@ TEST(TreeGrower, ColumnwiseDeepLevelsGrowTheRowwiseTree) {
   }
   EXPECT_EQ(splits[7], 128);
   EXPECT_GE(splits[8], 255);  // a level of 256 nodes, and 255 splits or more of them
-  ASSERT_EQ(a.NumNodes(), b.NumNodes());
-  for (int i = 0; i < a.NumNodes(); ++i) {
-    EXPECT_EQ(a[i].feature, b[i].feature) << i;
-    EXPECT_EQ(a[i].split_cond, b[i].split_cond) << i;
-    EXPECT_EQ(a[i].leaf_value, b[i].leaf_value) << i;
-    EXPECT_EQ(a[i].default_left, b[i].default_left) << i;
+  test::ExpectSameTree(a, b);
+}
+
+// Under 2^11 rows the largest quantized gradients reach 2^51 in magnitude, past the column-wise
+// way's fast sum (EntryGradient::Small): it adds them the plain way and grows the row-wise tree.
+TEST(TreeGrower, ColumnwiseLargeQuantizedGradientsGrowTheRowwiseTree) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<float> r{static_cast<float>(i)};
+    for (int f = 1; f < 4; ++f) {  // 10% present, each a different permutation of the rows
+      const int v = (i * (2 * f + 3) * 7919) % 1000;
+      r.push_back(v % 10 == f ? static_cast<float>(v) : NAN);
+    }
+    rows.push_back(r);
+    labels.push_back(static_cast<float>(i % 7) + (i < 300 ? 20.0f : 0.0f) +
+                     (std::isnan(r[2]) ? 0.0f : 5.0f));
   }
+  Fixture fx(test::DenseRows(rows, labels), 2);
+  std::vector<GradPair> g;
+  for (float y : labels) g.push_back(GradPair{-y, 1.0f});  // as Fixture::Grow quantizes them
+  const GradientQuantizer q(g, 1, 0, fx.comm.get());
+  int64_t largest = 0;
+  for (const GradientSum& v : q.QuantizeAll(g, 1, 0, {}, 2)) {
+    largest = std::max({largest, std::abs(v.g), std::abs(v.h)});
+  }
+  EXPECT_GE(largest, int64_t{1} << 51);
+  Params p;
+  p.max_depth = 4;
+  p.min_child_weight = 0;
+  p.lambda = 0;
+  const RegTree a = fx.Grow(p, 2);
+  const RegTree b = fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns);
+  EXPECT_GE(a.NumNodes(), 15);
+  test::ExpectSameTree(a, b);
 }
 
 // One grower, two trees: the column-wise way copies each tree's own gradients (the second tree

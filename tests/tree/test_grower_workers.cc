@@ -47,16 +47,6 @@ RegTree GrowTree(const DataSet& data, uint32_t num_col, rabit::Communicator* com
   return grower.Grow(q.QuantizeAll(g, 1, 0, {}, 1), q, 0);
 }
 
-void ExpectSameTree(const RegTree& a, const RegTree& b, const std::string& what) {
-  ASSERT_EQ(a.NumNodes(), b.NumNodes()) << what;
-  for (int i = 0; i < a.NumNodes(); ++i) {
-    EXPECT_EQ(a[i].feature, b[i].feature) << what << " node " << i;
-    EXPECT_EQ(a[i].split_cond, b[i].split_cond) << what << " node " << i;
-    EXPECT_EQ(a[i].default_left, b[i].default_left) << what << " node " << i;
-    EXPECT_EQ(a[i].leaf_value, b[i].leaf_value) << what << " node " << i;
-  }
-}
-
 TEST(GrowerWorkers, ThreeWorkersGrowTheOneProcessTreeInBothWays) {
   std::vector<std::vector<float>> rows;
   std::vector<float> labels;
@@ -76,8 +66,8 @@ TEST(GrowerWorkers, ThreeWorkersGrowTheOneProcessTreeInBothWays) {
     const DataSet share = test::DenseRows(mine, my_labels);
     for (bool wide : {false, true}) {
       const RegTree tree = GrowTree(share, all.num_col, comm, wide);
-      ExpectSameTree(expected, tree,
-                     std::string(wide ? "wide" : "normal") + " rank " + std::to_string(r));
+      test::ExpectSameTree(expected, tree,
+                           std::string(wide ? "wide" : "normal") + " rank " + std::to_string(r));
     }
     return std::string();
   });

@@ -1,10 +1,14 @@
-// Small data builders shared by the tree tests.
+// Small data builders and checks shared by the tree tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "data/data.h"
+#include "model/tree.h"
 
 namespace ringboost::test {
 
@@ -23,6 +27,17 @@ inline DataSet DenseRows(const std::vector<std::vector<float>>& rows,
   }
   d.label = labels;
   return d;
+}
+
+// The same nodes: features, thresholds, default directions and leaf values.
+inline void ExpectSameTree(const RegTree& a, const RegTree& b, const std::string& what = "") {
+  ASSERT_EQ(a.NumNodes(), b.NumNodes()) << what;
+  for (int i = 0; i < a.NumNodes(); ++i) {
+    EXPECT_EQ(a[i].feature, b[i].feature) << what << " node " << i;
+    EXPECT_EQ(a[i].split_cond, b[i].split_cond) << what << " node " << i;
+    EXPECT_EQ(a[i].default_left, b[i].default_left) << what << " node " << i;
+    EXPECT_EQ(a[i].leaf_value, b[i].leaf_value) << what << " node " << i;
+  }
 }
 
 }  // namespace ringboost::test
