@@ -197,48 +197,28 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
                  "a tree's first level evaluated by column is its root");
     gradients_current_ = true;
     row_grad_.resize(num_rows_);
-    bool inexact = false, large = false;
-#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large)
+    bool inexact = false, large = false, zero = false;
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large, zero)
     for (uint64_t r = 0; r < num_rows_; ++r) {
       row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
       inexact = inexact || row_grad_[r].Unpack() != gpair[r];
       large = large || !row_grad_[r].Small();
+      zero = zero || gpair[r] == GradientSum{};
     }
     RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
     small_gradients_ = !large;
+    zero_gradients_ = zero;
     col_grad_.resize(col_rows_.size());
     return small_gradients_ ? EvaluateLevel<uint8_t, true, true>(nodes, allowed, evaluator)
                             : EvaluateLevel<uint8_t, true, false>(nodes, allowed, evaluator);
   }
   // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
-  // nothing, as in the row-wise build), get none. Nodes own disjoint rows: their pieces are
-  // filled in parallel.
+  // nothing, as in the row-wise build), get none.
   const bool narrow = num_nodes < 0xff;
   if (narrow) {
-    slot8_.assign(num_rows_, 0xff);
+    FillSlots(gpair, partitioner, nodes, &slot8_);
   } else {
-    slot16_.assign(num_rows_, 0xffff);
-  }
-  constexpr uint64_t kPiece = uint64_t{1} << 16;         // rows
-  std::vector<std::pair<std::size_t, uint64_t>> pieces;  // (slot, first position in the node)
-  for (std::size_t s = 0; s < num_nodes; ++s) {
-    const uint64_t n = partitioner.NodeRange(nodes[s].nid).size();
-    for (uint64_t i = 0; i < n; i += kPiece) pieces.emplace_back(s, i);
-  }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
-  for (std::size_t p = 0; p < pieces.size(); ++p) {
-    const auto [s, begin] = pieces[p];
-    const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
-    const uint64_t end = std::min(begin + kPiece, partitioner.NodeRange(nodes[s].nid).size());
-    for (uint64_t i = begin; i < end; ++i) {
-      const GradientSum& g = gpair[rows[i]];
-      if (g.g == 0 && g.h == 0) continue;
-      if (narrow) {
-        slot8_[rows[i]] = static_cast<uint8_t>(s);
-      } else {
-        slot16_[rows[i]] = static_cast<uint16_t>(s);
-      }
-    }
+    FillSlots(gpair, partitioner, nodes, &slot16_);
   }
   if (small_gradients_) {
     return narrow ? EvaluateLevel<uint8_t, false, true>(nodes, allowed, evaluator)
@@ -246,6 +226,33 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
   }
   return narrow ? EvaluateLevel<uint8_t, false, false>(nodes, allowed, evaluator)
                 : EvaluateLevel<uint16_t, false, false>(nodes, allowed, evaluator);
+}
+
+// Nodes own disjoint rows: their pieces are filled in parallel. Without zero gradients in the
+// tree (no row subsampling), the rows' gradients are not read.
+template <typename SlotT>
+void ColumnwiseEvaluator::FillSlots(const std::vector<GradientSum>& gpair,
+                                    const RowPartitioner& partitioner,
+                                    const std::vector<Node>& nodes, std::vector<SlotT>* slot) {
+  slot->assign(num_rows_, static_cast<SlotT>(~SlotT{0}));
+  SlotT* out = slot->data();
+  constexpr uint64_t kPiece = uint64_t{1} << 16;         // rows
+  std::vector<std::pair<std::size_t, uint64_t>> pieces;  // (slot, first position in the node)
+  for (std::size_t s = 0; s < nodes.size(); ++s) {
+    const uint64_t n = partitioner.NodeRange(nodes[s].nid).size();
+    for (uint64_t i = 0; i < n; i += kPiece) pieces.emplace_back(s, i);
+  }
+  const bool skip_zero = zero_gradients_;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (std::size_t p = 0; p < pieces.size(); ++p) {
+    const auto [s, begin] = pieces[p];
+    const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
+    const uint64_t end = std::min(begin + kPiece, partitioner.NodeRange(nodes[s].nid).size());
+    for (uint64_t i = begin; i < end; ++i) {
+      if (skip_zero && gpair[rows[i]] == GradientSum{}) continue;
+      out[rows[i]] = static_cast<SlotT>(s);
+    }
+  }
 }
 
 template <typename SlotT, bool kGather, bool kSmall>

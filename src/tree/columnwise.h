@@ -123,10 +123,15 @@ class ColumnwiseEvaluator {
   std::vector<EntryGradient> row_grad_;  // the rows' gradients packed, gathered by the root
   bool gradients_current_ = false;
   bool small_gradients_ = true;  // the current tree's are all EntryGradient::Small
+  bool zero_gradients_ = false;  // some row of the current tree has a zero gradient
   uint32_t max_feature_bins_ = 1;
   std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)
   std::vector<uint16_t> slot16_;  // the same, for wider levels
   // (Directions marks each row with its split in the same arrays.)
+  // `slot` of every row of the nodes' rows: its node's index (none where its gradient is zero).
+  template <typename SlotT>
+  void FillSlots(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner,
+                 const std::vector<Node>& nodes, std::vector<SlotT>* slot);
   template <typename SlotT>
   void DirectionsBy(const std::vector<Split>& splits, const RowPartitioner& partitioner,
                     SlotT* mark, uint8_t* goes_left);
