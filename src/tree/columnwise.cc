@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 #if defined(__SSE2__)
@@ -29,6 +31,13 @@ void StoreStreaming(const T& from, T* to) {
 #else
   *to = from;
 #endif
+}
+
+// *to = max(*to, v).
+void AtomicMax(std::atomic<float>* to, float v) {
+  float seen = to->load(std::memory_order_relaxed);
+  while (v > seen && !to->compare_exchange_weak(seen, v, std::memory_order_relaxed)) {
+  }
 }
 
 // Orders this thread's StoreStreaming stores before its later ones (and so before what a
@@ -273,6 +282,10 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
   const std::size_t num_nodes = nodes.size();
   const uint32_t nf = cuts_->NumFeatures();
   std::vector<std::vector<SplitCandidate>> best(nthread_, std::vector<SplitCandidate>(num_nodes));
+  // Per node, the largest loss change any thread has found so far: a feature that cannot reach
+  // it cannot win either, so threads prune with each other's finds too.
+  std::vector<std::atomic<float>> found(num_nodes);
+  for (std::atomic<float>& x : found) x.store(-INFINITY, std::memory_order_relaxed);
 #pragma omp parallel num_threads(nthread_)
   {
     const int t = omp_get_thread_num();
@@ -327,15 +340,17 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         }
         const GradientSum present{present_g, present_h};
         const bool nonnegative_hess = hess_or >= 0;
-        // Column sampling, then a feature that provably cannot reach this thread's best for the
-        // node (no candidate of it could win or tie the final choice either) is not scanned.
+        // Column sampling, then a feature that provably cannot reach a loss change found for
+        // the node (no candidate of it could win or tie the final choice either) is not scanned.
+        const float must_beat =
+            std::max(best[t][s].loss_chg, found[s].load(std::memory_order_relaxed));
         if ((allowed[s].empty() || allowed[s][f]) &&
             !(evaluator.LossChangeBound(present, SplitEvaluator::SideGradBound(lo, hi, present.g),
                                         nonnegative_hess, nodes[s].sum,
-                                        nodes[s].gain) < best[t][s].loss_chg)) {
+                                        nodes[s].gain) < must_beat)) {
           best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
-                                                   nodes[s].sum, nodes[s].gain, f,
-                                                   best[t][s].loss_chg));
+                                                   nodes[s].sum, nodes[s].gain, f, must_beat));
+          if (best[t][s].found) AtomicMax(&found[s], best[t][s].loss_chg);
         }
         for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
       }

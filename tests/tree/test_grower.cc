@@ -214,6 +214,34 @@ TEST(TreeGrower, ColumnwiseLargeQuantizedGradientsGrowTheRowwiseTree) {
   test::ExpectSameTree(a, b);
 }
 
+// Many features, so both threads take some (16 at a time) and prune with each other's finds:
+// still the row-wise tree of one thread. Several features carry signal, of different strength.
+TEST(TreeGrower, ColumnwiseThreadsShareTheirFinds) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  uint64_t s = 7;
+  for (int i = 0; i < 6000; ++i) {
+    std::vector<float> r;
+    float y = 0;
+    for (int f = 0; f < 96; ++f) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      const float v = static_cast<float>((s >> 33) % 500);
+      const bool present = (s >> 20) % 4 != 0;
+      r.push_back(present ? v : NAN);
+      if (present && f % 13 == 5) y += (v > 250 ? 1.0f : -1.0f) * static_cast<float>(f % 7 + 1);
+    }
+    rows.push_back(r);
+    labels.push_back(y);
+  }
+  Fixture fx1(test::DenseRows(rows, labels), 1);
+  Fixture fx2(test::DenseRows(rows, labels), 2);
+  Params p;
+  p.max_depth = 6;
+  const RegTree a = fx1.Grow(p, 1);
+  EXPECT_GT(a.NumNodes(), 63);
+  test::ExpectSameTree(a, fx2.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns));
+}
+
 // One grower, two trees: the column-wise way copies each tree's own gradients (the second tree
 // grown from the first tree's copy would split where the first one did).
 TEST(TreeGrower, ColumnwiseTakesEachTreesGradients) {
