@@ -303,7 +303,7 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   }
   std::vector<Histogram*> out;
   for (int nid : build_nids) out.push_back(&nodes_[nid].hist);
-  hist_builder_.Build(gpair, *partitioner_, build_nids, out);
+  hist_builder_.Build(gpair, *partitioner_, build_nids, out, /*reuse_gradients=*/true);
   AllreduceHistograms(out);
   // Each sibling takes its parent's histogram and subtracts the built child's in place.
   std::vector<const Histogram*> smaller;

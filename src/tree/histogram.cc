@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "common/error.h"
@@ -14,38 +15,81 @@ constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task
 
 constexpr uint64_t kPrefetchRows = 16;  // rows ahead whose bins and gradient are prefetched
 
+// Where the dense kernel finds a row's quantized gradient and bins.
 template <typename BinT>
-void BuildDense(const BinT* bins, uint32_t num_features, const uint32_t* offsets,
-                const GradientSum* gpair, const uint32_t* rows, uint64_t n, GradientSum* hist) {
-  // Two rows at a time: their updates are independent chains the core can overlap, and each
-  // feature's offset is loaded once for both.
+struct SplitRows {  // the matrix's row-major bins and the gradient array
+  const BinT* bins;
+  uint32_t num_features;
+  const GradientSum* gpair;
+  void Prefetch(uint32_t row) const {
+    const BinT* first = bins + static_cast<uint64_t>(row) * num_features;
+    __builtin_prefetch(gpair + row);
+    __builtin_prefetch(first);
+    __builtin_prefetch(first + num_features - 1);  // the row may straddle lines
+  }
+  const BinT* Row(uint32_t row, GradientSum* g) const {
+    *g = gpair[row];
+    return bins + static_cast<uint64_t>(row) * num_features;
+  }
+};
+
+// HistogramBuilder's row records: the gradient in the first 16 bytes, the bins after it. kStore:
+// the gradient comes from `gpair` and is stored into the record; else it is read from there.
+template <typename BinT, bool kStore>
+struct RecordRows {
+  uint8_t* records;
+  uint32_t stride;
+  const GradientSum* gpair;
+  void Prefetch(uint32_t row) const {
+    const uint8_t* rec = records + static_cast<uint64_t>(row) * stride;
+    for (uint32_t line = 0; line < stride; line += HistogramBuilder::kRecordAlign) {
+      __builtin_prefetch(rec + line);
+    }
+    if (kStore) __builtin_prefetch(gpair + row);
+  }
+  const BinT* Row(uint32_t row, GradientSum* g) const {
+    uint8_t* rec = records + static_cast<uint64_t>(row) * stride;
+    if (kStore) {
+      *g = gpair[row];
+      std::memcpy(rec, g, sizeof(GradientSum));
+    } else {
+      std::memcpy(g, rec, sizeof(GradientSum));
+    }
+    return reinterpret_cast<const BinT*>(rec + HistogramBuilder::kRecordGradientBytes);
+  }
+};
+
+// Dense rows into the histogram whose feature f starts at base[f]. Four rows at a time: their
+// updates are independent chains the core can overlap, and each feature's base is loaded once
+// for the four.
+template <typename BinT, typename Rows>
+void BuildDense(const Rows& src, uint32_t num_features, GradientSum* const* base,
+                const uint32_t* rows, uint64_t n) {
+  constexpr uint64_t kWays = 4;
   uint64_t i = 0;
-  for (; i + 1 < n; i += 2) {
-    if (i + kPrefetchRows + 1 < n) {
-      for (uint64_t a : {i + kPrefetchRows, i + kPrefetchRows + 1}) {
-        __builtin_prefetch(gpair + rows[a]);
-        __builtin_prefetch(bins + static_cast<uint64_t>(rows[a]) * num_features);
+  for (; i + kWays <= n; i += kWays) {
+    if (i + kPrefetchRows + kWays <= n) {
+      for (uint64_t a = i + kPrefetchRows; a < i + kPrefetchRows + kWays; ++a) {
+        src.Prefetch(rows[a]);
       }
     }
-    const GradientSum g0 = gpair[rows[i]];
-    const GradientSum g1 = gpair[rows[i + 1]];
-    const BinT* b0 = bins + static_cast<uint64_t>(rows[i]) * num_features;
-    const BinT* b1 = bins + static_cast<uint64_t>(rows[i + 1]) * num_features;
+    GradientSum g[kWays];
+    const BinT* b[kWays];
+    for (uint64_t k = 0; k < kWays; ++k) b[k] = src.Row(rows[i + k], &g[k]);
     for (uint32_t f = 0; f < num_features; ++f) {
-      const uint32_t off = offsets[f];
-      GradientSum& d0 = hist[off + b0[f]];
-      d0.g += g0.g;
-      d0.h += g0.h;
-      GradientSum& d1 = hist[off + b1[f]];
-      d1.g += g1.g;
-      d1.h += g1.h;
+      GradientSum* h = base[f];
+      for (uint64_t k = 0; k < kWays; ++k) {
+        GradientSum& d = h[b[k][f]];
+        d.g += g[k].g;
+        d.h += g[k].h;
+      }
     }
   }
   for (; i < n; ++i) {
-    const GradientSum g = gpair[rows[i]];
-    const BinT* b = bins + static_cast<uint64_t>(rows[i]) * num_features;
+    GradientSum g;
+    const BinT* b = src.Row(rows[i], &g);
     for (uint32_t f = 0; f < num_features; ++f) {
-      GradientSum& d = hist[offsets[f] + b[f]];
+      GradientSum& d = base[f][b[f]];
       d.g += g.g;
       d.h += g.h;
     }
@@ -112,17 +156,46 @@ HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCu
                                    int nthread)
     : matrix_(matrix), cuts_(cuts), nthread_(nthread), tls_(nthread) {
   for (uint32_t f : matrix->dense_columns()) feature_offsets_.push_back(cuts->ptr[f]);
+  const std::size_t record_bytes =
+      kRecordGradientBytes + feature_offsets_.size() * static_cast<std::size_t>(matrix->BinBytes());
+  if (matrix->layout() == BinnedMatrix::Layout::kDense && record_bytes <= kMaxRecordBytes) {
+    record_stride_ =
+        static_cast<uint32_t>((record_bytes + kRecordAlign - 1) / kRecordAlign * kRecordAlign);
+  }
+}
+
+template <typename BinT>
+void HistogramBuilder::BuildDenseBlock(const std::vector<BinT>& bins, const GradientSum* gpair,
+                                       const uint32_t* rows, uint64_t n, GradientSum* hist,
+                                       bool reuse_gradients) const {
+  const uint32_t num_features = feature_offsets_.size();
+  GradientSum* on_stack[64];
+  std::vector<GradientSum*> on_heap;
+  GradientSum** base = on_stack;
+  if (num_features > 64) {
+    on_heap.resize(num_features);
+    base = on_heap.data();
+  }
+  for (uint32_t f = 0; f < num_features; ++f) base[f] = hist + feature_offsets_[f];
+  if (record_stride_ == 0) {
+    BuildDense<BinT>(SplitRows<BinT>{bins.data(), num_features, gpair}, num_features, base, rows,
+                     n);
+  } else if (reuse_gradients) {
+    BuildDense<BinT>(RecordRows<BinT, false>{Records(), record_stride_, gpair}, num_features, base,
+                     rows, n);
+  } else {
+    BuildDense<BinT>(RecordRows<BinT, true>{Records(), record_stride_, gpair}, num_features, base,
+                     rows, n);
+  }
 }
 
 void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
-                                  uint64_t n, GradientSum* hist) const {
+                                  uint64_t n, GradientSum* hist, bool reuse_gradients) const {
   if (matrix_->layout() == BinnedMatrix::Layout::kDense) {
     if (matrix_->BinBytes() == 1) {
-      BuildDense(matrix_->dense8().data(), feature_offsets_.size(), feature_offsets_.data(),
-                 gpair.data(), rows, n, hist);
+      BuildDenseBlock(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients);
     } else {
-      BuildDense(matrix_->dense16().data(), feature_offsets_.size(), feature_offsets_.data(),
-                 gpair.data(), rows, n, hist);
+      BuildDenseBlock(matrix_->dense16(), gpair.data(), rows, n, hist, reuse_gradients);
     }
   } else {
     BuildSparse(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(), rows, n,
@@ -130,10 +203,36 @@ void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const u
   }
 }
 
+// The records (see the header), with the bins copied from the matrix; their gradients are filled
+// by the builds.
+template <typename BinT>
+void HistogramBuilder::InitRecords(const std::vector<BinT>& bins) {
+  const uint64_t rows = matrix_->NumRows();
+  const std::size_t row_bytes = feature_offsets_.size() * sizeof(BinT);
+  records_.assign(rows * record_stride_ + kRecordAlign, 0);
+  uint8_t* records = Records();
+  const int64_t n = static_cast<int64_t>(rows);
+#pragma omp parallel for schedule(static) num_threads(nthread_)
+  for (int64_t r = 0; r < n; ++r) {
+    std::memcpy(records + r * record_stride_ + kRecordGradientBytes,
+                bins.data() + r * feature_offsets_.size(), row_bytes);
+  }
+}
+
+uint8_t* HistogramBuilder::Records() const {
+  const auto at = reinterpret_cast<uintptr_t>(records_.data());
+  return const_cast<uint8_t*>(records_.data()) +
+         ((kRecordAlign - at % kRecordAlign) % kRecordAlign);
+}
+
 void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
                              const RowPartitioner& partitioner, const std::vector<int>& nids,
-                             const std::vector<Histogram*>& out) {
+                             const std::vector<Histogram*>& out, bool reuse_gradients) {
   const std::size_t n_bins = cuts_->TotalBins();
+  if (record_stride_ != 0 && records_.empty()) {  // first build: after the training values are gone
+    if (matrix_->BinBytes() == 1) InitRecords(matrix_->dense8());
+    if (matrix_->BinBytes() == 2) InitRecords(matrix_->dense16());
+  }
   // A node with at most this many rows is one task that builds straight into its output, with no
   // private copies to clear and add up; larger nodes are split into blocks over private
   // histograms.
@@ -174,7 +273,7 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
     const Task& task = tasks[i];
     if (task.whole) {
       out[task.node]->assign(n_bins, GradientSum{});
-      BuildBlock(gpair, task.rows, task.n, out[task.node]->data());
+      BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
       continue;
     }
     Histogram& h = tls_[t][task.node];
@@ -182,7 +281,7 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       h.assign(n_bins, GradientSum{});
       used[t][task.node] = 1;
     }
-    BuildBlock(gpair, task.rows, task.n, h.data());
+    BuildBlock(gpair, task.rows, task.n, h.data(), reuse_gradients);
   }
   // Reduce the private histograms of each node of blocks, parallel over nodes and bin ranges.
   std::vector<std::size_t> split_nodes;

@@ -21,9 +21,13 @@ class HistogramBuilder {
   HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts, int nthread);
 
   // Builds the histograms of `nids` (rows from `partitioner`) into `out` (resized to the total
-  // bin count). One call per tree level.
+  // bin count). One call per tree level. reuse_gradients: the rows' gradients are those that an
+  // earlier call without it read from `gpair` (the grower's deeper levels: a node's rows are some
+  // of the root's, and the gradients do not change within a tree); dense data with narrow rows
+  // then reads each row's gradient from beside its bins (the records below).
   void Build(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner,
-             const std::vector<int>& nids, const std::vector<Histogram*>& out);
+             const std::vector<int>& nids, const std::vector<Histogram*>& out,
+             bool reuse_gradients = false);
 
   // Wide data (a histogram too large to keep one per node, e.g. 10,000 sparse features x 256
   // bins): builds node `nid` into wide_hist() and lists in wide_chunks() (ascending) the chunks
@@ -42,6 +46,13 @@ class HistogramBuilder {
   // after wide_hist() was reduced across them.
   void SetWideChunks(std::vector<uint32_t> chunks);
   static constexpr uint32_t kChunkShift = 4;
+  // Row records: the quantized gradient, then the row's bins, padded to whole cache lines
+  // (kRecordAlign bytes) and aligned to them.
+  static constexpr std::size_t kRecordGradientBytes = sizeof(GradientSum);
+  static constexpr std::size_t kRecordAlign = 64;
+  static constexpr std::size_t kMaxRecordBytes = 256;
+  // Whether dense rows are read from records (narrow enough for one).
+  bool UsesRecords() const { return record_stride_ != 0; }
 
   // For every k: *parent[k] -= *child[k], element-wise (one parallel loop for all): the parent's
   // histogram becomes its other child's in place.
@@ -50,7 +61,14 @@ class HistogramBuilder {
 
  private:
   void BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
-                  GradientSum* hist) const;
+                  GradientSum* hist, bool reuse_gradients) const;
+  template <typename BinT>
+  void BuildDenseBlock(const std::vector<BinT>& bins, const GradientSum* gpair,
+                       const uint32_t* rows, uint64_t n, GradientSum* hist,
+                       bool reuse_gradients) const;
+  template <typename BinT>
+  void InitRecords(const std::vector<BinT>& bins);
+  uint8_t* Records() const;  // records_ from its first kRecordAlign-aligned byte
   // BuildWide's two ways for the sparse layout; both fill wide_out_ and mark wide_any_.
   void BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
   void BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
@@ -62,7 +80,14 @@ class HistogramBuilder {
   const BinnedMatrix* matrix_;
   const HistogramCuts* cuts_;
   int nthread_;
-  std::vector<uint32_t> feature_offsets_;    // dense layout: cuts.ptr of each column's feature
+  std::vector<uint32_t> feature_offsets_;  // dense layout: cuts.ptr of each column's feature
+  // Dense layout, when a record fits kMaxRecordBytes: one record per row, record_stride_ bytes
+  // apart. A node's rows lie scattered over the matrix below the root; with its gradient beside
+  // its bins a row costs one or two cache lines, where the bins and the gradient array cost a
+  // line each plus the bins' straddles. The copy of the bins (allocated by the first build, once
+  // the training values are gone, so the peak memory stays that of loading) is the price.
+  uint32_t record_stride_ = 0;
+  std::vector<uint8_t> records_;
   std::vector<std::vector<Histogram>> tls_;  // per thread, per node of the level
   // Wide mode: per thread a histogram kept all zero between calls, its touched-chunk flags and
   // list; the output and its chunks.

@@ -16,7 +16,7 @@ struct HistFixture {
   std::unique_ptr<BinnedMatrix> matrix;
   std::vector<GradientSum> gpair;
 
-  HistFixture(bool sparse, int rows) {
+  HistFixture(bool sparse, int rows, int features = 5, int max_bin = 64) {
     std::vector<std::vector<float>> values;
     uint64_t s = 7;
     auto next = [&s] {
@@ -25,7 +25,7 @@ struct HistFixture {
     };
     for (int i = 0; i < rows; ++i) {
       std::vector<float> r;
-      for (int f = 0; f < 5; ++f) {
+      for (int f = 0; f < features; ++f) {
         float v = static_cast<float>(next() % 300);
         r.push_back(sparse && next() % 3 == 0 ? NAN : v);
       }
@@ -35,19 +35,20 @@ struct HistFixture {
     }
     data = test::DenseRows(values, std::vector<float>(rows, 0.0f));
     auto comm = rabit::MakeLocalCommunicator();
-    cuts = ComputeCuts(data, data.num_col, 64, comm.get(), 2);
+    cuts = ComputeCuts(data, data.num_col, max_bin, comm.get(), 2);
     matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, 2));
   }
 
   // Direct sum over the rows of a node.
-  Histogram Naive(const RowPartitioner& p, int nid) const {
+  Histogram Naive(const RowPartitioner& p, int nid) const { return Naive(p, nid, gpair); }
+  Histogram Naive(const RowPartitioner& p, int nid, const std::vector<GradientSum>& g) const {
     Histogram h(cuts.TotalBins());
     auto r = p.NodeRange(nid);
     for (uint64_t i = 0; i < r.size(); ++i) {
       uint32_t row = p.NodeRows(nid)[i];
       for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
         int64_t bin = matrix->GetBin(row, f, cuts);
-        if (bin >= 0) h[bin] += gpair[row];
+        if (bin >= 0) h[bin] += g[row];
       }
     }
     return h;
@@ -73,6 +74,52 @@ TEST(Histogram, EqualsDirectSumAnyThreadsAndLayout) {
       EXPECT_EQ(again, h1);
     }
   }
+}
+
+// Dense rows narrow enough for a record (16 bytes of gradient and the bins, up to 256 bytes): the
+// root's build stores each row's gradient beside its bins, and the deeper builds that reuse the
+// gradients read it from there, not from gpair. 8-bit and 16-bit bins.
+TEST(Histogram, DenseRecordsKeepTheRootsGradients) {
+  for (int max_bin : {64, 512}) {
+    HistFixture fx(false, 9000, 5, max_bin);
+    ASSERT_EQ(fx.matrix->BinBytes(), max_bin == 64 ? 1 : 2);
+    RowPartitioner root(fx.data.NumRows());
+    RowPartitioner p(fx.data.NumRows());
+    p.Partition(
+        {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 5 < 2; }, 2);
+    for (int threads : {1, 2}) {
+      HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads);
+      ASSERT_TRUE(builder.UsesRecords());
+      std::vector<GradientSum> first = fx.gpair, second = fx.gpair;
+      for (GradientSum& g : second) g = GradientSum{3 * g.g + 1, g.h / 2};
+      for (const auto* g : {&first, &second}) {  // two trees, new gradients each
+        Histogram h0, h1, h2;
+        builder.Build(*g, root, {0}, {&h0});
+        EXPECT_EQ(h0, fx.Naive(root, 0, *g)) << "threads " << threads;
+        builder.Build(*g, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
+        EXPECT_EQ(h1, fx.Naive(p, 1, *g)) << "threads " << threads;
+        EXPECT_EQ(h2, fx.Naive(p, 2, *g)) << "threads " << threads;
+      }
+      // Reusing reads the stored gradients: the second tree's, whatever gpair now says.
+      Histogram stale;
+      builder.Build(first, p, {1}, {&stale}, /*reuse_gradients=*/true);
+      EXPECT_EQ(stale, fx.Naive(p, 1, second));
+    }
+  }
+}
+
+// Rows too wide for a record (300 features): the builder reads the matrix's rows and gpair.
+TEST(Histogram, WideDenseRowsWithoutRecords) {
+  HistFixture fx(false, 3000, 300);
+  RowPartitioner p(fx.data.NumRows());
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 7 < 3; }, 2);
+  HistogramBuilder builder(fx.matrix.get(), &fx.cuts, 2);
+  EXPECT_FALSE(builder.UsesRecords());
+  Histogram h1, h2;
+  builder.Build(fx.gpair, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
+  EXPECT_EQ(h1, fx.Naive(p, 1));
+  EXPECT_EQ(h2, fx.Naive(p, 2));
 }
 
 TEST(Histogram, SubtractionGivesSibling) {
