@@ -58,16 +58,22 @@ RB_HOST_DEVICE inline double ExpReduced(double r) {
   return Add(Mul(p, r), 1.0);
 }
 
-// 2^(j/8) for 0 <= j < 8, as double literals (the same bits on every compiler): a table on the
-// host (selects would compile to branches, mispredicted on data), selects on the device (an
-// indexed local array goes to its stack).
-RB_HOST_DEVICE inline double Pow2Eighths(int j) {
-#if defined(__CUDA_ARCH__)
+// 2^(j/8) for 0 <= j < 8, as double literals (the same bits on every compiler), by selects: what
+// the device uses (an indexed local array goes to its stack) and what a host loop in vector lanes
+// needs (lanes cannot index a table).
+RB_HOST_DEVICE inline double Pow2EighthsBySelect(int j) {
   const double lo = (j & 2) ? ((j & 1) ? 0x1.4bfdad5362a27p+0 : 0x1.306fe0a31b715p+0)
                             : ((j & 1) ? 0x1.172b83c7d517bp+0 : 1.0);
   const double hi = (j & 2) ? ((j & 1) ? 0x1.d5818dcfba487p+0 : 0x1.ae89f995ad3adp+0)
                             : ((j & 1) ? 0x1.8ace5422aa0dbp+0 : 0x1.6a09e667f3bcdp+0);
   return (j & 4) ? hi : lo;
+}
+
+// The same from a table in scalar host code, where the selects compile to branches, mispredicted
+// on data.
+RB_HOST_DEVICE inline double Pow2Eighths(int j) {
+#if defined(__CUDA_ARCH__)
+  return Pow2EighthsBySelect(j);
 #else
   static constexpr double kTable[8] = {1.0,
                                        0x1.172b83c7d517bp+0,
@@ -89,10 +95,13 @@ RB_HOST_DEVICE inline double Pow2Eighths(int j) {
 // -inf -> 0; results past FLT_MAX are inf and tiny ones subnormal or 0, as the rounding gives.
 // x = (8m + j) ln2/8 + r with |r| <= ln2/16: exp(x) = 2^m 2^(j/8) exp(r) (a short polynomial;
 // the degree-13 one of |r| <= ln2/2 cost the CPU gradients twice the time).
+// kLanes: the same bits with neither a branch nor a table, for host loops that the compiler runs
+// in vector lanes (ElementwiseGradients).
+template <bool kLanes = false>
 RB_HOST_DEVICE inline float ExpF(float x) {
   using elementwise_detail::Add;
   using elementwise_detail::Mul;
-  if (x != x) return x;
+  if (!kLanes && x != x) return x;
   // exp overflows float above 88.73 and is under half the smallest subnormal below -103.98; the
   // clamp keeps 2^m a normal double and lets the final cast make inf or 0.
   double xd = static_cast<double>(x);
@@ -106,26 +115,29 @@ RB_HOST_DEVICE inline float ExpF(float x) {
   constexpr double kHi = 0x1.62e42feep-4;
   constexpr double kLo = 0x1.a39ef35793c76p-36;
   const double r = Add(Add(xd, -Mul(k, kHi)), -Mul(k, kLo));
-  const int ki = static_cast<int>(k);
-  const double e =
-      Mul(Mul(elementwise_detail::ExpReduced(r), elementwise_detail::Pow2Eighths(ki & 7)),
-          elementwise_detail::Pow2(ki >> 3));  // >> of a negative int: floor
-  return static_cast<float>(e);
+  // (In lanes a NaN x goes through as k = 0, and the result is x, as the branch gives.)
+  const int ki = static_cast<int>(kLanes && k != k ? 0.0 : k);
+  const double two_j8 = kLanes ? elementwise_detail::Pow2EighthsBySelect(ki & 7)
+                               : elementwise_detail::Pow2Eighths(ki & 7);
+  const double e = Mul(Mul(elementwise_detail::ExpReduced(r), two_j8),
+                       elementwise_detail::Pow2(ki >> 3));  // >> of a negative int: floor
+  return kLanes && x != x ? x : static_cast<float>(e);
 }
 
 // XGBoost 1.7's common::Sigmoid, in float: the exponent is clamped at 88.7 so that exp never
 // overflows, and 1e-16 guards the division (it is below float resolution next to 1). The clamp is
 // std::min(-x, 88.7f) spelled out (NaN passes through).
+template <bool kLanes = false>
 RB_HOST_DEVICE inline float Sigmoid(float x) {
   constexpr float kEps = 1e-16f;
   const float nx = -x;
-  const float e = ExpF(88.7f < nx ? 88.7f : nx);
+  const float e = ExpF<kLanes>(88.7f < nx ? 88.7f : nx);
   return 1.0f / (e + 1.0f + kEps);
 }
 
 // std::fmax (NaN only where both are), inline: without -ffast-math the compiler calls libm's fmaxf
-// through the PLT for std::fmax, once per row in the gradient loops.
-RB_HOST_DEVICE inline float Fmax(float a, float b) { return (a > b || b != b) ? a : b; }
+// through the PLT for std::fmax, once per row in the gradient loops. (| rather than ||: no branch.)
+RB_HOST_DEVICE inline float Fmax(float a, float b) { return ((a > b) | (b != b)) ? a : b; }
 
 enum class ElementwiseLoss : int {
   kSquared,   // reg:squarederror
@@ -167,16 +179,16 @@ namespace elementwise_detail {
 
 // XGBoost's RegLossObj (regression_loss.h): gradient and hessian of the loss; weight w (times
 // scale_pos_weight where label == 1, for every loss of this family, as XGBoost does) multiplies
-// both.
+// both. kLanes: as ExpF's.
+template <bool kLanes = false>
 RB_HOST_DEVICE inline GradPair RegLossGradient(const ElementwiseSpec& s, float margin, float label,
                                                float weight) {
   constexpr float kEps = 1e-16f;
-  float w = weight;
-  if (label == 1.0f) w *= s.scale_pos_weight;
+  const float w = label == 1.0f ? weight * s.scale_pos_weight : weight;
   if (s.loss == ElementwiseLoss::kSquared) return {(margin - label) * w, w};
   // kLogistic and kLogitRaw: XGBoost's logitraw takes the sigmoid inside its gradient, logistic
   // in its prediction transform; the arithmetic is the same.
-  const float p = Sigmoid(margin);
+  const float p = Sigmoid<kLanes>(margin);
   return {(p - label) * w, Fmax(p * (1.0f - p), kEps) * w};
 }
 

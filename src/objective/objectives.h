@@ -15,10 +15,16 @@ std::unique_ptr<Objective> MakeRegressionObjective(const std::string& name, cons
 std::unique_ptr<Objective> MakeMulticlassObjective(const std::string& name, const Params& params);
 std::unique_ptr<Objective> MakeRankObjective(const std::string& name, const Params& params);
 
+// The instruction set of the reg/binary losses' gradient loop: by default the widest this CPU
+// has; tests pick each in turn. Every one gives the same bits.
+enum class GradientIsa { kBest, kBaseline, kAvx2, kAvx512 };
+bool GradientIsaAvailable(GradientIsa isa);
+
 // The CPU GetGradient of the element-wise objectives: *out (rows x spec.num_class, as `preds`)
 // gets ElementwiseGradient of every row of `data`, on `nthread` threads. Throws Error
 // "<data name>: <label_rule>" when some label breaks ElementwiseLabelOk.
 void ElementwiseGradients(const ElementwiseSpec& spec, const char* label_rule, const DataSet& data,
-                          const std::vector<float>& preds, int nthread, std::vector<GradPair>* out);
+                          const std::vector<float>& preds, int nthread, std::vector<GradPair>* out,
+                          GradientIsa isa = GradientIsa::kBest);
 
 }  // namespace ringboost

@@ -14,6 +14,7 @@
 #include "label_rows.h"
 #include "objective/elementwise.h"
 #include "objective/objective.h"
+#include "objective/objectives.h"
 
 namespace ringboost {
 namespace {
@@ -69,6 +70,12 @@ TEST(ExpF, Specials) {
   // The last nonzero result, 2^-149 (exp(-103.972076f) = 1.0000007 * 2^-150), and the first 0.
   EXPECT_EQ(ExpF(FromBits(0xC2CFF1B4)), 0x1p-149f);
   EXPECT_EQ(Bits(ExpF(FromBits(0xC2CFF1B5))), Bits(0.0f));
+  // The lane form: the same bits, NaN (sign and payload) included.
+  for (float x : {kInf, -kInf, std::numeric_limits<float>::quiet_NaN(),
+                  -std::numeric_limits<float>::quiet_NaN(), FromBits(0x7FC12345),
+                  std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest()}) {
+    EXPECT_EQ(Bits(ExpF<true>(x)), Bits(ExpF(x))) << x;
+  }
 }
 
 TEST(ExpF, EdgesCorrectlyRounded) {
@@ -99,16 +106,20 @@ TEST(ExpF, EdgesCorrectlyRounded) {
 }
 
 // Every 97th float in [-104, 89] (about 23 million): ExpF is the correctly rounded exp except
-// perhaps next to a tie. Prints how often it and glibc's expf are not.
+// perhaps next to a tie, and ExpF<true> is ExpF. Prints how often it and glibc's expf are not.
 TEST(ExpF, SweepCorrectlyRounded) {
   uint64_t tested = 0, near_ties = 0, tie_misses = 0, misses = 0, glibc_differs = 0,
-           glibc_misses = 0;
+           glibc_misses = 0, lane_differs = 0;
   for (uint64_t b = 0; b <= 0xFFFFFFFFu; b += 97) {
     const float x = FromBits(static_cast<uint32_t>(b));
     if (!(x >= -104.0f && x <= 89.0f)) continue;
     ++tested;
     const RoundedExp want = CorrectlyRoundedExp(x);
     const float got = ExpF(x);
+    // The lane form (selects, no branch) gives the same bits everywhere.
+    if (Bits(ExpF<true>(x)) != Bits(got) && ++lane_differs <= 10) {
+      ADD_FAILURE() << "x = " << x << " ExpF<true> " << ExpF<true>(x) << " ExpF " << got;
+    }
     const float glibc = std::exp(x);
     glibc_differs += Bits(glibc) != Bits(got);
     glibc_misses += !want.near_tie && Bits(glibc) != Bits(want.value);
@@ -242,10 +253,13 @@ Rows RandomRows(const std::string& name, int groups, int rows) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> margin(-20.0f, 20.0f), unit(0.0f, 1.0f);
   std::vector<float> labels, weights, margins;
-  const float extremes[] = {0.0f, 100.0f, -100.0f, 88.7f, -88.7f, 1e-30f};
+  const float extremes[] = {0.0f,    100.0f,  -100.0f, 88.7f,
+                            -88.7f,  1e-30f,  -0.0f,   std::numeric_limits<float>::quiet_NaN(),
+                            1000.0f, -1000.0f};
+  constexpr int kExtremes = sizeof(extremes) / sizeof(extremes[0]);
   for (int i = 0; i < rows; ++i) {
     for (int k = 0; k < groups; ++k) {
-      margins.push_back(i % 17 == 0 ? extremes[(i + k) % 6] : margin(rng));
+      margins.push_back(i % 17 == 0 ? extremes[(i / 17 + k) % kExtremes] : margin(rng));
     }
     float label = unit(rng);
     if (name.rfind("multi:", 0) == 0) label = static_cast<float>(rng() % groups);
@@ -271,24 +285,59 @@ TEST(ElementwiseGradient, CpuObjectivesAgreeRowByRow) {
     ASSERT_TRUE(obj->Elementwise(&spec)) << name;
     const int groups = obj->NumGroups();
     ASSERT_EQ(spec.num_class, groups) << name;
-    const Rows r = RandomRows(name, groups, 1000);
-    std::vector<GradPair> got;
-    obj->GetGradient(r.data, r.margins, 0, &got);
-    ASSERT_EQ(got.size(), r.margins.size());
-    for (size_t i = 0; i < r.data.NumRows(); ++i) {
-      std::vector<GradPair> want(groups);
-      ElementwiseGradient(spec, &r.margins[i * groups], r.data.label[i], r.data.weight[i],
-                          want.data());
-      ASSERT_EQ(std::memcmp(want.data(), &got[i * groups], groups * sizeof(GradPair)), 0)
-          << name << " row " << i;
-      const float label = r.data.label[i];
-      ASSERT_EQ(obj->CheckLabel(label) == nullptr, ElementwiseLabelOk(spec, label)) << name;
+    // With weights and without (the reg/binary losses then take a loop of their own).
+    for (bool weighted : {true, false}) {
+      Rows r = RandomRows(name, groups, 1001);
+      if (!weighted) r.data.weight.clear();
+      std::vector<GradPair> got;
+      obj->GetGradient(r.data, r.margins, 0, &got);
+      ASSERT_EQ(got.size(), r.margins.size());
+      for (size_t i = 0; i < r.data.NumRows(); ++i) {
+        std::vector<GradPair> want(groups);
+        ElementwiseGradient(spec, &r.margins[i * groups], r.data.label[i], r.data.Weight(i),
+                            want.data());
+        ASSERT_EQ(std::memcmp(want.data(), &got[i * groups], groups * sizeof(GradPair)), 0)
+            << name << " row " << i << (weighted ? " weighted" : "");
+        const float label = r.data.label[i];
+        ASSERT_EQ(obj->CheckLabel(label) == nullptr, ElementwiseLabelOk(spec, label)) << name;
+      }
     }
   }
   Params p;
   p.objective = "rank:pairwise";
   ElementwiseSpec spec;
   EXPECT_FALSE(Objective::Create(p)->Elementwise(&spec));
+}
+
+// The reg/binary losses' vector loop, compiled for each instruction set this CPU has: the same
+// bits as ElementwiseGradient row by row (NaN, infinite and clamped margins included).
+TEST(ElementwiseGradient, RegLossLanesEveryInstructionSet) {
+  const std::pair<GradientIsa, const char*> isas[] = {{GradientIsa::kBaseline, "baseline"},
+                                                      {GradientIsa::kAvx2, "avx2"},
+                                                      {GradientIsa::kAvx512, "avx512f"}};
+  const ElementwiseLoss losses[] = {ElementwiseLoss::kSquared, ElementwiseLoss::kLogistic,
+                                    ElementwiseLoss::kLogitRaw};
+  for (const auto& [isa, isa_name] : isas) {
+    if (!GradientIsaAvailable(isa)) {
+      std::printf("RegLossLanesEveryInstructionSet: this CPU has no %s\n", isa_name);
+      continue;
+    }
+    for (ElementwiseLoss loss : losses) {
+      const ElementwiseSpec spec = Spec(loss, 1.5f);
+      for (bool weighted : {true, false}) {
+        Rows r = RandomRows("reg:logistic", 1, 1001);
+        if (!weighted) r.data.weight.clear();
+        std::vector<GradPair> got;
+        ElementwiseGradients(spec, "labels", r.data, r.margins, 3, &got, isa);
+        for (size_t i = 0; i < r.data.NumRows(); ++i) {
+          const GradPair want = Gradient1(spec, r.margins[i], r.data.label[i], r.data.Weight(i));
+          ASSERT_EQ(std::memcmp(&want, &got[i], sizeof(GradPair)), 0)
+              << isa_name << " loss " << static_cast<int>(loss) << " row " << i
+              << (weighted ? " weighted" : "");
+        }
+      }
+    }
+  }
 }
 
 TEST(ElementwiseGradient, TransformsUseExpF) {
