@@ -130,14 +130,13 @@ void ElementwiseGradients(const ElementwiseSpec& spec, const char* label_rule, c
       bad |= rows_fn(spec, preds.data(), data.label.data(), weight, rows * t / threads,
                      rows * (t + 1) / threads, out->data());
     }
-    if (bad) RB_FAIL(data.name << ": " << label_rule);
-    return;
-  }
+  } else {
 #pragma omp parallel for schedule(static) num_threads(nthread) reduction(| : bad)
-  for (int64_t i = 0; i < rows; ++i) {
-    const float label = data.label[i];
-    bad |= !ElementwiseLabelOk(spec, label);
-    ElementwiseGradient(spec, &preds[i * k], label, data.Weight(i), &(*out)[i * k]);
+    for (int64_t i = 0; i < rows; ++i) {
+      const float label = data.label[i];
+      bad |= !ElementwiseLabelOk(spec, label);
+      ElementwiseGradient(spec, &preds[i * k], label, data.Weight(i), &(*out)[i * k]);
+    }
   }
   if (bad) RB_FAIL(data.name << ": " << label_rule);
 }

@@ -15,6 +15,11 @@ constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task
 
 constexpr uint64_t kPrefetchRows = 16;  // rows ahead whose bins and gradient are prefetched
 
+// Row records (HistogramBuilder::record_stride_): the gradient, then the bins, in whole lines.
+constexpr std::size_t kRecordGradientBytes = sizeof(GradientSum);
+constexpr std::size_t kRecordAlign = 64;
+constexpr std::size_t kMaxRecordBytes = 256;
+
 // Where the dense kernel finds a row's quantized gradient and bins.
 template <typename BinT>
 struct SplitRows {  // the matrix's row-major bins and the gradient array
@@ -42,7 +47,7 @@ struct RecordRows {
   const GradientSum* gpair;
   void Prefetch(uint32_t row) const {
     const uint8_t* rec = records + static_cast<uint64_t>(row) * stride;
-    for (uint32_t line = 0; line < stride; line += HistogramBuilder::kRecordAlign) {
+    for (uint32_t line = 0; line < stride; line += kRecordAlign) {
       __builtin_prefetch(rec + line);
     }
     if (kStore) __builtin_prefetch(gpair + row);
@@ -55,7 +60,7 @@ struct RecordRows {
     } else {
       std::memcpy(g, rec, sizeof(GradientSum));
     }
-    return reinterpret_cast<const BinT*>(rec + HistogramBuilder::kRecordGradientBytes);
+    return reinterpret_cast<const BinT*>(rec + kRecordGradientBytes);
   }
 };
 

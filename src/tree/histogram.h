@@ -46,12 +46,7 @@ class HistogramBuilder {
   // after wide_hist() was reduced across them.
   void SetWideChunks(std::vector<uint32_t> chunks);
   static constexpr uint32_t kChunkShift = 4;
-  // Row records: the quantized gradient, then the row's bins, padded to whole cache lines
-  // (kRecordAlign bytes) and aligned to them.
-  static constexpr std::size_t kRecordGradientBytes = sizeof(GradientSum);
-  static constexpr std::size_t kRecordAlign = 64;
-  static constexpr std::size_t kMaxRecordBytes = 256;
-  // Whether dense rows are read from records (narrow enough for one).
+  // Whether dense rows are read from records (narrow enough for one; see record_stride_).
   bool UsesRecords() const { return record_stride_ != 0; }
 
   // For every k: *parent[k] -= *child[k], element-wise (one parallel loop for all): the parent's
@@ -68,7 +63,7 @@ class HistogramBuilder {
                        bool reuse_gradients) const;
   template <typename BinT>
   void InitRecords(const std::vector<BinT>& bins);
-  uint8_t* Records() const;  // records_ from its first kRecordAlign-aligned byte
+  uint8_t* Records() const;  // records_ from its first cache-line-aligned byte
   // BuildWide's two ways for the sparse layout; both fill wide_out_ and mark wide_any_.
   void BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
   void BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
@@ -81,7 +76,8 @@ class HistogramBuilder {
   const HistogramCuts* cuts_;
   int nthread_;
   std::vector<uint32_t> feature_offsets_;  // dense layout: cuts.ptr of each column's feature
-  // Dense layout, when a record fits kMaxRecordBytes: one record per row, record_stride_ bytes
+  // Dense layout, when a record (the row's quantized gradient, then its bins) fits 256 bytes:
+  // one record per row, padded to whole cache lines and aligned to them, record_stride_ bytes
   // apart. A node's rows lie scattered over the matrix below the root; with its gradient beside
   // its bins a row costs one or two cache lines, where the bins and the gradient array cost a
   // line each plus the bins' straddles. The copy of the bins (allocated by the first build, once
