@@ -172,7 +172,7 @@ HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCu
 template <typename BinT>
 void HistogramBuilder::BuildDenseBlock(const std::vector<BinT>& bins, const GradientSum* gpair,
                                        const uint32_t* rows, uint64_t n, GradientSum* hist,
-                                       bool reuse_gradients) const {
+                                       bool reuse_gradients) {
   const uint32_t num_features = feature_offsets_.size();
   GradientSum* on_stack[64];
   std::vector<GradientSum*> on_heap;
@@ -195,7 +195,7 @@ void HistogramBuilder::BuildDenseBlock(const std::vector<BinT>& bins, const Grad
 }
 
 void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
-                                  uint64_t n, GradientSum* hist, bool reuse_gradients) const {
+                                  uint64_t n, GradientSum* hist, bool reuse_gradients) {
   if (matrix_->layout() == BinnedMatrix::Layout::kDense) {
     if (matrix_->BinBytes() == 1) {
       BuildDenseBlock(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients);
@@ -224,10 +224,9 @@ void HistogramBuilder::InitRecords(const std::vector<BinT>& bins) {
   }
 }
 
-uint8_t* HistogramBuilder::Records() const {
+uint8_t* HistogramBuilder::Records() {
   const auto at = reinterpret_cast<uintptr_t>(records_.data());
-  return const_cast<uint8_t*>(records_.data()) +
-         ((kRecordAlign - at % kRecordAlign) % kRecordAlign);
+  return records_.data() + (kRecordAlign - at % kRecordAlign) % kRecordAlign;
 }
 
 void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,

@@ -55,15 +55,15 @@ class HistogramBuilder {
                        const std::vector<Histogram*>& parent, int nthread);
 
  private:
+  // Not const: without reuse_gradients, the dense builds store the gradients into the records.
   void BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
-                  GradientSum* hist, bool reuse_gradients) const;
+                  GradientSum* hist, bool reuse_gradients);
   template <typename BinT>
   void BuildDenseBlock(const std::vector<BinT>& bins, const GradientSum* gpair,
-                       const uint32_t* rows, uint64_t n, GradientSum* hist,
-                       bool reuse_gradients) const;
+                       const uint32_t* rows, uint64_t n, GradientSum* hist, bool reuse_gradients);
   template <typename BinT>
   void InitRecords(const std::vector<BinT>& bins);
-  uint8_t* Records() const;  // records_ from its first cache-line-aligned byte
+  uint8_t* Records();  // records_ from its first cache-line-aligned byte
   // BuildWide's two ways for the sparse layout; both fill wide_out_ and mark wide_any_.
   void BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
   void BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
