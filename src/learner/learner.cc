@@ -57,9 +57,12 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
       static_cast<uint32_t>(comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
   if (init != nullptr) {
     model_ = *init;
-    RB_CHECK_MSG(model_.objective == objective_->Name(),
-                 "model_in was trained with objective=" << model_.objective << ", not "
-                                                        << objective_->Name());
+    if (model_.objective != objective_->Name()) {
+      RB_FAIL("model_in was trained with objective="
+              << model_.objective << ", but this run has "
+              << "objective=" << objective_->Name() << ": continue it with objective="
+              << model_.objective << ", or train from scratch without model_in");
+    }
   } else {
     model_ = Model();
     model_.objective = objective_->Name();
