@@ -53,13 +53,15 @@ std::string Newest(const std::string& dir) {
 
 enum Verdict : int64_t { kNoCheckpoint = 0, kResume = 1, kFresh = 2, kRefuse = 3 };
 
-// Rank 0: why the checkpoint `text` at `path` is not this run's (or "" when it is).
+// Rank 0: reads the checkpoint at `path` into *text; why it is not this run's ("" when it is).
+// Never throws: the other ranks wait for rank 0's verdict.
 std::string WhyNotThisRun(const Params& params, const std::string& identity, int base_rounds,
-                          const std::string& path, const std::string& text) {
+                          const std::string& path, std::string* text) {
   Model model;
   try {
-    model = Model::FromJson(text, path);
-  } catch (const Error& e) {
+    *text = ReadWholeFile(path);
+    model = Model::FromJson(*text, path);
+  } catch (const std::exception& e) {
     return std::string("it cannot be read (") + e.what() + ")";
   }
   if (model.config.empty()) {
@@ -101,8 +103,7 @@ ResumePoint ResumeFromCheckpointDir(const Params& params, const std::string& ide
   if (comm->Rank() == 0) {
     point.path = Newest(dir);
     if (!point.path.empty()) {
-      text = ReadWholeFile(point.path);
-      const std::string why = WhyNotThisRun(params, identity, base_rounds, point.path, text);
+      const std::string why = WhyNotThisRun(params, identity, base_rounds, point.path, &text);
       verdict = why.empty() ? kResume : params.checkpoint_mismatch == "fresh" ? kFresh : kRefuse;
       message = "checkpoint_dir=" + dir + " holds a checkpoint of another run (" + point.path +
                 "): " + why;

@@ -147,3 +147,24 @@ TEST_F(RunIdentity, CheckpointWithoutIdentityIsRefused) {
 
 }  // namespace
 }  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+// A checkpoint that cannot be read stops every rank with the same error, naming it.
+TEST(RunIdentityFiles, UnreadableCheckpointIsRefusedNamingIt) {
+  test::TempDir dir;
+  test::WriteGeneratedDense(dir.File("train.txt"), 100);
+  std::filesystem::create_directory(dir.File("ck"));
+  test::WriteFile(dir.File("ck/checkpoint-000002.model"), "{\"half\": ");
+  test::WriteFile(dir.File("a.conf"), "objective = binary:logistic\ndata = \"train.txt\"\n");
+  test::RunResult r =
+      test::RunRingboost(dir.path(), "train a.conf checkpoint_dir=ck model_out=m.json");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("ck/checkpoint-000002.model): it cannot be read"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("checkpoint_mismatch=fresh"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ringboost
