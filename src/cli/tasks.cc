@@ -20,7 +20,7 @@
 #include "learner/learner.h"
 #include "learner/prediction_output.h"
 #include "learner/run_identity.h"
-#include "tree/gpu_hist/trainer.h"
+#include "tree/trainer.h"
 
 namespace ringboost {
 namespace {
@@ -244,7 +244,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
-  if (params.device != "cpu") OpenDevice(params.device);  // fails early, before any data is read
+  RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   CheckEarlyStopping(params);
   auto comm = OpenCommunicator(params);
@@ -362,7 +362,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
 
 int RunPredict(const Params& params) {
   SetVerbosity(params.verbosity);
-  if (params.device != "cpu") OpenDevice(params.device);
+  RoundTrainer::CheckDevice(params.device);
   if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
   if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
   auto comm = OpenCommunicator(params);
@@ -385,8 +385,7 @@ int RunPredict(const Params& params) {
                  model.num_rounds, model.best_iteration, model.best_iteration + 1);
   }
   std::vector<float> preds =
-      params.device == "cpu" ? PredictMargin(model, test, rounds, ResolveThreads(params.nthread))
-                             : PredictMarginOnDevice(params.device, model, test, rounds);
+      PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
   int per_row = model.num_groups;
   if (!params.pred_margin) {
     objective->PredTransform(&preds);
