@@ -1,5 +1,7 @@
 #include "rabit/protocol.h"
 
+#include "rabit/auth.h"
+
 namespace ringboost::rabit::proto {
 
 Status SendInt(TcpSocket* sock, int32_t value, Deadline deadline) {
@@ -41,11 +43,10 @@ bool TaskIdHasToken(const std::string& task_id, const std::string& token, std::s
     *bare_id = task_id;
     return true;
   }
+  // Constant time (auth::SameSecret): a stranger's timing tells nothing about the token.
   const std::string suffix = ":" + token;
-  if (task_id.size() < suffix.size() ||
-      task_id.compare(task_id.size() - suffix.size(), suffix.size(), suffix) != 0) {
-    return false;
-  }
+  const std::size_t cut = task_id.size() >= suffix.size() ? task_id.size() - suffix.size() : 0;
+  if (!auth::SameSecret(std::string_view(task_id).substr(cut), suffix)) return false;
   *bare_id = task_id.substr(0, task_id.size() - suffix.size());
   return true;
 }
