@@ -68,4 +68,22 @@ inline int PortFromLog(const std::string& log) {
   return at == std::string::npos ? -1 : std::atoi(log.c_str() + at + key.size());
 }
 
+// d.txt: 300 rows of 4 features whose label follows the first two (a fixed pseudo-random walk,
+// the same every run); d.conf: 3 rounds of depth 3 on one thread per worker.
+inline void WriteTinyTrainingJob(const std::string& dir) {
+  std::string rows;
+  unsigned state = 12345;
+  auto next = [&state] { return (state = state * 1103515245u + 12345u) >> 16 & 0x7fff; };
+  for (int i = 0; i < 300; ++i) {
+    const unsigned a = next() % 100, b = next() % 100, c = next() % 100, d = next() % 100;
+    rows += std::to_string(a + b > 100 ? 1 : 0) + " 0:" + std::to_string(a) +
+            " 1:" + std::to_string(b) + " 2:" + std::to_string(c) + " 3:" + std::to_string(d) +
+            "\n";
+  }
+  ringboost::test::WriteFile(dir + "/d.txt", rows);
+  ringboost::test::WriteFile(dir + "/d.conf",
+                             "objective = binary:logistic\nnum_round = 3\nmax_depth = 3\n"
+                             "nthread = 1\ndata = \"d.txt\"\n");
+}
+
 }  // namespace ringboost::submit::test

@@ -27,23 +27,10 @@ using rabit::TcpSocket;
 namespace auth = rabit::auth;
 namespace proto = rabit::proto;
 
-// 300 rows of 4 features whose label follows the first two (a fixed pseudo-random walk, so the
-// data is the same every run); 3 rounds on one thread per worker.
+// The tiny training job, each worker leaving the job token for the test to look for, then
+// waiting for `go`.
 void WriteJob(const std::string& dir) {
-  std::string rows;
-  unsigned state = 12345;
-  auto next = [&state] { return (state = state * 1103515245u + 12345u) >> 16 & 0x7fff; };
-  for (int i = 0; i < 300; ++i) {
-    const int a = next() % 100, b = next() % 100, c = next() % 100, d = next() % 100;
-    rows += std::to_string(a + b > 100 ? 1 : 0) + " 0:" + std::to_string(a) +
-            " 1:" + std::to_string(b) + " 2:" + std::to_string(c) + " 3:" + std::to_string(d) +
-            "\n";
-  }
-  ringboost::test::WriteFile(dir + "/d.txt", rows);
-  ringboost::test::WriteFile(dir + "/d.conf",
-                             "objective = binary:logistic\nnum_round = 3\nmax_depth = 3\n"
-                             "nthread = 1\ndata = \"d.txt\"\n");
-  // Each worker leaves the job token for the test to look for, then waits for `go`.
+  test::WriteTinyTrainingJob(dir);
   ringboost::test::WriteFile(dir + "/worker.sh",
                              "echo \"$RINGBOOST_JOB_TOKEN\" > token.txt\n"
                              "while [ ! -f go ]; do sleep 0.02; done\n"
