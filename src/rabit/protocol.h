@@ -46,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,18 @@ Status SendStr(TcpSocket* sock, const std::string& value, Deadline deadline);
 // Refuses (without reading it) a string longer than max_bytes.
 Status RecvStr(TcpSocket* sock, std::string* value, Deadline deadline,
                int32_t max_bytes = kMaxStringBytes);
+
+// The tracker's answer to start/recover, as a worker uses it.
+struct Assignment {
+  int32_t rank = -1, parent = -1, world = 0;
+  std::vector<int> tree;         // tree neighbours, the parent included
+  int32_t prev = -1, next = -1;  // ring neighbours (the rank itself in a world of one)
+};
+// Reads and checks it: ranks within the world, the parent among the tree neighbours, no rank
+// its own neighbour, the ring in rank order (ringboost's ring collectives index chunks by
+// rank; XGBoost's tracker and ours both hand it out so). *neighbours: every rank to link with.
+Status RecvAssignment(TcpSocket* tracker, Deadline deadline, Assignment* out,
+                      std::set<int>* neighbours);
 
 // "<id>:<token>" when a token is set and the id does not carry it yet, else the id unchanged.
 std::string TaskIdWithToken(const std::string& task_id, const std::string& token);

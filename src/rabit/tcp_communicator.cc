@@ -132,54 +132,15 @@ Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tr
 }
 
 Status TcpCommunicator::ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours) {
-  Deadline deadline = Wait();
-  int32_t rank = 0, parent = 0, world = 0, count = 0, prev = 0, next = 0;
-  Status s = proto::RecvInt(tracker, &rank, deadline);
-  if (!s.ok()) {
-    return s.Wrap(
-        "no rank from the tracker (a tracker that requires a job token closes the "
-        "connection of a worker without it; RINGBOOST_JOB_TOKEN)");
-  }
-  if (s.ok()) s = proto::RecvInt(tracker, &parent, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &world, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &count, deadline);
+  proto::Assignment a;
+  Status s = proto::RecvAssignment(tracker, Wait(), &a, neighbours);
   if (!s.ok()) return s;
-  if (world < 1 || world > proto::kMaxWorldSize || rank < 0 || rank >= world || count < 0 ||
-      count > world) {
-    return Status::Fail(tracker->peer() + " sent an invalid assignment: rank " +
-                        std::to_string(rank) + ", world size " + std::to_string(world) + ", " +
-                        std::to_string(count) + " neighbours");
-  }
-  tree_.clear();
-  for (int i = 0; i < count && s.ok(); ++i) {
-    int32_t r = 0;
-    s = proto::RecvInt(tracker, &r, deadline);
-    tree_.push_back(r);
-  }
-  if (s.ok()) s = proto::RecvInt(tracker, &prev, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &next, deadline);
-  if (!s.ok()) return s;
-  rank_ = rank;
-  world_ = world;
-  parent_ = parent;
-  ring_prev_ = prev < 0 ? rank : prev;
-  ring_next_ = next < 0 ? rank : next;
-  // The ring allreduce and allgather index chunks by rank: they need the ring in rank order,
-  // which both XGBoost's tracker and ours hand out.
-  if (ring_next_ != (rank_ + 1) % world_ || ring_prev_ != (rank_ + world_ - 1) % world_) {
-    return Status::Fail(tracker->peer() + " gave rank " + std::to_string(rank_) +
-                        " the ring neighbours " + std::to_string(prev) + " and " +
-                        std::to_string(next) + "; ringboost needs the ring in rank order");
-  }
-  neighbours->clear();
-  for (int r : tree_) neighbours->insert(r);
-  if (ring_prev_ != rank_) neighbours->insert(ring_prev_);
-  if (ring_next_ != rank_) neighbours->insert(ring_next_);
-  for (int r : *neighbours) {
-    if (r < 0 || r >= world_ || r == rank_) {
-      return Status::Fail(tracker->peer() + " sent an invalid neighbour rank " + std::to_string(r));
-    }
-  }
+  rank_ = a.rank;
+  world_ = a.world;
+  parent_ = a.parent;
+  tree_ = a.tree;
+  ring_prev_ = a.prev;
+  ring_next_ = a.next;
   return Status::OK();
 }
 
