@@ -41,6 +41,7 @@ struct HandshakePool::Pending {
   std::string host;
   std::unique_ptr<Handshake> handshake;
   Deadline deadline;
+  int64_t admitted_ms = 0;  // Liveness::NowMs() when accepted
   std::string in, out;
   std::size_t sent = 0;
   std::size_t need = 0;
@@ -77,17 +78,20 @@ void HandshakePool::AcceptNew() {
 }
 
 void HandshakePool::Admit(TcpSocket sock, std::string host) {
-  // The caps evict the oldest: an idle stranger cannot keep a newer (real) peer out.
+  // The caps close the oldest: an idle stranger cannot keep a newer (real) peer out. The cap per
+  // address spares connections younger than kMinAgeToEvictMs, so that many real workers of one
+  // host connecting at once (a local job) are all read before any is judged idle.
+  constexpr int64_t kMinAgeToEvictMs = 500;
+  const int64_t now = Liveness::NowMs();
   int same = 0;
-  for (const auto& p : pending_) same += p->host == host ? 1 : 0;
-  if (same >= limits_.per_source) {
-    for (std::size_t i = 0; i < pending_.size(); ++i) {
-      if (pending_[i]->host == host) {
-        Drop(i, "more than " + std::to_string(limits_.per_source) +
-                    " handshakes pending from this address; the oldest is closed");
-        break;
-      }
-    }
+  std::size_t oldest = pending_.size();
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    if (pending_[i]->host != host) continue;
+    if (same++ == 0) oldest = i;
+  }
+  if (same >= limits_.per_source && now - pending_[oldest]->admitted_ms >= kMinAgeToEvictMs) {
+    Drop(oldest, "more than " + std::to_string(limits_.per_source) +
+                     " handshakes pending from this address; the oldest is closed");
   }
   if (static_cast<int>(pending_.size()) >= limits_.total) {
     Drop(0, "more than " + std::to_string(limits_.total) +
@@ -98,6 +102,7 @@ void HandshakePool::Admit(TcpSocket sock, std::string host) {
   p->host = std::move(host);
   p->handshake = factory_();
   p->deadline = Deadline::After(limits_.timeout_s);
+  p->admitted_ms = now;
   Status s = p->handshake->Advance(p->in, &p->out, &p->need);
   if (!s.ok()) {
     on_drop_(p->host, s.message());

@@ -58,6 +58,20 @@ TEST(Tcp, RanksFollowTaskIdsAndPrintReachesTheTracker) {
   }
 }
 
+// More workers of one address than hellos may be pending from it (16): all arrive at once, none
+// is taken for an idle stranger.
+TEST(Tcp, ManyWorkersOfOneHostJoinAtOnce) {
+  const int n = 24;
+  test::TrackerThread tracker(n, "s3cret");
+  auto results =
+      RunWorkers(&tracker, n, {{"RINGBOOST_JOB_TOKEN", "s3cret"}, {"rabit_timeout_sec", "60"}},
+                 [](Communicator* comm) {
+                   return std::to_string(comm->AllreduceValue<int64_t>(1, Op::kSum));
+                 });
+  for (int i = 0; i < n; ++i) EXPECT_EQ(results[i], std::to_string(n)) << "worker " << i;
+  EXPECT_TRUE(tracker.Finish(/*stop=*/false).ok()) << tracker.log();
+}
+
 // With the token everywhere, and peers listening on loopback only.
 TEST(Tcp, JobTokenLetsTheJobThrough) {
   test::TrackerThread tracker(2, "s3cret");

@@ -367,17 +367,19 @@ TEST(Tracker, DropsStalledConnection) {
   ServeOneWorker(&t);
 }
 
-// Silent connections beyond the cap per address: the oldest are closed, the worker that comes
-// after them is served at once (not after their timeouts).
+// Silent connections beyond the cap per address: the oldest are closed once they have waited
+// half a second, the worker that comes after them is served at once (not after their timeouts).
 TEST(Tracker, IdleConnectionsDelayNoWorkerAndLateClientsAreRefused) {
   TrackerOptions o = Options(1);
   o.handshake_timeout_s = 30;
   o.max_pending_per_source = 8;
   RunningTracker t(o);
-  std::vector<TcpSocket> idle(20);
-  for (auto& sock : idle) {
+  // 20 at once (none judged idle yet), then 5 more after half a second: each closes an old one.
+  std::vector<TcpSocket> idle(25);
+  for (std::size_t i = 0; i < idle.size(); ++i) {
+    if (i == 20) std::this_thread::sleep_for(std::chrono::milliseconds(600));
     ASSERT_TRUE(
-        TcpSocket::Connect("127.0.0.1", t.port(), Deadline::After(kClientTimeoutS), &sock).ok());
+        TcpSocket::Connect("127.0.0.1", t.port(), Deadline::After(kClientTimeoutS), &idle[i]).ok());
   }
   EXPECT_TRUE(t.WaitForLog("handshakes pending from this address; the oldest is closed"))
       << t.Log();
