@@ -139,15 +139,18 @@ TEST(Submit, StrayConnectionWithoutTheTokenIsRefused) {
   EXPECT_EQ(ExitCode(status), 0) << err;
 }
 
-// Rank 1 hangs (SIGSTOP) with its links open: the others give up after rabit_timeout_sec naming
-// it, ringboost-submit reports the failed worker, ends the stopped one, leaves nothing behind.
+// Rank 1 hangs (SIGSTOP) with its links open: the others give up after rabit_timeout_sec (here
+// below the heartbeat's rabit_peer_timeout_sec; test_faults.cc has the heartbeat), ringboost-submit
+// reports the failed worker, ends the stopped one, leaves nothing behind.
 TEST(Submit, StoppedWorkerEndsTheJobWithinTheTimeout) {
   ringboost::test::TempDir dir;
   Job job = Submit(dir.path(), "--num-workers 3 " + Check() +
                                    " stop_rank=1 rabit_timeout_sec=2 job_marker=stopped-worker-x7");
   EXPECT_EQ(job.exit_code, 1) << job.out << job.err;
   EXPECT_TRUE(Contains(job.out, "[rank 1] rank 1 stops on purpose")) << job.out;
-  EXPECT_TRUE(Contains(job.out, "with rank 1 (127.0.0.1) timed out")) << job.out;
+  // Rank 1's neighbours time out on it; a rank waiting on them may time out first and end the
+  // job before they report (a race between 2 s timeouts): one of them says "timed out".
+  EXPECT_TRUE(Contains(job.out, "(127.0.0.1) timed out")) << job.out;
   EXPECT_TRUE(Contains(job.err, "ringboost-submit: error: worker rank")) << job.err;
   EXPECT_EQ(CountProcesses("stopped-worker-[x]7"), 0);  // [x]: not pgrep's own shell
 }
