@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/random.h"
 #include "common/threads.h"
+#include "objective/leaf_quantile.h"
 #include "tree/device_trainer.h"
 #include "tree/gradient.h"
 #include "tree/grower.h"
@@ -33,6 +34,11 @@ Learner::Learner(const Params& params, rabit::Communicator* comm)
   if (names.empty()) names.push_back(objective_->DefaultMetric());
   for (const std::string& name : names) metrics_.push_back(Metric::Create(name, params_));
   max_delta_step_ = EffectiveMaxDeltaStep(params_);
+  if (params_.device != "cpu" && objective_->LeafQuantileAlpha(0) >= 0) {
+    RB_FAIL("objective=" << objective_->Name()
+                         << " is not on the GPU yet (its leaves are refreshed "
+                         << "to quantiles of the residuals on the host); train it with device=cpu");
+  }
 }
 
 Learner::~Learner() = default;
@@ -137,6 +143,7 @@ void Learner::UpdateOneRound() {
     timer_.Add("quantize", start);
     const uint64_t tree_key = static_cast<uint64_t>(round) * groups + k;
     RegTree tree = grower_->Grow(qgrad_, quantizer, tree_key);
+    RefreshLeavesToQuantiles(k, keep, &tree);
     grower_->UpdatePredictions(tree, &train_.margins, groups, k);
     start = PhaseTimer::Clock::now();
     AddTreeToEvalCaches(tree, k);
@@ -160,6 +167,32 @@ void Learner::UpdateOneRoundOnDevice() {
   }
   if (params_.eval_train) train_.margins = device_->Margins();
   model_.num_rounds = round + 1;
+}
+
+// reg:absoluteerror, reg:quantileerror: each leaf becomes eta times the alpha-quantile of its
+// sampled rows' residuals label - margin, agreed over the workers (XGBoost's UpdateTreeLeaf).
+void Learner::RefreshLeavesToQuantiles(int group, const std::vector<uint8_t>& keep,
+                                       RegTree* tree) const {
+  const double alpha = objective_->LeafQuantileAlpha(group);
+  if (alpha < 0) return;
+  // Each row's leaf, from the grower itself: a copy of the tree whose leaves hold their ids.
+  RegTree ids = *tree;
+  for (int nid = 0; nid < ids.NumNodes(); ++nid) ids[nid].leaf_value = static_cast<float>(nid);
+  std::vector<float> leaf(train_.data.NumRows(), 0.0f);
+  grower_->UpdatePredictions(ids, &leaf, 1, 0);
+  const int groups = model_.num_groups;
+  std::vector<int> leaf_of_row(leaf.size());
+  std::vector<float> residual(leaf.size());
+  for (std::size_t i = 0; i < leaf.size(); ++i) {
+    leaf_of_row[i] = keep.empty() || keep[i] ? static_cast<int>(leaf[i]) : -1;
+    residual[i] = train_.data.label[i] - train_.margins[i * groups + group];
+  }
+  const std::vector<float> q =
+      AgreeLeafQuantiles(leaf_of_row, tree->NumNodes(), residual, train_.data.weight, alpha, comm_);
+  const float eta = static_cast<float>(params_.eta);
+  for (int nid = 0; nid < tree->NumNodes(); ++nid) {
+    if ((*tree)[nid].IsLeaf() && !std::isnan(q[nid])) (*tree)[nid].leaf_value = q[nid] * eta;
+  }
 }
 
 double Learner::LastRoundDeviceSeconds() const {

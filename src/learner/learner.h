@@ -62,6 +62,7 @@ class Learner {
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);
   void UpdateOneRoundOnDevice();
+  void RefreshLeavesToQuantiles(int group, const std::vector<uint8_t>& keep, RegTree* tree) const;
 
   Params params_;
   rabit::Communicator* comm_;
