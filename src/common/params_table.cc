@@ -133,7 +133,7 @@ std::vector<ParamSpec> BuildTable() {
           .OneOf({"reg:squarederror", "reg:logistic", "binary:logistic", "binary:logitraw",
                   "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise", "rank:ndcg",
                   "reg:pseudohubererror", "reg:gamma", "reg:tweedie", "reg:squaredlogerror",
-                  "binary:hinge", "reg:absoluteerror", "reg:quantileerror"})
+                  "binary:hinge", "reg:absoluteerror", "reg:quantileerror", "survival:cox"})
           .Accept("reg:linear", "reg:squarederror",
                   "objective=reg:linear is deprecated; using reg:squarederror")
           .Doc("Learning objective; multi:* need num_class."));
@@ -164,9 +164,11 @@ std::vector<ParamSpec> BuildTable() {
                   .Min(0, /*open=*/true)
                   .Doc("survival:aft's scale sigma of that noise."));
   t.push_back(P(s, "eval_metric", &Params::eval_metric, "")
-                  .Doc("Evaluation metric (rmse, logloss, error, error@t, auc, merror, mlogloss, "
-                       "ndcg@k, map@k, poisson-nloglik, ...); repeat the key to add more; none "
-                       "given means the objective's default."));
+                  .Doc("Evaluation metric (rmse, mae, logloss, error, error@t, auc, merror, "
+                       "mlogloss, ndcg@k, map@k, pre@k, poisson-nloglik, rmsle, mape, mphe, "
+                       "gamma-nloglik, gamma-deviance, tweedie-nloglik@p, quantile, cox-nloglik, "
+                       "...); repeat "
+                       "the key to add more; none given means the objective's default."));
   t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
                   .Min(0)
                   .Doc("Stop when the last metric on the last eval set has not improved for this "

@@ -17,9 +17,11 @@ std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const s
 // quantile (quantile_alpha's pinball loss, one prediction per alpha).
 std::unique_ptr<Metric> MakeQuantileMetric(const std::string& prefix, const Params& params,
                                            int nthread);
+// cox-nloglik.
+std::unique_ptr<Metric> MakeSurvivalMetric(const std::string& prefix);
 // mlogloss, merror.
 std::unique_ptr<Metric> MakeMulticlassMetric(const std::string& prefix, int nthread);
-// ndcg[@k][-], map[@k][-].
+// ndcg[@k][-], map[@k][-], pre[@k].
 std::unique_ptr<Metric> MakeRankMetric(const std::string& prefix, const std::string& param,
                                        int nthread);
 // auc, aucpr.

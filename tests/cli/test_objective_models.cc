@@ -15,7 +15,7 @@
 namespace ringboost {
 namespace {
 
-enum class Labels { kReal, kPositive, kBinary };
+enum class Labels { kReal, kPositive, kBinary, kSurvival };
 
 // A value in [0, 1) from (row, column), the same on every machine.
 double Unit(uint64_t row, uint64_t col) {
@@ -40,6 +40,8 @@ void WriteSet(const std::string& path, int rows, Labels kind, bool weighted) {
     if (kind == Labels::kReal) y = 3 * z + (f[4] > 7 ? 4 : 0);
     if (kind == Labels::kPositive) y = std::exp(z / 2);
     if (kind == Labels::kBinary) y = z > 1.0 ? 1 : 0;
+    // Survival times, a quarter censored (negative); ties from the rounding.
+    if (kind == Labels::kSurvival) y = std::round(std::exp(z / 2) * 20) * (i % 4 == 0 ? -1 : 1);
     out << y;
     for (int j = 0; j < 5; ++j) out << ' ' << j << ':' << f[j];
     out << '\n';
@@ -124,6 +126,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"hinge", Labels::kBinary, "objective = binary:hinge", true},
         Case{"absolute", Labels::kReal, "objective = reg:absoluteerror\nsubsample = 0.8", false},
         Case{"absolute_weighted", Labels::kReal, "objective = reg:absoluteerror", true},
+        Case{"cox", Labels::kSurvival, "objective = survival:cox\nbase_score = 1", true},
         Case{"quantiles", Labels::kReal,
              "objective = reg:quantileerror\nquantile_alpha = [0.2,0.5,0.9]", true}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });

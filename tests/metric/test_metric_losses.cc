@@ -64,6 +64,26 @@ TEST(MetricLosses, TweedieNloglik) {
   EXPECT_THROW(Metric::Create("rmsle@3", Params()), Error);
 }
 
+TEST(MetricLosses, PrecisionAtK) {
+  // Group 1 sorted by prediction: labels 1, 0, 0, 1; group 2: 1, 1.
+  const std::vector<float> preds{0.9f, 0.8f, 0.1f, 0.7f, 0.2f, 0.5f};
+  const DataSet d = LabelRows({1, 0, 1, 0, 1, 1}, {}, {0, 4, 6});
+  EXPECT_DOUBLE_EQ(Eval("pre@2", preds, d), (0.5 + 1.0) / 2);
+  // k = 3: 1/3 and 2/3 (XGBoost divides by k in the group of two too).
+  EXPECT_DOUBLE_EQ(Eval("pre@3", preds, d), (1.0 / 3 + 2.0 / 3) / 2);
+  // Group weights 1 and 3: (0.5 * 1 + 1 * 3) / 4.
+  EXPECT_DOUBLE_EQ(Eval("pre@2", preds, LabelRows({1, 0, 1, 0, 1, 1}, {1, 3}, {0, 4, 6})), 3.5 / 4);
+  EXPECT_EQ(Metric::Create("pre@5", Params())->Name(), "pre@5");
+  EXPECT_TRUE(Metric::Create("pre@5", Params())->Maximize());
+  EXPECT_THROW(Eval("pre@2", preds, LabelRows({2, 0, 1, 0, 1, 1}, {}, {0, 4, 6})), Error);
+}
+
+TEST(MetricLosses, CoxNloglik) {
+  // exp(margin) 1 each; |label| order 1 (event), -2, 3 (event); risk sums 3, 2, 1:
+  // -(log 1 - log 3) - (log 1 - log 1) over 2 events.
+  EXPECT_NEAR(Eval("cox-nloglik", {1, 1, 1}, LabelRows({3, 1, -2})), std::log(3.0) / 2, 1e-12);
+}
+
 TEST(MetricLosses, ExactFloatSumIgnoresOrder) {
   // 1e30 + 1 - 1e30 is 1 exactly, in any order (a double sum loses the 1 in two of them).
   const std::vector<float> v{1e30f, 1.0f, -1e30f, 0x1p-149f, -3.5f, 0x1p100f, -0x1p100f};

@@ -121,6 +121,25 @@ TEST(RegressionLosses, SquaredLogError) {
   EXPECT_FALSE(obj->Elementwise(&spec));  // log1p: a device takes the host's gradients
 }
 
+TEST(RegressionLosses, CoxBreslow) {
+  auto obj = Make("survival:cox");
+  // Margins 0 (exp 1); in |label| order: 1 (event), -2 (censored), 3 (event). Risk sums E:
+  // 3, 2, 1. r = 1/3, 1/3, 1/3 + 1; s = 1/9, 1/9, 1/9 + 1. grad exp r - [event]:
+  // -2/3, 1/3, 1/3; hess exp r - exp^2 s: 2/9 each. Rows given out of order; weight 3 on one.
+  auto g = Grad(*obj, LabelRows({3.0f, 1.0f, -2.0f}, {1.0f, 1.0f, 3.0f}), {0.0f, 0.0f, 0.0f});
+  EXPECT_FLOAT_EQ(g[1].grad, -2.0f / 3);
+  EXPECT_FLOAT_EQ(g[2].grad, 3.0f / 3);
+  EXPECT_FLOAT_EQ(g[0].grad, 1.0f / 3);
+  EXPECT_FLOAT_EQ(g[1].hess, 2.0f / 9);
+  EXPECT_FLOAT_EQ(g[2].hess, 3 * 2.0f / 9);
+  EXPECT_FLOAT_EQ(g[0].hess, 2.0f / 9);
+  EXPECT_EQ(obj->DefaultMetric(), "cox-nloglik");
+  EXPECT_NE(obj->CheckLabel(0.0f), nullptr);
+  std::vector<float> preds{0.0f};
+  obj->PredTransform(&preds);
+  EXPECT_EQ(preds[0], 1.0f);
+}
+
 TEST(RegressionLosses, ElementwiseOnesMatchTheRowFunction) {
   // The objectives' CPU loop and ElementwiseGradient (what a device runs) give the same bits.
   for (const char* name : {"reg:pseudohubererror", "reg:gamma", "reg:tweedie", "binary:hinge"}) {
