@@ -17,7 +17,7 @@
 #include "common/threads.h"
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
-#include "tree/gpu_hist/trainer.h"
+#include "tree/trainer.h"
 
 namespace ringboost {
 namespace {
@@ -207,7 +207,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
-  if (params.device != "cpu") OpenDevice(params.device);  // fails early, before any data is read
+  RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
@@ -316,7 +316,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
 
 int RunPredict(const Params& params) {
   SetVerbosity(params.verbosity);
-  if (params.device != "cpu") OpenDevice(params.device);
+  RoundTrainer::CheckDevice(params.device);
   if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
   if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
   auto comm = OpenCommunicator(params);
@@ -329,8 +329,7 @@ int RunPredict(const Params& params) {
   int rounds = params.ntree_limit;
   if (rounds == 0 && model.best_iteration >= 0) rounds = model.best_iteration + 1;
   std::vector<float> preds =
-      params.device == "cpu" ? PredictMargin(model, test, rounds, ResolveThreads(params.nthread))
-                             : PredictMarginOnDevice(params.device, model, test, rounds);
+      PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
   int per_row = model.num_groups;
   if (!params.pred_margin) {
     objective->PredTransform(&preds);
