@@ -68,7 +68,7 @@ class RankMetric : public Metric {
       for (uint32_t j = gptr[k]; j < gptr[k + 1]; ++j) {
         rec.emplace_back(preds[j], static_cast<int>(data.label[j]));
       }
-      const double w = kind_ == RankKind::kPre ? objective_detail::GroupWeight(data, gptr, k) : 1.0;
+      const double w = kind_ == RankKind::kPre ? query_groups::GroupWeight(data, gptr, k) : 1.0;
       scores[2 * k] = kind_ == RankKind::kNdcg  ? Ndcg(&rec)
                       : kind_ == RankKind::kMap ? AveragePrecision(&rec)
                                                 : Precision(&rec) * w;
