@@ -157,12 +157,15 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "quantile_alpha", &Params::quantile_alpha, "0.5")
                   .Doc("reg:quantileerror's target quantile, or a list of them "
                        "(quantile_alpha = [0.1,0.5,0.9]): one output per quantile."));
-  t.push_back(P(s, "aft_loss_distribution", &Params::aft_loss_distribution, "normal")
-                  .OneOf({"normal", "logistic", "extreme"})
-                  .Doc("survival:aft's distribution of the log survival time's noise."));
+  t.push_back(
+      P(s, "aft_loss_distribution", &Params::aft_loss_distribution, "normal")
+          .OneOf({"normal", "logistic", "extreme"})
+          .Doc("survival:aft's noise distribution (XGBoost's key, read and checked; survival:aft "
+               "itself is not available yet)."));
   t.push_back(P(s, "aft_loss_distribution_scale", &Params::aft_loss_distribution_scale, "1")
                   .Min(0, /*open=*/true)
-                  .Doc("survival:aft's scale sigma of that noise."));
+                  .Doc("survival:aft's noise scale sigma (read and checked; survival:aft is not "
+                       "available yet)."));
   t.push_back(P(s, "eval_metric", &Params::eval_metric, "")
                   .Doc("Evaluation metric (rmse, mae, logloss, error, error@t, auc, merror, "
                        "mlogloss, ndcg@k, map@k, pre@k, poisson-nloglik, rmsle, mape, mphe, "
