@@ -36,6 +36,11 @@ struct Params {
   int num_class = 0;
   double base_score = 0.5;
   double scale_pos_weight = 1.0;
+  double huber_slope = 1.0;             // reg:pseudohubererror, mphe
+  double tweedie_variance_power = 1.5;  // reg:tweedie, in [1, 2)
+  std::string quantile_alpha = "0.5";   // reg:quantileerror: one alpha or a list "[a,b,...]"
+  std::string aft_loss_distribution = "normal";  // survival:aft: normal | logistic | extreme
+  double aft_loss_distribution_scale = 1.0;
   std::vector<std::string> eval_metric;  // repeatable; empty = the objective's default
   uint64_t seed = 0;
   int nthread = 0;  // 0 = all cores

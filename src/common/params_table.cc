@@ -132,7 +132,9 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(
       P(s, "objective", &Params::objective, "reg:squarederror")
           .OneOf({"reg:squarederror", "reg:logistic", "binary:logistic", "binary:logitraw",
-                  "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise", "rank:ndcg"})
+                  "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise", "rank:ndcg",
+                  "reg:pseudohubererror", "reg:gamma", "reg:tweedie", "reg:squaredlogerror",
+                  "binary:hinge", "reg:absoluteerror", "reg:quantileerror", "survival:cox"})
           .Accept("reg:linear", "reg:squarederror",
                   "objective=reg:linear is deprecated; using reg:squarederror")
           .Doc("Learning objective; multi:* need num_class."));
@@ -144,10 +146,33 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "scale_pos_weight", &Params::scale_pos_weight, "1")
                   .Min(0)
                   .Doc("Weight of positive rows relative to negative ones (binary objectives)."));
+  t.push_back(P(s, "huber_slope", &Params::huber_slope, "1")
+                  .Min(0, /*open=*/true)
+                  .Doc("delta of the pseudo-Huber loss (reg:pseudohubererror, mphe): errors "
+                       "beyond it count about linearly."));
+  t.push_back(P(s, "tweedie_variance_power", &Params::tweedie_variance_power, "1.5")
+                  .Min(1)
+                  .Max(2)
+                  .Doc("Variance power p of reg:tweedie, in [1, 2): near 1 like Poisson, near 2 "
+                       "like gamma; also the p of its default metric tweedie-nloglik@p."));
+  t.push_back(P(s, "quantile_alpha", &Params::quantile_alpha, "0.5")
+                  .Doc("reg:quantileerror's target quantile, or a list of them "
+                       "(quantile_alpha = [0.1,0.5,0.9]): one output per quantile."));
+  t.push_back(
+      P(s, "aft_loss_distribution", &Params::aft_loss_distribution, "normal")
+          .OneOf({"normal", "logistic", "extreme"})
+          .Doc("survival:aft's noise distribution (XGBoost's key, read and checked; survival:aft "
+               "itself is not available yet)."));
+  t.push_back(P(s, "aft_loss_distribution_scale", &Params::aft_loss_distribution_scale, "1")
+                  .Min(0, /*open=*/true)
+                  .Doc("survival:aft's noise scale sigma (read and checked; survival:aft is not "
+                       "available yet)."));
   t.push_back(P(s, "eval_metric", &Params::eval_metric, "")
-                  .Doc("Evaluation metric (rmse, logloss, error, error@t, auc, merror, mlogloss, "
-                       "ndcg@k, map@k, poisson-nloglik, ...); repeat the key to add more; none "
-                       "given means the objective's default."));
+                  .Doc("Evaluation metric (rmse, mae, logloss, error, error@t, auc, merror, "
+                       "mlogloss, ndcg@k, map@k, pre@k, poisson-nloglik, rmsle, mape, mphe, "
+                       "gamma-nloglik, gamma-deviance, tweedie-nloglik@p, quantile, cox-nloglik, "
+                       "...); repeat "
+                       "the key to add more; none given means the objective's default."));
   t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
                   .Min(0)
                   .Doc("Stop when the last metric on the last eval set (train with eval_train "

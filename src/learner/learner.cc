@@ -31,6 +31,11 @@ Learner::Learner(const Params& params, rabit::Communicator* comm)
   if (names.empty()) names.push_back(objective_->DefaultMetric());
   for (const std::string& name : names) metrics_.push_back(Metric::Create(name, params_));
   max_delta_step_ = EffectiveMaxDeltaStep(params_);
+  if (params_.device != "cpu" && objective_->LeafQuantileAlpha(0) >= 0) {
+    RB_FAIL("objective=" << objective_->Name()
+                         << " is not on the GPU yet (its leaves are refreshed "
+                         << "to quantiles of the residuals on the host); train it with device=cpu");
+  }
 }
 
 Learner::~Learner() = default;

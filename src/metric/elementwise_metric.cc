@@ -1,5 +1,8 @@
-// Element-wise metrics as XGBoost 1.7's elementwise_metric.cu: a float loss per row times its
-// weight, summed in double with the weights, allreduced, then finished (sqrt for rmse).
+// Element-wise metrics as XGBoost's elementwise_metric.cu: a float loss per row times its weight,
+// summed in double with the weights, allreduced, then finished (sqrt for rmse and rmsle, twice
+// the mean for gamma-deviance). rmse, mae, logloss, error as 1.7; rmsle, mape, mphe,
+// gamma-nloglik, gamma-deviance and tweedie-nloglik@p as 3.x.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -13,11 +16,58 @@
 namespace ringboost {
 namespace {
 
-enum class RowLoss { kRmse, kMae, kLogloss, kError, kPoissonNloglik };
+enum class RowLoss {
+  kRmse,
+  kMae,
+  kLogloss,
+  kError,
+  kPoissonNloglik,
+  kRmsle,
+  kMape,
+  kMphe,
+  kGammaNloglik,
+  kGammaDeviance,
+  kTweedieNloglik,
+};
 
-// The per-row loss in float, XGBoost's EvalRow.
-float EvalRow(RowLoss kind, float threshold, float y, float p) {
+// XGBoost's kRtEps.
+constexpr float kRtEps = 1e-6f;
+
+// The per-row loss in float, XGBoost's EvalRow. `param`: error's threshold, mphe's huber_slope,
+// tweedie-nloglik's power.
+float EvalRow(RowLoss kind, float param, float y, float p) {
   constexpr float kEps = 1e-16f;
+  switch (kind) {
+    case RowLoss::kRmsle: {
+      const float d = std::log1p(y) - std::log1p(p);
+      return d * d;
+    }
+    case RowLoss::kMape:
+      return std::fabs((y - p) / y);
+    case RowLoss::kMphe: {
+      const float a = y - p, r = a / param;
+      return param * param * (std::sqrt(1.0f + r * r) - 1.0f);
+    }
+    case RowLoss::kGammaNloglik: {
+      // The exponential family's -((y theta - b(theta)) / a + c) with dispersion 1 (c = 0).
+      p = std::max(p, 1e-6f);
+      const float theta = static_cast<float>(-1.0 / p);
+      const float b = -std::log(-theta);
+      return -(y * theta - b);
+    }
+    case RowLoss::kGammaDeviance:
+      p += kRtEps;
+      y += kRtEps;
+      return std::log(p / y) + y / p - 1.0f;
+    case RowLoss::kTweedieNloglik: {
+      const float a = y * std::exp((1.0f - param) * std::log(p)) / (1.0f - param);
+      const float b = std::exp((2.0f - param) * std::log(p)) / (2.0f - param);
+      return -a + b;
+    }
+    default:
+      break;
+  }
+  const float threshold = param;
   switch (kind) {
     case RowLoss::kRmse:
       return (y - p) * (y - p);
@@ -35,14 +85,16 @@ float EvalRow(RowLoss kind, float threshold, float y, float p) {
       if (p < kEps) p = kEps;
       return std::lgamma(y + 1.0f) + p - std::log(p) * y;
     }
+    default:
+      break;
   }
   return 0.0f;
 }
 
 class ElementwiseMetric : public Metric {
  public:
-  ElementwiseMetric(RowLoss kind, std::string name, float threshold, int nthread)
-      : kind_(kind), name_(std::move(name)), threshold_(threshold), nthread_(nthread) {}
+  ElementwiseMetric(RowLoss kind, std::string name, float param, int nthread)
+      : kind_(kind), name_(std::move(name)), param_(param), nthread_(nthread) {}
 
   std::string Name() const override { return name_; }
   bool Maximize() const override { return false; }
@@ -58,20 +110,22 @@ class ElementwiseMetric : public Metric {
       RB_FAIL(data.name << ": " << name_ << " needs one weight per row, got " << data.weight.size()
                         << " for " << rows << " rows");
     }
-    auto sums = metric_detail::SumRows(rows, nthread_, [&](int64_t i) {
+    auto sums = metric_detail::SumRowsAcrossWorkers(comm, rows, nthread_, [&](int64_t i) {
       const float w = data.Weight(i);
-      return std::pair<float, float>(EvalRow(kind_, threshold_, data.label[i], preds[i]) * w, w);
+      return std::pair<float, float>(EvalRow(kind_, param_, data.label[i], preds[i]) * w, w);
     });
-    metric_detail::AllreduceSum(comm, Span<double>(sums.data(), sums.size()));
     const double esum = sums[0], wsum = sums[1];
-    if (kind_ == RowLoss::kRmse) return std::sqrt(wsum == 0 ? esum : esum / wsum);
+    if (kind_ == RowLoss::kRmse || kind_ == RowLoss::kRmsle) {
+      return std::sqrt(wsum == 0 ? esum : esum / wsum);
+    }
+    if (kind_ == RowLoss::kGammaDeviance) return 2 * esum / (wsum <= 0 ? kRtEps : wsum);
     return wsum == 0 ? esum : esum / wsum;
   }
 
  private:
   RowLoss kind_;
   std::string name_;
-  float threshold_;
+  float param_;
   int nthread_;
 };
 
@@ -91,12 +145,40 @@ std::unique_ptr<Metric> MakeError(const std::string& param, int nthread) {
   return std::make_unique<ElementwiseMetric>(RowLoss::kError, name.str(), threshold, nthread);
 }
 
+// "tweedie-nloglik@p": p in [1, 2) is required, as XGBoost requires it.
+std::unique_ptr<Metric> MakeTweedie(const std::string& param, int nthread) {
+  char* end = nullptr;
+  const float rho = std::strtof(param.c_str(), &end);
+  if (param.empty() || end == param.c_str() || *end != '\0' || !(rho >= 1.0f && rho < 2.0f)) {
+    RB_FAIL("eval_metric=tweedie-nloglik@" << param
+                                           << ": give the variance power p in [1, 2), "
+                                              "e.g. tweedie-nloglik@1.5");
+  }
+  std::ostringstream name;
+  name << "tweedie-nloglik@" << rho;
+  return std::make_unique<ElementwiseMetric>(RowLoss::kTweedieNloglik, name.str(), rho, nthread);
+}
+
 }  // namespace
 
 std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const std::string& param,
-                                              int nthread) {
+                                              const Params& params, int nthread) {
   if (prefix == "error") return MakeError(param, nthread);
+  if (prefix == "tweedie-nloglik") return MakeTweedie(param, nthread);
   if (!param.empty()) return nullptr;
+  struct Plain {
+    const char* name;
+    RowLoss kind;
+  };
+  for (const Plain& m : {Plain{"rmsle", RowLoss::kRmsle}, Plain{"mape", RowLoss::kMape},
+                         Plain{"gamma-nloglik", RowLoss::kGammaNloglik},
+                         Plain{"gamma-deviance", RowLoss::kGammaDeviance}}) {
+    if (prefix == m.name) return std::make_unique<ElementwiseMetric>(m.kind, prefix, 0.0f, nthread);
+  }
+  if (prefix == "mphe") {
+    return std::make_unique<ElementwiseMetric>(RowLoss::kMphe, prefix,
+                                               static_cast<float>(params.huber_slope), nthread);
+  }
   if (prefix == "rmse") {
     return std::make_unique<ElementwiseMetric>(RowLoss::kRmse, prefix, 0.0f, nthread);
   }

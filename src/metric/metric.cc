@@ -10,13 +10,16 @@ namespace {
 
 constexpr const char* kAllowed =
     "rmse, mae, logloss, error, error@t, auc, aucpr, mlogloss, merror, poisson-nloglik, ndcg, "
-    "ndcg@k, ndcg-, ndcg@k-, map, map@k, map-, map@k-";
+    "ndcg@k, ndcg-, ndcg@k-, map, map@k, map-, map@k-, rmsle, mape, mphe, gamma-nloglik, "
+    "gamma-deviance, tweedie-nloglik@p, quantile, pre, pre@k, cox-nloglik";
 
 std::unique_ptr<Metric> Dispatch(const std::string& prefix, const std::string& param,
-                                 bool has_param, int nthread) {
+                                 bool has_param, const Params& params, int nthread) {
   if (auto m = MakeRankMetric(prefix, param, nthread)) return m;
-  if (auto m = MakeElementwiseMetric(prefix, param, nthread)) return m;
+  if (auto m = MakeElementwiseMetric(prefix, param, params, nthread)) return m;
   if (has_param) return nullptr;  // the remaining metrics take no parameter
+  if (auto m = MakeQuantileMetric(prefix, params, nthread)) return m;
+  if (auto m = MakeSurvivalMetric(prefix)) return m;
   if (auto m = MakeMulticlassMetric(prefix, nthread)) return m;
   return MakeAucMetric(prefix, nthread);
 }
@@ -36,7 +39,7 @@ std::unique_ptr<Metric> Metric::Create(const std::string& name, const Params& pa
     param = "-";
     has_param = true;
   }
-  auto metric = Dispatch(prefix, param, has_param, ResolveThreads(params.nthread));
+  auto metric = Dispatch(prefix, param, has_param, params, ResolveThreads(params.nthread));
   if (!metric) {
     RB_FAIL("eval_metric=" << name << ": unknown metric; allowed: " << kAllowed);
   }

@@ -10,12 +10,18 @@
 
 namespace ringboost {
 
-// rmse, mae, logloss, error[@t], poisson-nloglik.
+// rmse, mae, logloss, error[@t], poisson-nloglik, rmsle, mape, mphe (huber_slope),
+// gamma-nloglik, gamma-deviance, tweedie-nloglik@p.
 std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const std::string& param,
-                                              int nthread);
+                                              const Params& params, int nthread);
+// quantile (quantile_alpha's pinball loss, one prediction per alpha).
+std::unique_ptr<Metric> MakeQuantileMetric(const std::string& prefix, const Params& params,
+                                           int nthread);
+// cox-nloglik.
+std::unique_ptr<Metric> MakeSurvivalMetric(const std::string& prefix);
 // mlogloss, merror.
 std::unique_ptr<Metric> MakeMulticlassMetric(const std::string& prefix, int nthread);
-// ndcg[@k][-], map[@k][-].
+// ndcg[@k][-], map[@k][-], pre[@k].
 std::unique_ptr<Metric> MakeRankMetric(const std::string& prefix, const std::string& param,
                                        int nthread);
 // auc, aucpr.

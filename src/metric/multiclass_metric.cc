@@ -28,7 +28,7 @@ class MulticlassMetric : public Metric {
                              << " rows of " << k << " classes");
     }
     std::atomic<bool> bad_label{false};
-    auto sums = metric_detail::SumRows(rows, nthread_, [&](int64_t i) {
+    auto sums = metric_detail::SumRowsAcrossWorkers(comm, rows, nthread_, [&](int64_t i) {
       const float w = data.Weight(i);
       const int label = static_cast<int>(data.label[i]);
       if (label < 0 || label >= k) {
@@ -40,7 +40,6 @@ class MulticlassMetric : public Metric {
     if (bad_label) {
       RB_FAIL(data.name << ": " << Name() << ": label must be in [0, num_class), num_class=" << k);
     }
-    metric_detail::AllreduceSum(comm, Span<double>(sums.data(), sums.size()));
     return sums[1] == 0 ? sums[0] : sums[0] / sums[1];
   }
 

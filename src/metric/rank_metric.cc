@@ -2,6 +2,9 @@
 // (stable, descending) with labels cast to int; the metric is the plain mean over groups (not
 // weighted), reduced as (sum of group scores, number of groups). A group with no relevant item
 // scores 1, or 0 with the '-' suffix ("ndcg-", "ndcg@5-").
+// pre@k as XGBoost 3.x's EvalPrecision: per group, the relevant (label 1) items among the top k,
+// divided by k, times the group's weight; the sum over groups divided by the sum of the weights.
+// Labels must be 0 or 1. Without k, k is the group's size.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -35,10 +38,12 @@ double Dcg(const Ranked& rec, unsigned topn) {
   return sum;
 }
 
+enum class RankKind { kNdcg, kMap, kPre };
+
 class RankMetric : public Metric {
  public:
-  RankMetric(bool ndcg, std::string name, unsigned topn, bool minus, int nthread)
-      : ndcg_(ndcg), name_(std::move(name)), topn_(topn), minus_(minus), nthread_(nthread) {}
+  RankMetric(RankKind kind, std::string name, unsigned topn, bool minus, int nthread)
+      : kind_(kind), name_(std::move(name)), topn_(topn), minus_(minus), nthread_(nthread) {}
 
   std::string Name() const override { return name_; }
   bool Maximize() const override { return true; }
@@ -50,20 +55,33 @@ class RankMetric : public Metric {
     }
     const std::vector<uint32_t> gptr = query_groups::GroupPtrOf(data);
     const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
-    std::vector<double> scores(groups);
+    if (kind_ == RankKind::kPre) {
+      for (float y : data.label) {
+        if (y != 0.0f && y != 1.0f) RB_FAIL(data.name << ": " << name_ << " needs labels 0 or 1");
+      }
+    }
+    // (score, weight) per group; ndcg and map weigh every group 1.
+    std::vector<double> scores(2 * groups);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthread_)
     for (int64_t k = 0; k < groups; ++k) {
       Ranked rec;
       for (uint32_t j = gptr[k]; j < gptr[k + 1]; ++j) {
         rec.emplace_back(preds[j], static_cast<int>(data.label[j]));
       }
-      scores[k] = ndcg_ ? Ndcg(&rec) : AveragePrecision(&rec);
+      const double w = kind_ == RankKind::kPre ? query_groups::GroupWeight(data, gptr, k) : 1.0;
+      scores[2 * k] = kind_ == RankKind::kNdcg  ? Ndcg(&rec)
+                      : kind_ == RankKind::kMap ? AveragePrecision(&rec)
+                                                : Precision(&rec) * w;
+      scores[2 * k + 1] = w;
     }
     // Every group's score, in the order of the whole data, summed as one process sums them.
     const std::vector<double> all = metric_detail::AllgatherValues(comm, scores);
-    double sum = 0.0;
-    for (double s : all) sum += s;
-    return sum / static_cast<double>(all.size());
+    double sum = 0.0, weights = 0.0;
+    for (std::size_t i = 0; i < all.size(); i += 2) {
+      sum += all[i];
+      weights += all[i + 1];
+    }
+    return sum / weights;
   }
 
  private:
@@ -92,7 +110,18 @@ class RankMetric : public Metric {
     return hits != 0 ? sum / hits : Empty();
   }
 
-  bool ndcg_;
+  // The relevant items among the first topn, over topn (XGBoost divides by k even in a smaller
+  // group); without k, over the group's size.
+  double Precision(Ranked* rec) const {
+    SortByPrediction(rec);
+    const bool all = topn_ == std::numeric_limits<unsigned>::max();
+    const std::size_t k = std::min<std::size_t>(topn_, rec->size());
+    double hits = 0.0;
+    for (std::size_t i = 0; i < k; ++i) hits += (*rec)[i].second;
+    return hits / (all ? static_cast<double>(rec->size()) : static_cast<double>(topn_));
+  }
+
+  RankKind kind_;
   std::string name_;
   unsigned topn_;
   bool minus_;
@@ -103,8 +132,10 @@ class RankMetric : public Metric {
 
 std::unique_ptr<Metric> MakeRankMetric(const std::string& prefix, const std::string& param,
                                        int nthread) {
-  if (prefix != "ndcg" && prefix != "map") return nullptr;
-  const bool ndcg = prefix == "ndcg";
+  if (prefix != "ndcg" && prefix != "map" && prefix != "pre") return nullptr;
+  const RankKind kind = prefix == "ndcg"  ? RankKind::kNdcg
+                        : prefix == "map" ? RankKind::kMap
+                                          : RankKind::kPre;
   unsigned topn = std::numeric_limits<unsigned>::max();
   const bool minus = !param.empty() && param.back() == '-';
   const std::string digits = minus ? param.substr(0, param.size() - 1) : param;
@@ -119,7 +150,7 @@ std::unique_ptr<Metric> MakeRankMetric(const std::string& prefix, const std::str
     topn = static_cast<unsigned>(k);
     name = prefix + "@" + param;
   }
-  return std::make_unique<RankMetric>(ndcg, name, topn, minus, nthread);
+  return std::make_unique<RankMetric>(kind, name, topn, minus, nthread);
 }
 
 }  // namespace ringboost

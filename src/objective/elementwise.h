@@ -1,5 +1,6 @@
 // The per-row gradient arithmetic of the element-wise objectives (reg:*, binary:*, count:poisson,
-// multi:*), shared by the CPU objectives and the CUDA kernel so that both give the same bits.
+// reg:gamma, reg:tweedie, reg:pseudohubererror, multi:*), shared by the CPU objectives and the CUDA
+// kernel so that both give the same bits.
 //
 // Why a header of host-device functions: the gradients feed the quantised histograms, and a tree
 // grown on the device must equal the CPU's. So everything here is IEEE float/double + - * /,
@@ -10,6 +11,7 @@
 // the host the build's -ffp-contract=off does it). Not for --use_fast_math (inexact division).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -87,6 +89,24 @@ RB_HOST_DEVICE inline double Pow2Eighths(int j) {
 #endif
 }
 
+// The same in float: a + b and a * b each rounded on its own (the float losses below whose
+// expressions have an a * b + c shape spell it with these).
+RB_HOST_DEVICE inline float AddF(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+RB_HOST_DEVICE inline float MulF(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
 }  // namespace elementwise_detail
 
 // exp(x) in float, the same bits on every host and device. Computed in double to about 2^-51
@@ -140,11 +160,15 @@ RB_HOST_DEVICE inline float Sigmoid(float x) {
 RB_HOST_DEVICE inline float Fmax(float a, float b) { return ((a > b) | (b != b)) ? a : b; }
 
 enum class ElementwiseLoss : int {
-  kSquared,   // reg:squarederror
-  kLogistic,  // reg:logistic, binary:logistic
-  kLogitRaw,  // binary:logitraw
-  kPoisson,   // count:poisson
-  kSoftmax,   // multi:softmax, multi:softprob
+  kSquared,      // reg:squarederror
+  kLogistic,     // reg:logistic, binary:logistic
+  kLogitRaw,     // binary:logitraw
+  kPoisson,      // count:poisson
+  kSoftmax,      // multi:softmax, multi:softprob
+  kPseudoHuber,  // reg:pseudohubererror
+  kGamma,        // reg:gamma
+  kTweedie,      // reg:tweedie
+  kHinge,        // binary:hinge
 };
 
 // Everything an element-wise gradient reads besides the row: trivially copyable, so a kernel takes
@@ -154,19 +178,26 @@ struct ElementwiseSpec {
   float scale_pos_weight;  // the reg/binary losses: weight factor where label == 1
   float max_delta_step;    // count:poisson: added to the margin of the hessian's exp
   int num_class;           // margins (and outputs) per row: num_class for kSoftmax, else 1
+  float param = 0.0f;      // kPseudoHuber: huber_slope; kTweedie: tweedie_variance_power
 };
 
 // Whether `label` is valid for the loss (the objectives' CheckLabel): [0, 1] for the logistic
-// losses, >= 0 for Poisson, an integer in [0, num_class) for softmax, anything for squared error.
+// losses and hinge, >= 0 for Poisson and Tweedie, > 0 for gamma, an integer in [0, num_class) for
+// softmax, anything for squared error and pseudo-Huber.
 RB_HOST_DEVICE inline bool ElementwiseLabelOk(const ElementwiseSpec& s, float label) {
   switch (s.loss) {
     case ElementwiseLoss::kSquared:
+    case ElementwiseLoss::kPseudoHuber:
       return true;
     case ElementwiseLoss::kLogistic:
     case ElementwiseLoss::kLogitRaw:
+    case ElementwiseLoss::kHinge:
       return label >= 0.0f && label <= 1.0f;
     case ElementwiseLoss::kPoisson:
+    case ElementwiseLoss::kTweedie:
       return label >= 0.0f;
+    case ElementwiseLoss::kGamma:
+      return label > 0.0f;
     case ElementwiseLoss::kSoftmax:
       // In range, the int cast is defined and truncation is floor.
       return label >= 0.0f && label < static_cast<float>(s.num_class) &&
@@ -215,6 +246,46 @@ RB_HOST_DEVICE inline void SoftmaxGradient(const float* margin, int k, float lab
   }
 }
 
+// reg:pseudohubererror (XGBoost's PseudoHuberRegression): z = m - y, s = sqrt(1 + z^2 / slope^2);
+// grad z / s, hess slope^2 / ((slope^2 + z^2) s), times the weight. sqrtf is correctly rounded on
+// the host and on the device (without --use_fast_math).
+RB_HOST_DEVICE inline GradPair PseudoHuberGradient(float margin, float label, float weight,
+                                                   float slope) {
+  const float z = margin - label;
+  const float slope2 = slope * slope;
+  const float z2 = z * z;
+  const float scale_sqrt = sqrtf(1.0f + z2 / slope2);
+  const float hess = slope2 / (MulF(AddF(slope2, z2), scale_sqrt));
+  return {z / scale_sqrt * weight, hess * weight};
+}
+
+// reg:gamma (XGBoost's GammaRegression, log link): grad 1 - y / exp(m), hess y / exp(m).
+RB_HOST_DEVICE inline GradPair GammaGradient(float margin, float label, float weight) {
+  const float e = ExpF(margin);
+  return {(1.0f - label / e) * weight, label / e * weight};
+}
+
+// reg:tweedie (XGBoost's TweedieRegression, log link, rho = tweedie_variance_power):
+// grad -y exp((1 - rho) m) + exp((2 - rho) m), hess -y (1 - rho) exp((1 - rho) m) +
+// (2 - rho) exp((2 - rho) m), times the weight.
+RB_HOST_DEVICE inline GradPair TweedieGradient(float margin, float label, float weight, float rho) {
+  const float a = ExpF(MulF(1.0f - rho, margin));
+  const float b = ExpF(MulF(2.0f - rho, margin));
+  const float grad = AddF(MulF(-label, a), b);
+  const float hess = AddF(MulF(MulF(-label, 1.0f - rho), a), MulF(2.0f - rho, b));
+  return {grad * weight, hess * weight};
+}
+
+// binary:hinge (XGBoost's HingeObj): y = 2 label - 1 in double; where m y < 1, grad -y w and hess
+// w, else grad 0 and hess FLT_MIN (the smallest positive normal float).
+RB_HOST_DEVICE inline GradPair HingeGradient(float margin, float label, float weight) {
+  const double y = Add(Mul(static_cast<double>(label), 2.0), -1.0);
+  if (Mul(static_cast<double>(margin), y) < 1.0) {
+    return {static_cast<float>(Mul(-y, static_cast<double>(weight))), weight};
+  }
+  return {0.0f, 0x1p-126f};
+}
+
 }  // namespace elementwise_detail
 
 // One row's gradients: out[0] for the reg/binary losses and Poisson, out[0..num_class) for
@@ -228,6 +299,18 @@ RB_HOST_DEVICE inline void ElementwiseGradient(const ElementwiseSpec& s, const f
       return;
     case ElementwiseLoss::kSoftmax:
       elementwise_detail::SoftmaxGradient(margin, s.num_class, label, weight, out);
+      return;
+    case ElementwiseLoss::kPseudoHuber:
+      *out = elementwise_detail::PseudoHuberGradient(margin[0], label, weight, s.param);
+      return;
+    case ElementwiseLoss::kGamma:
+      *out = elementwise_detail::GammaGradient(margin[0], label, weight);
+      return;
+    case ElementwiseLoss::kTweedie:
+      *out = elementwise_detail::TweedieGradient(margin[0], label, weight, s.param);
+      return;
+    case ElementwiseLoss::kHinge:
+      *out = elementwise_detail::HingeGradient(margin[0], label, weight);
       return;
     default:
       *out = elementwise_detail::RegLossGradient(s, margin[0], label, weight);

@@ -48,8 +48,19 @@ class Objective {
     return false;
   }
 
+  // reg:absoluteerror, reg:quantileerror: after each tree of output group `group` the learner sets
+  // every leaf to eta times this quantile of its rows' residuals label - margin (XGBoost's
+  // UpdateTreeLeaf). Negative (the default): the leaves stay the tree's Newton steps.
+  virtual double LeafQuantileAlpha(int group) const {
+    (void)group;
+    return -1.0;
+  }
   // Throws Error naming the allowed objectives for an unknown name.
   static std::unique_ptr<Objective> Create(const Params& params);
 };
+
+// quantile_alpha (reg:quantileerror, the quantile metric): one quantile in (0, 1) or a list of
+// them, "0.9", "[0.1,0.5,0.9]" or "0.1,0.5,0.9". Throws Error naming the key otherwise.
+std::vector<double> ParseQuantileAlphas(const std::string& text);
 
 }  // namespace ringboost

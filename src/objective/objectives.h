@@ -12,6 +12,13 @@
 namespace ringboost {
 
 std::unique_ptr<Objective> MakeRegressionObjective(const std::string& name, const Params& params);
+// reg:pseudohubererror, reg:gamma, reg:tweedie, binary:hinge, reg:squaredlogerror.
+std::unique_ptr<Objective> MakeRegressionLossObjective(const std::string& name,
+                                                       const Params& params);
+// reg:absoluteerror, reg:quantileerror.
+std::unique_ptr<Objective> MakeQuantileObjective(const std::string& name, const Params& params);
+// survival:cox.
+std::unique_ptr<Objective> MakeCoxObjective(const std::string& name, const Params& params);
 std::unique_ptr<Objective> MakeMulticlassObjective(const std::string& name, const Params& params);
 std::unique_ptr<Objective> MakeRankObjective(const std::string& name, const Params& params);
 

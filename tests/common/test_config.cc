@@ -210,10 +210,13 @@ TEST(Config, BadValuesNameTheExpectedRange) {
 }
 
 TEST(Config, BadEnumValueListsTheAllowedValues) {
-  EXPECT_EQ(OverrideError("objective=foo"),
-            "command line: objective=foo: allowed values are reg:squarederror, reg:logistic, "
-            "binary:logistic, binary:logitraw, multi:softmax, multi:softprob, count:poisson, "
-            "rank:pairwise, rank:ndcg, reg:linear");
+  EXPECT_EQ(
+      OverrideError("objective=foo"),
+      "command line: objective=foo: allowed values are reg:squarederror, reg:logistic, "
+      "binary:logistic, binary:logitraw, multi:softmax, multi:softprob, count:poisson, "
+      "rank:pairwise, rank:ndcg, reg:pseudohubererror, reg:gamma, reg:tweedie, "
+      "reg:squaredlogerror, binary:hinge, reg:absoluteerror, reg:quantileerror, survival:cox, "
+      "reg:linear");
   EXPECT_EQ(OverrideError("grow_policy=best"),
             "command line: grow_policy=best: allowed values are depthwise, lossguide");
   EXPECT_EQ(OverrideError("booster=gblinear"),

@@ -164,7 +164,7 @@ TEST(Metric, Names) {
   EXPECT_TRUE(Metric::Create("ndcg@5", Params())->Maximize());
   EXPECT_FALSE(Metric::Create("logloss", Params())->Maximize());
   try {
-    Metric::Create("rmsle", Params());
+    Metric::Create("rmsel", Params());
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("ndcg@k"), std::string::npos) << e.what();

@@ -152,7 +152,7 @@ TEST(Sigmoid, EdgesAsXGBoost) {
 
 ElementwiseSpec Spec(ElementwiseLoss loss, float scale_pos_weight = 1.0f,
                      float max_delta_step = 0.0f, int num_class = 1) {
-  return {loss, scale_pos_weight, max_delta_step, num_class};
+  return {loss, scale_pos_weight, max_delta_step, num_class, 0.0f};
 }
 
 GradPair Gradient1(const ElementwiseSpec& s, float margin, float label, float weight) {

@@ -12,23 +12,15 @@
 #include "label_rows.h"
 #include "objective/elementwise.h"
 #include "objective/objective.h"
+#include "objective_helpers.h"
 
 namespace ringboost {
 namespace {
 
 using test::LabelRows;
 
-std::unique_ptr<Objective> Make(const std::string& name, Params p = Params()) {
-  p.objective = name;
-  return Objective::Create(p);
-}
-
-std::vector<GradPair> Grad(const Objective& obj, const DataSet& d, std::vector<float> preds,
-                           int iter = 0) {
-  std::vector<GradPair> out;
-  obj.GetGradient(d, preds, iter, &out);
-  return out;
-}
+using test::Grad;
+using test::Make;
 
 TEST(Objective, LogisticAtMarginZero) {
   // p = sigmoid(0) = 0.5: g = p - y, h = p (1 - p) = 0.25.

@@ -25,6 +25,11 @@ class HistTrainer : public RoundTrainer {
   double LastRoundSeconds() const override { return -1.0; }
 
  private:
+  // reg:absoluteerror, reg:quantileerror (Objective::LeafQuantileAlpha): the leaves of group's new
+  // tree become eta times the quantile of their sampled rows' residuals, before the margins move.
+  void RefreshLeavesToQuantiles(const Objective& objective, const DataSet& train, int group,
+                                const std::vector<uint8_t>& keep, RegTree* tree);
+
   const Params& params_;
   rabit::Communicator* comm_;
   int nthread_;

@@ -1,0 +1,38 @@
+// One quantile per tree leaf of values spread over workers, agreed exactly: every worker gets
+// what one process holding every row computes, whatever the split of rows over workers and
+// threads. reg:absoluteerror and reg:quantileerror refresh their leaves with it, as XGBoost does
+// (objective/adaptive.cc: leaf = eta * quantile of the residuals y - margin of the leaf's rows).
+//
+// Why not XGBoost's way: its workers each take their own quantile and average them, so the model
+// depends on how rows are spread. Here, as for the cuts (DESIGN.md step 2), every order statistic
+// is bisected over the 32-bit order-preserving keys of the floats: one allreduce of counts (or
+// fixed-point weights) at or below each candidate key per round, 32 rounds for all leaves at once,
+// whatever the number of rows or workers.
+#pragma once
+
+#include <vector>
+
+#include "rabit/communicator.h"
+
+namespace ringboost {
+
+// leaf_of_row[i]: the node id (< num_nodes) that row i ended in, or -1 for a row that takes no
+// part (not sampled). values[i]: the row's value. weights: one per row, or empty.
+// Returns per node id the alpha-quantile of its rows' values over every worker, NaN for a node
+// without rows anywhere:
+//  * without weights, XGBoost's common::Quantile: the minimum for alpha <= 1 / (n + 1), the
+//    maximum for alpha >= n / (n + 1), else v[k] + d (v[k+1] - v[k]) with x = alpha (n + 1),
+//    k = floor(x) - 1, d = x - 1 - k (v sorted, 0-based);
+//  * with weights, common::WeightedQuantile: the smallest v whose weight at or below it reaches
+//    alpha times the total. Weights are summed in fixed point (2^-24 units), exactly.
+// Every worker must call it with the same num_nodes and alpha (a collective).
+std::vector<float> AgreeLeafQuantiles(const std::vector<int>& leaf_of_row, int num_nodes,
+                                      const std::vector<float>& values,
+                                      const std::vector<float>& weights, double alpha,
+                                      rabit::Communicator* comm);
+
+// The 32-bit key of a float that orders as the float does (-0 before +0), and back.
+uint32_t OrderedKey(float v);
+float FromOrderedKey(uint32_t key);
+
+}  // namespace ringboost

@@ -1,0 +1,135 @@
+// The objectives of XGBoost 3.x that ringboost added (issue 30) keep the promise of every model
+// here: the same model file, byte for byte, and the same eval log for 1 and 2 threads and for 1, 2
+// and 3 workers (ringboost-submit and mpirun), on a small generated set whose labels suit each.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "helpers.h"
+
+namespace ringboost {
+namespace {
+
+enum class Labels { kReal, kPositive, kBinary, kSurvival };
+
+// A value in [0, 1) from (row, column), the same on every machine.
+double Unit(uint64_t row, uint64_t col) {
+  uint64_t x = (row + 1) * 0x9E3779B97F4A7C15ull ^ (col + 7) * 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 29;
+  return static_cast<double>(x >> 11) * 0x1p-53;
+}
+
+// `rows` LibSVM rows of 5 dense features and a label of the kind; a `.weight` file beside it when
+// weighted (weights 0.5 .. 2).
+void WriteSet(const std::string& path, int rows, Labels kind, bool weighted) {
+  std::ofstream out(path), weights;
+  if (weighted) weights.open(path + ".weight");
+  for (int i = 0; i < rows; ++i) {
+    double f[5];
+    for (int j = 0; j < 5; ++j) f[j] = std::round(Unit(i, j) * 1000) / 100;  // 0 .. 10
+    const double noise = Unit(i, 99) - 0.5;
+    const double z = 0.3 * f[0] - 0.2 * f[1] + 0.05 * f[2] * f[3] / 10 + noise;
+    double y = 0;
+    if (kind == Labels::kReal) y = 3 * z + (f[4] > 7 ? 4 : 0);
+    if (kind == Labels::kPositive) y = std::exp(z / 2);
+    if (kind == Labels::kBinary) y = z > 1.0 ? 1 : 0;
+    // Survival times, a quarter censored (negative); ties from the rounding.
+    if (kind == Labels::kSurvival) y = std::round(std::exp(z / 2) * 20) * (i % 4 == 0 ? -1 : 1);
+    out << y;
+    for (int j = 0; j < 5; ++j) out << ' ' << j << ':' << f[j];
+    out << '\n';
+    if (weighted) weights << 0.5 + 1.5 * Unit(i, 50) << '\n';
+  }
+}
+
+struct Case {
+  const char* name;
+  Labels labels;
+  const char* keys;  // extra config lines
+  bool weighted;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+std::string Train(const std::string& dir, const std::string& launcher, int n,
+                  const std::string& args, std::string* log) {
+  test::RunResult r;
+  if (launcher == "ringboost") r = test::RunRingboost(dir, args);
+  if (launcher == "ringboost-submit") r = test::RunSubmit(dir, n, args);
+#if defined(RINGBOOST_MPIEXEC)
+  if (launcher == "mpirun") {
+    r = test::RunInDir(
+        dir, "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+                 std::string(RINGBOOST_MPIEXEC) + " --oversubscribe -np " + std::to_string(n) +
+                 " '" + RINGBOOST_EXE + "' " + args);
+  }
+#endif
+  EXPECT_EQ(r.exit_code, 0) << launcher << " " << n << ": " << r.err;
+  *log = test::EvalLog(r.out);
+  return r.out;
+}
+
+class NewObjective : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NewObjective, SameModelForThreadsAndWorkers) {
+  const Case& c = GetParam();
+  test::TempDir dir;
+  WriteSet(dir.File("train.txt"), 1500, c.labels, c.weighted);
+  test::WriteFile(dir.File("c.conf"), std::string(c.keys) +
+                                          "\nmax_depth = 4\nnum_round = 3\ndata = \"train.txt\"\n"
+                                          "eval[train] = \"train.txt\"\n");
+  std::string log1;
+  Train(dir.path(), "ringboost", 1, "train c.conf nthread=1 model_out=t1.json", &log1);
+  const std::string model = test::ReadFile(dir.File("t1.json"));
+  ASSERT_FALSE(model.empty());
+  ASSERT_FALSE(log1.empty());
+  std::string log;
+  Train(dir.path(), "ringboost", 1, "train c.conf nthread=2 model_out=t2.json", &log);
+  EXPECT_EQ(test::ReadFile(dir.File("t2.json")), model) << "2 threads";
+  EXPECT_EQ(log, log1);
+  std::vector<std::string> launchers = {"ringboost-submit"};
+#if defined(RINGBOOST_MPIEXEC)
+  launchers.push_back("mpirun");
+#endif
+  for (const std::string& launcher : launchers) {
+    for (int n : {2, 3}) {
+      const std::string out = "w" + std::to_string(n) + ".json";
+      Train(dir.path(), launcher, n, "train c.conf nthread=1 model_out=" + out, &log);
+      EXPECT_EQ(test::ReadFile(dir.File(out)), model) << launcher << " with " << n;
+      EXPECT_EQ(log, log1) << launcher << " with " << n;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Objectives, NewObjective,
+    ::testing::Values(
+        Case{"pseudohuber", Labels::kReal,
+             "objective = reg:pseudohubererror\nhuber_slope = 2\neval_metric = mphe\n"
+             "eval_metric = mae",
+             true},
+        Case{"gamma", Labels::kPositive,
+             "objective = reg:gamma\nbase_score = 1\neval_metric = gamma-nloglik\n"
+             "eval_metric = gamma-deviance",
+             false},
+        Case{"tweedie", Labels::kPositive,
+             "objective = reg:tweedie\ntweedie_variance_power = 1.3\nbase_score = 1", true},
+        Case{"squaredlog", Labels::kPositive,
+             "objective = reg:squaredlogerror\neval_metric = rmsle\neval_metric = mape", false},
+        Case{"hinge", Labels::kBinary, "objective = binary:hinge", true},
+        Case{"absolute", Labels::kReal, "objective = reg:absoluteerror\nsubsample = 0.8", false},
+        Case{"absolute_weighted", Labels::kReal, "objective = reg:absoluteerror", true},
+        Case{"cox", Labels::kSurvival, "objective = survival:cox\nbase_score = 1", true},
+        Case{"quantiles", Labels::kReal,
+             "objective = reg:quantileerror\nquantile_alpha = [0.2,0.5,0.9]", true}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace ringboost

@@ -1,0 +1,108 @@
+// rmsle, mape, mphe, gamma-nloglik, gamma-deviance and tweedie-nloglik@p on a few rows, values
+// derived by hand from XGBoost 3.x's formulas.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "label_rows.h"
+#include "metric/metric.h"
+#include "metric/metric_reduce.h"
+#include "rabit/communicator.h"
+
+namespace ringboost {
+namespace {
+
+using test::LabelRows;
+
+double Eval(const std::string& name, const std::vector<float>& preds, const DataSet& d,
+            Params params = Params()) {
+  auto comm = rabit::MakeLocalCommunicator();
+  return Metric::Create(name, params)->Eval(preds, 1, d, comm.get());
+}
+
+TEST(MetricLosses, Rmsle) {
+  // log1p(e - 1) - log1p(0) = 1 and 0: sqrt((1 + 0) / 2).
+  EXPECT_NEAR(Eval("rmsle", {0.0f, 0.0f}, LabelRows({std::expm1(1.0f), 0.0f})), std::sqrt(0.5),
+              1e-6);
+}
+
+TEST(MetricLosses, Mape) {
+  // |2 - 1| / 2 = 0.5 and |4 - 5| / 4 = 0.25; weights 1 and 3: (0.5 + 0.75) / 4.
+  EXPECT_DOUBLE_EQ(Eval("mape", {1, 5}, LabelRows({2, 4})), 0.375);
+  EXPECT_DOUBLE_EQ(Eval("mape", {1, 5}, LabelRows({2, 4}, {1, 3})), 0.3125);
+}
+
+TEST(MetricLosses, Mphe) {
+  // slope 1: 0 and sqrt(2) - 1. slope 2, error 2: 4 (sqrt(2) - 1).
+  EXPECT_NEAR(Eval("mphe", {0, 0}, LabelRows({0, 1})), (std::sqrt(2.0) - 1) / 2, 1e-7);
+  Params p;
+  p.huber_slope = 2.0;
+  EXPECT_NEAR(Eval("mphe", {0}, LabelRows({2}), p), 4 * (std::sqrt(2.0) - 1), 1e-6);
+}
+
+TEST(MetricLosses, GammaNloglik) {
+  // y / p + log p: y = 2, p = 1 gives 2; y = 1, p = e gives 1 / e + 1.
+  EXPECT_NEAR(Eval("gamma-nloglik", {1.0f, std::exp(1.0f)}, LabelRows({2, 1})),
+              (2 + 1 + std::exp(-1.0)) / 2, 1e-6);
+}
+
+TEST(MetricLosses, GammaDeviance) {
+  // 2 * mean(log(p / y) + y / p - 1): 0 where p = y; ln 2 - 1/2 for y = 1, p = 2.
+  EXPECT_NEAR(Eval("gamma-deviance", {3, 2}, LabelRows({3, 1})), std::log(2.0) - 0.5, 1e-5);
+}
+
+TEST(MetricLosses, TweedieNloglik) {
+  // rho 1.5: -y p^-0.5 / -0.5 + p^0.5 / 0.5. y = 1, p = 1: 2 + 2 = 4; y = 2, p = 4: 2 + 4 = 6.
+  EXPECT_NEAR(Eval("tweedie-nloglik@1.5", {1, 4}, LabelRows({1, 2})), 5.0, 1e-5);
+  EXPECT_EQ(Metric::Create("tweedie-nloglik@1.5", Params())->Name(), "tweedie-nloglik@1.5");
+  EXPECT_THROW(Metric::Create("tweedie-nloglik", Params()), Error);
+  EXPECT_THROW(Metric::Create("tweedie-nloglik@2", Params()), Error);
+  EXPECT_THROW(Metric::Create("rmsle@3", Params()), Error);
+}
+
+TEST(MetricLosses, PrecisionAtK) {
+  // Group 1 sorted by prediction: labels 1, 0, 0, 1; group 2: 1, 1.
+  const std::vector<float> preds{0.9f, 0.8f, 0.1f, 0.7f, 0.2f, 0.5f};
+  const DataSet d = LabelRows({1, 0, 1, 0, 1, 1}, {}, {0, 4, 6});
+  EXPECT_DOUBLE_EQ(Eval("pre@2", preds, d), (0.5 + 1.0) / 2);
+  // k = 3: 1/3 and 2/3 (XGBoost divides by k in the group of two too).
+  EXPECT_DOUBLE_EQ(Eval("pre@3", preds, d), (1.0 / 3 + 2.0 / 3) / 2);
+  // Group weights 1 and 3: (0.5 * 1 + 1 * 3) / 4.
+  EXPECT_DOUBLE_EQ(Eval("pre@2", preds, LabelRows({1, 0, 1, 0, 1, 1}, {1, 3}, {0, 4, 6})), 3.5 / 4);
+  EXPECT_EQ(Metric::Create("pre@5", Params())->Name(), "pre@5");
+  EXPECT_TRUE(Metric::Create("pre@5", Params())->Maximize());
+  EXPECT_THROW(Eval("pre@2", preds, LabelRows({2, 0, 1, 0, 1, 1}, {}, {0, 4, 6})), Error);
+}
+
+TEST(MetricLosses, CoxNloglik) {
+  // exp(margin) 1 each; |label| order 1 (event), -2, 3 (event); risk sums 3, 2, 1:
+  // -(log 1 - log 3) - (log 1 - log 1) over 2 events.
+  EXPECT_NEAR(Eval("cox-nloglik", {1, 1, 1}, LabelRows({3, 1, -2})), std::log(3.0) / 2, 1e-12);
+}
+
+TEST(MetricLosses, ExactFloatSumIgnoresOrder) {
+  // 1e30 + 1 - 1e30 is 1 exactly, in any order (a double sum loses the 1 in two of them).
+  const std::vector<float> v{1e30f, 1.0f, -1e30f, 0x1p-149f, -3.5f, 0x1p100f, -0x1p100f};
+  metric_detail::ExactFloatSum a, b, c;
+  for (float x : v) a.Add(x);
+  for (auto it = v.rbegin(); it != v.rend(); ++it) b.Add(*it);
+  c.Add(v[0]);
+  c.Add(v[2]);
+  metric_detail::ExactFloatSum rest;
+  for (std::size_t i : {1, 3, 4, 5, 6}) rest.Add(v[i]);
+  c.Merge(rest);
+  EXPECT_EQ(a.Value(), 1.0 - 3.5 + 0x1p-149);
+  EXPECT_EQ(b.Value(), a.Value());
+  EXPECT_EQ(c.Value(), a.Value());
+  metric_detail::ExactFloatSum inf;
+  inf.Add(1.0f);
+  inf.Add(std::numeric_limits<float>::infinity());
+  EXPECT_EQ(inf.Value(), std::numeric_limits<float>::infinity());
+}
+
+}  // namespace
+}  // namespace ringboost
