@@ -54,6 +54,7 @@ struct Params {
   std::string model_in;
   std::string model_out;
   std::string model_dir;
+  std::string model_format = "ringboost";  // ringboost | xgboost-json | xgboost-ubj
   int save_period = 0;
   std::string checkpoint_dir;  // restart checkpoints of a job (empty: none)
   // --- prediction and dump ------------------------------------------------------------------

@@ -179,6 +179,11 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "model_dir", &Params::model_dir, "")
                   .Doc("Folder of the periodic and default models; empty means the current "
                        "folder."));
+  t.push_back(P(s, "model_format", &Params::model_format, "ringboost")
+                  .OneOf({"ringboost", "xgboost-json", "xgboost-ubj"})
+                  .Doc("Format of model_out and the save_period models: ringboost's own, or "
+                       "XGBoost 3.x's JSON or UBJSON (docs/model-format.md). Checkpoints stay "
+                       "in ringboost's format."));
   t.push_back(P(s, "save_period", &Params::save_period, "0")
                   .Min(0)
                   .Doc("Save model_dir/NNNN.model every this many rounds; 0 means only the final "

@@ -17,6 +17,7 @@
 #include "common/threads.h"
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
+#include "model/xgboost_format.h"
 #include "tree/device_trainer.h"
 
 namespace ringboost {
@@ -276,7 +277,8 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
     }
     if (comm->Recovers()) ThrowIfError(comm->CheckPoint(learner.model().ToJson()));
     if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
-      learner.model().Save(ModelPath(params, i + 1));
+      SaveModelAs(learner.model(), ModelPath(params, i + 1),
+                  ModelFormatFromName(params.model_format));
     }
     const std::size_t watched = learner.EarlyStoppingIndex();
     if (watched < results.size() && stop.Observe(i, results[watched].second)) {
@@ -307,7 +309,9 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   // The last snapshot already is the final model unless early stopping added its best round.
   bool saved_by_period = params.model_out.empty() && params.save_period > 0 &&
                          rounds_done % params.save_period == 0 && params.early_stopping_rounds == 0;
-  if (is_root && !saved_by_period) learner.model().Save(out);
+  if (is_root && !saved_by_period) {
+    SaveModelAs(learner.model(), out, ModelFormatFromName(params.model_format));
+  }
   if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
   return 0;
 }
