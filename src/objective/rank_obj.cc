@@ -22,15 +22,15 @@
 #include <vector>
 
 #include "common/threads.h"
+#include "data/query_groups.h"
 #include "objective/elementwise.h"
-#include "objective/objective_detail.h"
 #include "objective/objectives.h"
 
 namespace ringboost {
 namespace {
 
-using objective_detail::GroupPtrOf;
-using objective_detail::GroupWeight;
+using query_groups::GroupPtrOf;
+using query_groups::GroupWeight;
 
 struct ListEntry {
   float pred;
