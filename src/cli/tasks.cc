@@ -17,6 +17,7 @@
 #include "common/threads.h"
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
+#include "model/explain.h"
 #include "model/xgboost_format.h"
 #include "tree/trainer.h"
 
@@ -332,10 +333,15 @@ int RunPredict(const Params& params) {
   DataSet test = LoadFor(params.test_data, params, nullptr, *comm);
   int rounds = params.ntree_limit;
   if (rounds == 0 && model.best_iteration >= 0) rounds = model.best_iteration + 1;
+  ExplainKind explain;
+  const bool explains = ExplainKindFromParams(params, &explain);
   std::vector<float> preds =
-      PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
+      explains ? Explain(model, test, rounds, explain, ResolveThreads(params.nthread))
+               : PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
   int per_row = model.num_groups;
-  if (!params.pred_margin) {
+  if (explains) {
+    per_row = static_cast<int>(ExplainValuesPerRow(model, explain, TreesForRounds(model, rounds)));
+  } else if (!params.pred_margin) {
     objective->PredTransform(&preds);
     per_row = static_cast<int>(preds.size() / std::max<uint64_t>(test.NumRows(), 1));
   }

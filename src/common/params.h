@@ -60,6 +60,9 @@ struct Params {
   // --- prediction and dump ------------------------------------------------------------------
   std::string name_pred = "pred.txt";
   bool pred_margin = false;
+  bool pred_leaf = false;  // task=pred explanations (model/explain.h)
+  bool pred_contribs = false;
+  bool pred_interactions = false;
   int ntree_limit = 0;
   std::string name_dump = "dump.txt";
   std::string dump_format = "text";  // text | json

@@ -200,6 +200,14 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("File that task=pred writes, one prediction per line."));
   t.push_back(P(s, "pred_margin", &Params::pred_margin, "0")
                   .Doc("Predict raw margins instead of transformed outputs."));
+  t.push_back(P(s, "pred_leaf", &Params::pred_leaf, "0")
+                  .Doc("task=pred writes each row's leaf id in every tree instead."));
+  t.push_back(P(s, "pred_contribs", &Params::pred_contribs, "0")
+                  .Doc("task=pred writes each row's SHAP contributions instead: per output group, "
+                       "one per feature, then the bias (XGBoost's pred_contribs)."));
+  t.push_back(P(s, "pred_interactions", &Params::pred_interactions, "0")
+                  .Doc("task=pred writes each row's SHAP interaction values instead: per output "
+                       "group, (features + 1) x (features + 1) (XGBoost's pred_interactions)."));
   t.push_back(P(s, "ntree_limit", &Params::ntree_limit, "0")
                   .Min(0)
                   .Doc("Predict with the first this many trees only; 0 means all."));

@@ -140,8 +140,7 @@ TEST_F(ModelFormats, ImportanceEqualsXGBoostsGetScore) {
     const Json expected = Json::parse(test::ReadFile(Golden(name) + "/importance.json"));
     for (const char* type : {"weight", "gain", "cover", "total_gain", "total_cover"}) {
       SCOPED_TRACE(std::string(name) + " " + type);
-      const test::RunResult r =
-          Run("importance " + Golden(name) + "/model.json --type " + type);
+      const test::RunResult r = Run("importance " + Golden(name) + "/model.json --type " + type);
       ASSERT_EQ(r.exit_code, 0) << r.err;
       const Json ours = Json::parse(r.out);
       const Json& theirs = expected[type];
@@ -153,9 +152,31 @@ TEST_F(ModelFormats, ImportanceEqualsXGBoostsGetScore) {
       }
     }
   }
-  const test::RunResult bad = Run("importance " + Golden("agaricus-binary/model.json") +
-                                  " --type shap");
+  const test::RunResult bad =
+      Run("importance " + Golden("agaricus-binary/model.json") + " --type shap");
   EXPECT_NE(bad.err.find("use weight, gain, cover, total_gain or total_cover"), std::string::npos);
+}
+
+// task=pred with pred_contribs / pred_leaf: the golden model's first rows as XGBoost gave them.
+TEST_F(ModelFormats, PredictWritesContributionsAndLeaves) {
+  const std::string dir = Golden("lightgbm-multiclass");
+  const std::string common = "predict mushroom.conf model_in=" + dir +
+                             "/model.ubj test:data=" + dir +
+                             "/test.libsvm?format=libsvm nthread=2 ";
+  RunOk(common + "pred_contribs=1 name_pred=c.txt");
+  RunOk(common + "pred_leaf=1 name_pred=l.txt");
+  for (const auto& [ours, theirs] : {std::pair{"c.txt", "contribs.txt"}, {"l.txt", "leaf.txt"}}) {
+    std::istringstream lines(test::ReadFile(dir_.File(ours)));
+    std::string first, line;
+    std::getline(lines, first);
+    EXPECT_EQ(Numbers(first).size(), std::string(ours) == "c.txt" ? 5u * 29 : 40u);
+    std::string head = first + "\n";
+    const std::size_t want = Numbers(test::ReadFile(dir + "/" + theirs)).size();
+    while (Numbers(head).size() < want && std::getline(lines, line)) head += line + "\n";
+    ExpectNumbersClose(head, test::ReadFile(dir + "/" + theirs), 1e-5);
+  }
+  const test::RunResult both = Run(common + "pred_contribs=1 pred_leaf=1");
+  EXPECT_NE(both.err.find("set one of them to 1"), std::string::npos) << both.err;
 }
 
 }  // namespace
