@@ -340,7 +340,7 @@ int RunPredict(const Params& params) {
                : PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
   int per_row = model.num_groups;
   if (explains) {
-    per_row = static_cast<int>(ExplainValuesPerRow(model, explain, TreesForRounds(model, rounds)));
+    per_row = static_cast<int>(ExplainValuesPerRow(model, explain, rounds));
   } else if (!params.pred_margin) {
     objective->PredTransform(&preds);
     per_row = static_cast<int>(preds.size() / std::max<uint64_t>(test.NumRows(), 1));

@@ -231,6 +231,18 @@ void RowInteractions(const Forest& f, const float* row, std::vector<PathElement>
   }
 }
 
+// The trees of the first `num_rounds` rounds (0 = all). (TreesForRounds lives with prediction,
+// above this module.)
+std::size_t ExplainedTrees(const Model& model, int num_rounds) {
+  if (num_rounds < 0 || num_rounds > model.num_rounds) {
+    RB_FAIL("cannot explain with " << num_rounds << " rounds: the model has " << model.num_rounds
+                                   << " (use 0 for all, or a number up to " << model.num_rounds
+                                   << ")");
+  }
+  const int rounds = num_rounds == 0 ? model.num_rounds : num_rounds;
+  return std::min(model.trees.size(), static_cast<std::size_t>(rounds) * model.num_groups);
+}
+
 }  // namespace
 
 bool ExplainKindFromParams(const Params& params, ExplainKind* kind) {
@@ -247,7 +259,8 @@ bool ExplainKindFromParams(const Params& params, ExplainKind* kind) {
   return true;
 }
 
-uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, std::size_t num_trees) {
+uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, int num_rounds) {
+  const std::size_t num_trees = ExplainedTrees(model, num_rounds);
   const uint64_t cols = static_cast<uint64_t>(model.num_feature) + 1;
   switch (kind) {
     case ExplainKind::kLeaf:
@@ -262,13 +275,13 @@ uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, std::size_t n
 
 std::vector<float> Explain(const Model& model, const DataSet& data, int num_rounds,
                            ExplainKind kind, int nthread) {
-  const std::size_t num_trees = TreesForRounds(model, num_rounds);
+  const std::size_t num_trees = ExplainedTrees(model, num_rounds);
   Forest forest{model, {}, 0};
   for (std::size_t t = 0; t < num_trees; ++t) {
     forest.trees.emplace_back(model.trees[t]);
     forest.path_space = std::max(forest.path_space, forest.trees.back().PathSpace());
   }
-  const uint64_t per_row = ExplainValuesPerRow(model, kind, num_trees);
+  const uint64_t per_row = ExplainValuesPerRow(model, kind, num_rounds);
   const int64_t rows = static_cast<int64_t>(data.NumRows());
   std::vector<float> out(static_cast<std::size_t>(rows * per_row), 0.0f);
   const uint32_t nf = model.num_feature;

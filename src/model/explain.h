@@ -29,8 +29,8 @@ enum class ExplainKind {
 // Throws Error when more than one is.
 bool ExplainKindFromParams(const Params& params, ExplainKind* kind);
 
-// Values per row of `kind` for `model` with `num_trees` trees.
-uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, std::size_t num_trees);
+// Values per row of `kind` for the first `num_rounds` rounds of `model` (0 = all).
+uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, int num_rounds);
 
 // The explanation of every row of `data` (row-major, ExplainValuesPerRow values a row) using
 // the first `num_rounds` rounds (0 = all). Rows are spread over `nthread` threads (0 = all
