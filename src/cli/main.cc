@@ -8,6 +8,8 @@
 //   ringboost dump MODEL [--with-stats] [--format text|json] [--fmap F] [-o OUT]
 //                                            a model file directly (stdout unless -o)
 //   ringboost CONF [key=value ...]           XGBoost's form; task from the file (default train)
+//   ringboost export MODEL --format F -o OUT  a model in another format (cli/model_commands.h)
+//   ringboost importance MODEL [--type T]     XGBoost's get_score (cli/model_commands.h)
 //   ringboost help [--markdown]              the parameter table
 #include <CLI/CLI.hpp>
 #include <exception>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/model_commands.h"
 #include "cli/tasks.h"
 #include "common/config.h"
 #include "common/error.h"
@@ -37,13 +40,15 @@ int RunTask(const std::string& conf, std::vector<std::string> overrides, const c
   return RunTrain(params);
 }
 
-// True when `path` holds a JSON model rather than a config file.
+// True when `path` holds a model (JSON, UBJSON, XGBoost's "binf" binary) rather than a config.
 bool IsModelFile(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   char c = 0;
   while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
   }
-  return in && c == '{';
+  if (in && c == '{') return true;
+  char rest[3] = {};
+  return in && c == 'b' && in.read(rest, 3) && std::string(rest, 3) == "inf";
 }
 
 struct DumpFlags {
@@ -92,6 +97,7 @@ int Main(int argc, char** argv) {
   dump->add_option("--format", dump_flags.format, "MODEL form: text or json");
   dump->add_option("--fmap", dump_flags.fmap, "MODEL form: feature map for names");
   dump->add_option("-o,--output", dump_flags.out, "MODEL form: output file (default stdout)");
+  ModelCommands model_commands(&app);
   CLI::App* help = app.add_subcommand("help", "Print every parameter: aliases, type, default.");
   bool markdown = false;
   help->add_flag("--markdown", markdown, "Print docs/parameters.md instead");
@@ -111,6 +117,8 @@ int Main(int argc, char** argv) {
     std::cout << (markdown ? ParametersMarkdown() : ParametersHelp());
     return 0;
   }
+  int exit_code = 0;
+  if (model_commands.Run(&exit_code)) return exit_code;
   if (*train) return run(train_args, "train");
   if (*predict) return run(predict_args, "pred");
   if (*dump) {

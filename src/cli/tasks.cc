@@ -20,6 +20,8 @@
 #include "learner/learner.h"
 #include "learner/prediction_output.h"
 #include "learner/run_identity.h"
+#include "model/explain.h"
+#include "model/xgboost_format.h"
 #include "tree/trainer.h"
 
 namespace ringboost {
@@ -207,7 +209,7 @@ Start StartingModel(const Params& params, const DataSet& train,
   std::string model_in_text;
   if (!params.model_in.empty()) {
     model_in_text = ReadWholeFile(params.model_in);
-    s.init = Model::FromJson(model_in_text, params.model_in);
+    s.init = ReadModelAnyFormat(model_in_text, params.model_in);
     s.have_init = true;
     s.base_rounds = s.init.num_rounds;
   }
@@ -327,7 +329,8 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
     }
     if (comm->Recovers()) ThrowIfError(comm->CheckPoint(learner.model().ToJson()));
     if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
-      learner.model().Save(ModelPath(params, i + 1));
+      SaveModelAs(learner.model(), ModelPath(params, i + 1),
+                  ModelFormatFromName(params.model_format));
     }
     if (stop_now) {
       if (is_root) {
@@ -353,7 +356,9 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   // The last snapshot already is the final model unless early stopping added its best round.
   bool saved_by_period = params.model_out.empty() && params.save_period > 0 &&
                          rounds_done % params.save_period == 0 && params.early_stopping_rounds == 0;
-  if (is_root && !saved_by_period) learner.model().Save(out);
+  if (is_root && !saved_by_period) {
+    SaveModelAs(learner.model(), out, ModelFormatFromName(params.model_format));
+  }
   if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
   return 0;
 }
@@ -384,14 +389,20 @@ int RunPredict(const Params& params) {
                  "ntree_limit=%d predicts with the rounds up to it\n",
                  model.num_rounds, model.best_iteration, model.best_iteration + 1);
   }
+  ExplainKind explain;
+  const bool explains = ExplainKindFromParams(params, &explain);
   std::vector<float> preds =
-      PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
+      explains ? Explain(model, test, rounds, explain, ResolveThreads(params.nthread))
+               : PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
   int per_row = model.num_groups;
-  if (!params.pred_margin) {
+  if (explains) {
+    per_row = static_cast<int>(ExplainValuesPerRow(model, explain, rounds));
+  } else if (!params.pred_margin) {
     objective->PredTransform(&preds);
     per_row = static_cast<int>(preds.size() / std::max<uint64_t>(test.NumRows(), 1));
   }
-  const std::string text = PredictionText(preds, per_row, params.pred_layout);
+  // Explanations are matrices, as XGBoost returns them: a row per line whatever pred_layout says.
+  const std::string text = PredictionText(preds, per_row, explains ? "row" : params.pred_layout);
   // Each worker predicted its share of the rows; shares are consecutive in the input, so rank
   // order is input order.
   std::vector<char> all;

@@ -59,6 +59,7 @@ struct Params {
   std::string model_in;
   std::string model_out;
   std::string model_dir;
+  std::string model_format = "ringboost";  // ringboost | xgboost-json | xgboost-ubj
   int save_period = 0;
   std::string checkpoint_dir;                 // restart checkpoints of a job (empty: none)
   std::string checkpoint_mismatch = "error";  // error | fresh: a checkpoint of another run
@@ -66,6 +67,9 @@ struct Params {
   std::string name_pred = "pred.txt";
   bool pred_margin = false;
   std::string pred_layout = "value";  // value: one number a line (XGBoost) | row: a row a line
+  bool pred_leaf = false;  // task=pred explanations (model/explain.h)
+  bool pred_contribs = false;
+  bool pred_interactions = false;
   int ntree_limit = 0;
   std::string name_dump = "dump.txt";
   std::string dump_format = "text";  // text | json

@@ -207,6 +207,11 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "model_dir", &Params::model_dir, "")
                   .Doc("Folder of the periodic and default models; empty means the current "
                        "folder."));
+  t.push_back(P(s, "model_format", &Params::model_format, "ringboost")
+                  .OneOf({"ringboost", "xgboost-json", "xgboost-ubj"})
+                  .Doc("Format of model_out and the save_period models: ringboost's own, or "
+                       "XGBoost 3.x's JSON or UBJSON (docs/model-format.md). Checkpoints stay "
+                       "in ringboost's format."));
   t.push_back(P(s, "save_period", &Params::save_period, "0")
                   .Min(0)
                   .Doc("Save model_dir/NNNN.model every this many rounds; 0 means only the final "
@@ -236,7 +241,16 @@ std::vector<ParamSpec> BuildTable() {
                   .OneOf({"value", "row"})
                   .Doc("value: one number per line, as XGBoost's CLI (multi:softprob and "
                        "pred_margin write num_class lines per row); row: one line per row, its "
-                       "values separated by tabs."));
+                       "values separated by tabs. Explanations (pred_leaf, pred_contribs, "
+                       "pred_interactions) are always a row per line."));
+  t.push_back(P(s, "pred_leaf", &Params::pred_leaf, "0")
+                  .Doc("task=pred writes each row's leaf id in every tree instead."));
+  t.push_back(P(s, "pred_contribs", &Params::pred_contribs, "0")
+                  .Doc("task=pred writes each row's SHAP contributions instead: per output group, "
+                       "one per feature, then the bias (XGBoost's pred_contribs)."));
+  t.push_back(P(s, "pred_interactions", &Params::pred_interactions, "0")
+                  .Doc("task=pred writes each row's SHAP interaction values instead: per output "
+                       "group, (features + 1) x (features + 1) (XGBoost's pred_interactions)."));
   t.push_back(P(s, "ntree_limit", &Params::ntree_limit, "0")
                   .Min(0)
                   .Doc("Predict with the trees of the first this many rounds only; 0 means "

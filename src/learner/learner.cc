@@ -84,7 +84,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   const int groups = model_.num_groups;
   auto init_margins = [&](const DataSet& d) {
     if (model_.trees.empty()) {
-      return std::vector<float>(d.NumRows() * groups, model_.base_margin);
+      return model_.InitialMargins(d.NumRows());
     }
     return PredictMargin(model_, d, 0, nthread_);
   };

@@ -11,13 +11,16 @@
 namespace ringboost {
 
 struct Model {
-  static constexpr int kFormatVersion = 1;
+  static constexpr int kFormatVersion = 2;  // 2: with base_margins; 1 otherwise
 
   std::string objective;     // name, e.g. "binary:logistic"
   float base_score = 0.5f;   // as given (a prediction, not a margin)
   float base_margin = 0.0f;  // objective's ProbToMargin(base_score)
-  int num_groups = 1;        // outputs per row (num_class for multiclass)
-  int num_class = 0;         // as configured
+  // Per output group when the groups start from different margins (an imported XGBoost 3.x
+  // multiclass model); empty: every group starts at base_margin.
+  std::vector<float> base_margins;
+  int num_groups = 1;  // outputs per row (num_class for multiclass)
+  int num_class = 0;   // as configured
   uint32_t num_feature = 0;
   std::vector<RegTree> trees;
   std::vector<int> tree_group;  // output group of each tree
@@ -27,8 +30,15 @@ struct Model {
   std::vector<std::string> feature_names;  // optional (from fmap)
   std::string config;  // the training parameters as key=value lines, for the record
 
+  float BaseMargin(int group) const {
+    return base_margins.empty() ? base_margin : base_margins[group];
+  }
+  // rows x num_groups margins (row-major), each group's initial margin.
+  std::vector<float> InitialMargins(uint64_t rows) const;
+
   // Atomic: written to a temporary file in the same folder, fsynced and renamed. Throws Error.
   void Save(const std::string& path) const;
+  // Reads ringboost's format or XGBoost's (JSON, UBJSON, 1.x binary), detected by content.
   static Model Load(const std::string& path);
   std::string ToJson() const;
   static Model FromJson(const std::string& text, const std::string& source_name);

@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "model/model.h"
+#include "model/xgboost_format.h"
 
 namespace ringboost {
 namespace {
@@ -105,9 +106,9 @@ class ModelReader {
       Fail("not a ringboost model ('format' is not \"" + std::string(kFormatName) + "\")");
     }
     const int64_t version = Int(Field(root, "version", "model"), "version", 0, 1 << 30);
-    if (version != Model::kFormatVersion) {
+    if (version < 1 || version > Model::kFormatVersion) {
       Fail("model format version " + std::to_string(version) + " is not supported; this build " +
-           "reads version " + std::to_string(Model::kFormatVersion) +
+           "reads versions 1 to " + std::to_string(Model::kFormatVersion) +
            (version > Model::kFormatVersion ? " (use a newer ringboost)" : ""));
     }
   }
@@ -118,6 +119,11 @@ class ModelReader {
     m->objective = String(Field(j, "objective", "learner"), "objective");
     m->base_score = Float(Field(j, "base_score", "learner"), "base_score");
     m->base_margin = Float(Field(j, "base_margin", "learner"), "base_margin");
+    if (j.contains("base_margins")) {  // version 2
+      for (const Json& v : ArrayField(j, "base_margins", "learner")) {
+        m->base_margins.push_back(Float(v, "base_margins"));
+      }
+    }
     m->num_class = static_cast<int>(Int(Field(j, "num_class", "learner"), "num_class", 0, kMaxInt));
     m->num_groups =
         static_cast<int>(Int(Field(j, "num_groups", "learner"), "num_groups", 1, kMaxInt));
@@ -139,6 +145,10 @@ class ModelReader {
     if (m.trees.size() != expected) {
       Fail(std::to_string(m.trees.size()) +
            " trees, expected num_rounds x num_groups = " + std::to_string(expected));
+    }
+    if (!m.base_margins.empty() && m.base_margins.size() != static_cast<size_t>(m.num_groups)) {
+      Fail("base_margins has " + std::to_string(m.base_margins.size()) + " entries, expected " +
+           "num_groups = " + std::to_string(m.num_groups));
     }
     if (m.tree_group.size() != m.trees.size()) {
       Fail("tree_group has " + std::to_string(m.tree_group.size()) + " entries for " +
@@ -298,6 +308,11 @@ std::string Model::ToJson() const {
   learner["objective"] = objective;
   learner["base_score"] = FloatToJson(base_score);
   learner["base_margin"] = FloatToJson(base_margin);
+  if (!base_margins.empty()) {  // version 2: a version 1 reader would ignore them
+    Json margins = Json::array();
+    for (float m : base_margins) margins.push_back(FloatToJson(m));
+    learner["base_margins"] = std::move(margins);
+  }
   learner["num_class"] = num_class;
   learner["num_groups"] = num_groups;
   learner["num_feature"] = num_feature;
@@ -310,7 +325,7 @@ std::string Model::ToJson() const {
   for (const RegTree& tree : trees) tree_array.push_back(TreeToJson(tree));
   Json root = Json::object();
   root["format"] = kFormatName;
-  root["version"] = kFormatVersion;
+  root["version"] = base_margins.empty() ? 1 : kFormatVersion;
   root["learner"] = std::move(learner);
   root["trees"] = std::move(tree_array);
   root["tree_group"] = tree_group;
@@ -339,6 +354,7 @@ Model Model::FromJson(const std::string& text, const std::string& source_name) {
 
 void Model::Save(const std::string& path) const { WriteFileAtomic(path, ToJson()); }
 
-Model Model::Load(const std::string& path) { return FromJson(ReadWholeFile(path), path); }
+// Any format ringboost reads, detected by content (model/xgboost_format.h).
+Model Model::Load(const std::string& path) { return ReadModelAnyFormat(ReadWholeFile(path), path); }
 
 }  // namespace ringboost

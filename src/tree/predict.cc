@@ -113,6 +113,14 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
   }
 }
 
+std::vector<float> Model::InitialMargins(uint64_t rows) const {
+  std::vector<float> margins(rows * num_groups, base_margin);
+  if (base_margins.empty()) return margins;
+  RB_CHECK(base_margins.size() == static_cast<std::size_t>(num_groups));
+  for (std::size_t i = 0; i < margins.size(); ++i) margins[i] = base_margins[i % num_groups];
+  return margins;
+}
+
 std::size_t TreesForRounds(const Model& model, int num_rounds) {
   if (num_rounds < 0 || num_rounds > model.num_rounds) {
     RB_FAIL("cannot predict with " << num_rounds << " rounds: the model has " << model.num_rounds
@@ -134,7 +142,7 @@ std::vector<float> PredictMargin(const Model& model, const DataSet& data, int nu
   std::vector<const RegTree*> trees;
   for (size_t t = 0; t < num_trees; ++t) trees.push_back(&model.trees[t]);
   const std::vector<int> groups(model.tree_group.begin(), model.tree_group.begin() + num_trees);
-  std::vector<float> margins(data.NumRows() * model.num_groups, model.base_margin);
+  std::vector<float> margins = model.InitialMargins(data.NumRows());
   AddTreeMargins(trees, groups, model.num_feature, data, model.num_groups, margins.data(), nthread);
   return margins;
 }

@@ -20,7 +20,7 @@ __global__ void PredictKernel(ForestView forest, CsrView data, uint64_t num_rows
 std::vector<float> PredictMarginOnDevice(const Model& model, const DataSet& data, int num_rounds) {
   const FlatForest f = FlattenForest(model, TreesForRounds(model, num_rounds));
   const uint64_t rows = data.NumRows();
-  std::vector<float> margins(rows * model.num_groups, model.base_margin);
+  std::vector<float> margins = model.InitialMargins(rows);
   if (rows == 0) return margins;
   const std::size_t need = f.nodes.size() * sizeof(FlatNode) +
                            f.tree_begin.size() * (sizeof(uint32_t) + sizeof(int32_t)) +

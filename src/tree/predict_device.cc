@@ -28,7 +28,7 @@ std::vector<float> PredictMarginReference(const Model& model, const DataSet& dat
                           model.num_feature,   model.num_groups,
                           model.base_margin};
   const CsrView csr{data.row_ptr.data(), data.index.data(), data.value.data()};
-  std::vector<float> margins(data.NumRows() * model.num_groups, model.base_margin);
+  std::vector<float> margins = model.InitialMargins(data.NumRows());
   for (uint64_t r = 0; r < data.NumRows(); ++r) {
     PredictRow(forest, csr, r, margins.data() + r * model.num_groups);
   }

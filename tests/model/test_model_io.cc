@@ -119,13 +119,15 @@ TEST_F(BadModelFile, Truncated) {
   const std::string text = SmallModel().ToJson();
   for (size_t len : {size_t{0}, size_t{1}, text.size() / 3, text.size() - 3}) {
     test::WriteFile(dir_.File("bad.json"), text.substr(0, len));
-    ExpectError(LoadError(dir_.File("bad.json")), "not valid JSON (a truncated file");
+    ExpectError(LoadError(dir_.File("bad.json")), len == 0 ? "the file is empty (a truncated file"
+                                                           : "not valid JSON (a truncated file");
   }
 }
 
 TEST_F(BadModelFile, BinaryGarbage) {
+  // Read as XGBoost's binary format (its "binf" header), which ends too soon.
   test::WriteFile(dir_.File("bad.json"), std::string("binf\0\0\x01\xff", 8));
-  ExpectError(LoadError(dir_.File("bad.json")), "not valid JSON (a truncated file");
+  ExpectError(LoadError(dir_.File("bad.json")), "truncated XGBoost binary model, or not a model");
 }
 
 TEST_F(BadModelFile, MissingFileNamesThePath) {
@@ -134,8 +136,8 @@ TEST_F(BadModelFile, MissingFileNamesThePath) {
 }
 
 TEST_F(BadModelFile, WrongVersion) {
-  ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["version"] = 2; }),
-              "version 2 is not supported");
+  ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["version"] = 3; }),
+              "version 3 is not supported");
   ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["version"] = "1"; }),
               "version: expected an integer");
 }

@@ -1,0 +1,316 @@
+// Explain: leaf ids, TreeSHAP contributions and SHAP interaction values (explain.h).
+//
+// TreeSHAP walks each tree once per row, keeping the "unique path" of features met from the
+// root: for each path element the fraction of training cover that flows through when the
+// feature is unknown (zero_fraction) or known (one_fraction: 1 on the row's branch, 0 on the
+// other), and the permutation weights of the subsets of the path. A leaf adds to every feature
+// on the path its weight times (one - zero fraction) times the leaf value. Meeting a feature
+// again first removes its earlier element (unwinding), so each feature appears once. A
+// condition (+1 on / -1 off) on one feature, used for interactions, keeps that feature off the
+// path and either follows only the row's branch (on) or splits the weight by cover (off).
+#include "model/explain.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/error.h"
+
+namespace ringboost {
+namespace {
+
+struct PathElement {
+  int64_t feature;  // -1 for the root's placeholder
+  float zero_fraction;
+  float one_fraction;
+  float weight;
+};
+
+// A condition on one feature for interaction values: sign 0 = none, +1 = on, -1 = off.
+struct Condition {
+  int sign = 0;
+  int64_t feature = -1;
+};
+
+// Adds a feature to the end of the path, updating the subset weights.
+void Extend(PathElement* path, int depth, float zero, float one, int64_t feature) {
+  path[depth] = PathElement{feature, zero, one, depth == 0 ? 1.0f : 0.0f};
+  for (int i = depth - 1; i >= 0; --i) {
+    path[i + 1].weight +=
+        one * path[i].weight * static_cast<float>(i + 1) / static_cast<float>(depth + 1);
+    path[i].weight =
+        zero * path[i].weight * static_cast<float>(depth - i) / static_cast<float>(depth + 1);
+  }
+}
+
+// Removes element `index` from the path, undoing Extend.
+void Unwind(PathElement* path, int depth, int index) {
+  const float one = path[index].one_fraction;
+  const float zero = path[index].zero_fraction;
+  float next = path[depth].weight;
+  for (int i = depth - 1; i >= 0; --i) {
+    if (one != 0) {
+      const float saved = path[i].weight;
+      path[i].weight = next * static_cast<float>(depth + 1) / (static_cast<float>(i + 1) * one);
+      next = saved -
+             path[i].weight * zero * static_cast<float>(depth - i) / static_cast<float>(depth + 1);
+    } else {
+      path[i].weight =
+          path[i].weight * static_cast<float>(depth + 1) / (zero * static_cast<float>(depth - i));
+    }
+  }
+  for (int i = index; i < depth; ++i) {
+    path[i].feature = path[i + 1].feature;
+    path[i].zero_fraction = path[i + 1].zero_fraction;
+    path[i].one_fraction = path[i + 1].one_fraction;
+  }
+}
+
+// The total subset weight the path would have without element `index`.
+float UnwoundSum(const PathElement* path, int depth, int index) {
+  const float one = path[index].one_fraction;
+  const float zero = path[index].zero_fraction;
+  float next = path[depth].weight;
+  float total = 0;
+  for (int i = depth - 1; i >= 0; --i) {
+    if (one != 0) {
+      const float w = next * static_cast<float>(depth + 1) / (static_cast<float>(i + 1) * one);
+      total += w;
+      next = path[i].weight -
+             w * zero * (static_cast<float>(depth - i) / static_cast<float>(depth + 1));
+    } else if (zero != 0) {
+      total +=
+          (path[i].weight / zero) / (static_cast<float>(depth - i) / static_cast<float>(depth + 1));
+    }
+  }
+  return total;
+}
+
+// One tree prepared for explanations: its nodes' cover-weighted mean values and its depth.
+class TreeExplainer {
+ public:
+  explicit TreeExplainer(const RegTree& tree) : tree_(tree), mean_(tree.NumNodes()) {
+    depth_ = MeanValue(0, 0);
+  }
+  float ExpectedValue() const { return mean_[0]; }
+  std::size_t PathSpace() const { return static_cast<std::size_t>(depth_ + 2) * (depth_ + 3) / 2; }
+
+  // The leaf `row` reaches (num_feature values, NaN = missing).
+  int Leaf(const float* row) const {
+    int nid = 0;
+    while (!tree_[nid].IsLeaf()) nid = Next(nid, row);
+    return nid;
+  }
+
+  // Adds this tree's SHAP values of `row` to phi[0 .. num_feature). `path` has PathSpace().
+  void AddShap(const float* row, float* phi, Condition c, PathElement* path) const {
+    Walk(row, phi, 0, 0, path, 1.0f, 1.0f, -1, c, 1.0f);
+  }
+
+ private:
+  int Next(int nid, const float* row) const {
+    const TreeNode& n = tree_[nid];
+    const float v = row[n.feature];
+    if (std::isnan(v)) return n.default_left ? n.left : n.right;
+    return v < n.split_cond ? n.left : n.right;
+  }
+
+  // Fills mean_ below `nid` (in float, children weighted by their hessian); returns the depth.
+  int MeanValue(int nid, int depth) {
+    const TreeNode& n = tree_[nid];
+    if (n.IsLeaf()) {
+      mean_[nid] = n.leaf_value;
+      return depth;
+    }
+    const int d = std::max(MeanValue(n.left, depth + 1), MeanValue(n.right, depth + 1));
+    float sum = mean_[n.left] * tree_[n.left].sum_hess;
+    sum += mean_[n.right] * tree_[n.right].sum_hess;
+    mean_[nid] = sum / n.sum_hess;
+    return d;
+  }
+
+  void Walk(const float* row, float* phi, int nid, int depth, PathElement* parent_path, float zero,
+            float one, int64_t feature, Condition c, float fraction) const {
+    if (fraction == 0) return;
+    PathElement* path = parent_path + depth + 1;
+    std::copy(parent_path, parent_path + depth + 1, path);
+    if (c.sign == 0 || c.feature != feature) Extend(path, depth, zero, one, feature);
+    const TreeNode& n = tree_[nid];
+    if (n.IsLeaf()) {
+      for (int i = 1; i <= depth; ++i) {
+        const float w = UnwoundSum(path, depth, i);
+        phi[path[i].feature] +=
+            w * (path[i].one_fraction - path[i].zero_fraction) * n.leaf_value * fraction;
+      }
+      return;
+    }
+    const int hot = Next(nid, row);
+    const int cold = hot == n.left ? n.right : n.left;
+    const float hot_zero = tree_[hot].sum_hess / n.sum_hess;
+    const float cold_zero = tree_[cold].sum_hess / n.sum_hess;
+    float incoming_zero = 1, incoming_one = 1;
+    int seen = 0;
+    while (seen <= depth && path[seen].feature != n.feature) ++seen;
+    if (seen <= depth) {  // the feature is on the path already: take its element out
+      incoming_zero = path[seen].zero_fraction;
+      incoming_one = path[seen].one_fraction;
+      Unwind(path, depth, seen);
+      depth -= 1;
+    }
+    float hot_fraction = fraction, cold_fraction = fraction;
+    if (c.sign != 0 && c.feature == n.feature) {
+      if (c.sign > 0) {
+        cold_fraction = 0;
+      } else {
+        hot_fraction *= hot_zero;
+        cold_fraction *= cold_zero;
+      }
+      depth -= 1;
+    }
+    Walk(row, phi, hot, depth + 1, path, hot_zero * incoming_zero, incoming_one, n.feature, c,
+         hot_fraction);
+    Walk(row, phi, cold, depth + 1, path, cold_zero * incoming_zero, 0.0f, n.feature, c,
+         cold_fraction);
+  }
+
+  const RegTree& tree_;
+  std::vector<float> mean_;
+  int depth_ = 0;
+};
+
+// What one thread needs for a row: the explainers, the row as a dense vector and scratch.
+struct Forest {
+  const Model& model;
+  std::vector<TreeExplainer> trees;
+  std::size_t path_space = 0;
+};
+
+// Contributions of one row: groups x (F + 1), into out (zeroed by the caller).
+void RowContribs(const Forest& f, const float* row, Condition c, std::vector<PathElement>* path,
+                 float* out) {
+  const uint32_t nf = f.model.num_feature;
+  for (std::size_t t = 0; t < f.trees.size(); ++t) {
+    float* phi = out + static_cast<std::size_t>(f.model.tree_group[t]) * (nf + 1);
+    if (c.sign == 0) phi[nf] += f.trees[t].ExpectedValue();
+    f.trees[t].AddShap(row, phi, c, path->data());
+  }
+  for (int g = 0; g < f.model.num_groups; ++g) {
+    out[static_cast<std::size_t>(g) * (nf + 1) + nf] += f.model.BaseMargin(g);
+  }
+}
+
+// Interaction values of one row: groups x (F + 1) x (F + 1).
+void RowInteractions(const Forest& f, const float* row, std::vector<PathElement>* path,
+                     std::vector<float>* scratch, float* out) {
+  const std::size_t cols = f.model.num_feature + 1;
+  const std::size_t block = cols * f.model.num_groups;
+  scratch->assign(3 * block, 0.0f);
+  float* diag = scratch->data();
+  float* on = diag + block;
+  float* off = on + block;
+  RowContribs(f, row, Condition{}, path, diag);
+  for (std::size_t i = 0; i < cols; ++i) {
+    std::fill(on, on + 2 * block, 0.0f);
+    RowContribs(f, row, Condition{1, static_cast<int64_t>(i)}, path, on);
+    RowContribs(f, row, Condition{-1, static_cast<int64_t>(i)}, path, off);
+    for (int g = 0; g < f.model.num_groups; ++g) {
+      float* o = out + g * cols * cols + i * cols;
+      const std::size_t c0 = g * cols;
+      o[i] = 0;  // the diagonal: the additive effect less the interactions, summed in order
+      for (std::size_t k = 0; k < cols; ++k) {
+        if (k == i) {
+          o[i] += diag[c0 + k];
+        } else {
+          o[k] = (on[c0 + k] - off[c0 + k]) / 2.0f;
+          o[i] -= o[k];
+        }
+      }
+    }
+  }
+}
+
+// The trees of the first `num_rounds` rounds (0 = all). (TreesForRounds lives with prediction,
+// above this module.)
+std::size_t ExplainedTrees(const Model& model, int num_rounds) {
+  if (num_rounds < 0 || num_rounds > model.num_rounds) {
+    RB_FAIL("cannot explain with " << num_rounds << " rounds: the model has " << model.num_rounds
+                                   << " (use 0 for all, or a number up to " << model.num_rounds
+                                   << ")");
+  }
+  const int rounds = num_rounds == 0 ? model.num_rounds : num_rounds;
+  return std::min(model.trees.size(), static_cast<std::size_t>(rounds) * model.num_groups);
+}
+
+}  // namespace
+
+bool ExplainKindFromParams(const Params& params, ExplainKind* kind) {
+  const int set = params.pred_leaf + params.pred_contribs + params.pred_interactions;
+  if (set > 1) {
+    RB_FAIL(
+        "pred_leaf, pred_contribs and pred_interactions ask for different outputs; set one "
+        "of them to 1");
+  }
+  if (set == 0) return false;
+  *kind = params.pred_leaf       ? ExplainKind::kLeaf
+          : params.pred_contribs ? ExplainKind::kContribs
+                                 : ExplainKind::kInteractions;
+  return true;
+}
+
+uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, int num_rounds) {
+  const std::size_t num_trees = ExplainedTrees(model, num_rounds);
+  const uint64_t cols = static_cast<uint64_t>(model.num_feature) + 1;
+  switch (kind) {
+    case ExplainKind::kLeaf:
+      return num_trees;
+    case ExplainKind::kContribs:
+      return model.num_groups * cols;
+    case ExplainKind::kInteractions:
+      return model.num_groups * cols * cols;
+  }
+  return 0;
+}
+
+std::vector<float> Explain(const Model& model, const DataSet& data, int num_rounds,
+                           ExplainKind kind, int nthread) {
+  const std::size_t num_trees = ExplainedTrees(model, num_rounds);
+  Forest forest{model, {}, 0};
+  for (std::size_t t = 0; t < num_trees; ++t) {
+    forest.trees.emplace_back(model.trees[t]);
+    forest.path_space = std::max(forest.path_space, forest.trees.back().PathSpace());
+  }
+  const uint64_t per_row = ExplainValuesPerRow(model, kind, num_rounds);
+  const int64_t rows = static_cast<int64_t>(data.NumRows());
+  std::vector<float> out(static_cast<std::size_t>(rows * per_row), 0.0f);
+  const uint32_t nf = model.num_feature;
+#pragma omp parallel num_threads(nthread > 0 ? nthread : omp_get_num_procs())
+  {
+    std::vector<float> row(nf + 1, std::numeric_limits<float>::quiet_NaN());
+    std::vector<PathElement> path(forest.path_space);
+    std::vector<float> scratch;
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t r = 0; r < rows; ++r) {
+      for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
+        if (data.index[k] < nf) row[data.index[k]] = data.value[k];
+      }
+      float* o = out.data() + r * per_row;
+      if (kind == ExplainKind::kLeaf) {
+        for (std::size_t t = 0; t < num_trees; ++t) {
+          o[t] = static_cast<float>(forest.trees[t].Leaf(row.data()));
+        }
+      } else if (kind == ExplainKind::kContribs) {
+        RowContribs(forest, row.data(), Condition{}, &path, o);
+      } else {
+        RowInteractions(forest, row.data(), &path, &scratch, o);
+      }
+      for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
+        if (data.index[k] < nf) row[data.index[k]] = std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ringboost

@@ -1,0 +1,117 @@
+// The one dispatch point between model formats: detection by content, reading and writing.
+#include "model/xgboost_format.h"
+
+#include <cctype>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "model/xgboost_doc.h"
+
+namespace ringboost {
+
+ModelFormat ModelFormatFromName(const std::string& name) {
+  if (name == "ringboost") return ModelFormat::kRingboost;
+  if (name == "xgboost-json") return ModelFormat::kXGBoostJson;
+  if (name == "xgboost-ubj") return ModelFormat::kXGBoostUbj;
+  RB_FAIL("model format '" << name << "' is unknown; use ringboost (the default), xgboost-json "
+                           << "or xgboost-ubj");
+}
+
+namespace {
+
+// Characters that may follow UBJSON's '{': a key length's integer marker, or an optimised
+// container's '$' / '#'. JSON text has whitespace, '"' or '}' there.
+bool IsUbjAfterBrace(char c) { return std::strchr("iUIlL$#", c) != nullptr && c != '\0'; }
+
+bool StartsWith(const std::string& s, const char* prefix) {
+  return s.compare(0, std::strlen(prefix), prefix) == 0;
+}
+
+}  // namespace
+
+ModelFormat DetectModelFormat(const std::string& bytes) {
+  if (bytes.size() >= 2 && bytes[0] == '{' && IsUbjAfterBrace(bytes[1])) {
+    return ModelFormat::kXGBoostUbj;
+  }
+  std::size_t i = 0;
+  while (i < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[i]))) ++i;
+  if (i < bytes.size() && bytes[i] == '[') return ModelFormat::kXGBoostJson;  // not a model
+  if (i < bytes.size() && bytes[i] == '{') {
+    // ringboost always writes its format key first.
+    return bytes.compare(i, 10, "{\"format\":") == 0 ? ModelFormat::kRingboost
+                                                     : ModelFormat::kXGBoostJson;
+  }
+  return ModelFormat::kXGBoostBinary;
+}
+
+Model ReadModelAnyFormat(const std::string& bytes, const std::string& source) {
+  if (bytes.empty()) RB_FAIL(source << ": the file is empty (a truncated file, or not a model?)");
+  switch (DetectModelFormat(bytes)) {
+    case ModelFormat::kRingboost:
+      return Model::FromJson(bytes, source);
+    case ModelFormat::kXGBoostJson:
+      return FromXGBoostJsonText(bytes, source);
+    case ModelFormat::kXGBoostUbj:
+      return FromXGBoostUbj(bytes, source);
+    case ModelFormat::kXGBoostBinary:
+      break;
+  }
+  if (StartsWith(bytes, "bs64")) {
+    RB_FAIL(source << ": a base64-encoded XGBoost model; decode it first (base64 -d)");
+  }
+  return FromXGBoostBinary(bytes, source);
+}
+
+std::string ToXGBoostJson(const Model& model) {
+  try {
+    return xgb::ToDocument(model).dump() + "\n";
+  } catch (const xgb::Json::exception& e) {  // a string that is not UTF-8
+    RB_FAIL("cannot write the model as JSON: " << e.what() << "; feature names must be UTF-8");
+  }
+}
+
+std::string ToXGBoostUbj(const Model& model) { return xgb::WriteUbj(xgb::ToDocument(model)); }
+
+Model FromXGBoostJsonText(const std::string& text, const std::string& source) {
+  xgb::Json root;
+  try {
+    root = xgb::Json::parse(text);
+  } catch (const xgb::Json::exception& e) {
+    RB_FAIL(source << ": not valid JSON (a truncated file, or not a model?): " << e.what());
+  }
+  if (root.is_object() && root.contains("format")) return Model::FromJson(text, source);
+  return xgb::FromDocument(root, source);
+}
+
+Model FromXGBoostUbj(const std::string& bytes, const std::string& source) {
+  xgb::Json root;
+  try {
+    root = xgb::Json::from_ubjson(bytes);
+  } catch (const xgb::Json::exception& e) {
+    RB_FAIL(source << ": not a valid UBJSON model (a truncated file?): " << e.what());
+  }
+  return xgb::FromDocument(root, source);
+}
+
+std::string WriteModelAs(const Model& model, ModelFormat format) {
+  switch (format) {
+    case ModelFormat::kRingboost:
+      return model.ToJson();
+    case ModelFormat::kXGBoostJson:
+      return ToXGBoostJson(model);
+    case ModelFormat::kXGBoostUbj:
+      return ToXGBoostUbj(model);
+    case ModelFormat::kXGBoostBinary:
+      break;
+  }
+  RB_FAIL("XGBoost's 1.x binary model format is read only; write xgboost-json or xgboost-ubj");
+}
+
+void SaveModelAs(const Model& model, const std::string& path, ModelFormat format) {
+  WriteFileAtomic(path, WriteModelAs(model, format));
+}
+
+}  // namespace ringboost

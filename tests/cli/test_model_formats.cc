@@ -1,0 +1,187 @@
+// Models that leave ringboost and come back, through the executable: export, model_format=,
+// predict / dump / continued training from XGBoost's files, importance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+#include "helpers.h"
+
+namespace ringboost {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+std::vector<double> Numbers(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<double> out;
+  double v;
+  while (in >> v) out.push_back(v);
+  return out;
+}
+
+void ExpectNumbersClose(const std::string& ours, const std::string& theirs, double rel) {
+  const std::vector<double> a = Numbers(ours), b = Numbers(theirs);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_FALSE(a.empty());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_NEAR(a[i], b[i], rel * std::max(1.0, std::fabs(b[i]))) << "value " << i;
+  }
+}
+
+class ModelFormats : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RB_REQUIRE_SHARED_DATA();
+    const std::string data = test::SharedDataDir() + "/agaricus/";
+    for (const char* f : {"agaricus.txt.train", "agaricus.txt.test"}) {
+      fs::copy_file(data + f, dir_.File(f));
+    }
+    fs::copy_file(Mushroom() + "/mushroom.conf", dir_.File("mushroom.conf"));
+  }
+  std::string Mushroom() const { return test::SharedGoldenDir() + "/xgboost-1.7.4-mushroom"; }
+  std::string Golden(const std::string& name) const {
+    return test::SharedGoldenDir() + "/xgboost-3.4.1/" + name;
+  }
+  test::RunResult Run(const std::string& args) { return test::RunRingboost(dir_.path(), args); }
+  void RunOk(const std::string& args) {
+    const test::RunResult r = Run(args);
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  }
+  test::TempDir dir_;
+};
+
+// ringboost's mushroom model (its splits equal XGBoost's hist ones) exported to XGBoost's JSON
+// has the trees of XGBoost 1.7.4's own JSON for that config.
+TEST_F(ModelFormats, ExportedMushroomHasXGBoostsTrees) {
+  RunOk("mushroom.conf nthread=1 model_out=rb.model");
+  RunOk("export rb.model --format xgboost-json -o rb.json");
+  const Json ours = Json::parse(test::ReadFile(dir_.File("rb.json")));
+  const Json theirs = Json::parse(test::ReadFile(Mushroom() + "/hist/model.json"));
+  const Json& a = ours["learner"]["gradient_booster"]["model"]["trees"];
+  const Json& b = theirs["learner"]["gradient_booster"]["model"]["trees"];
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  for (std::size_t t = 0; t < 2; ++t) {
+    for (const char* key : {"left_children", "right_children", "parents", "split_indices",
+                            "default_left", "split_type"}) {
+      EXPECT_EQ(a[t][key], b[t][key]) << "tree " << t << " " << key;
+    }
+    for (const char* key : {"split_conditions", "base_weights", "loss_changes", "sum_hessian"}) {
+      ASSERT_EQ(a[t][key].size(), b[t][key].size());
+      for (std::size_t i = 0; i < a[t][key].size(); ++i) {
+        const double x = a[t][key][i], y = b[t][key][i];
+        EXPECT_NEAR(x, y, 1e-6 * std::max(1.0, std::fabs(y))) << "tree " << t << " " << key;
+      }
+    }
+  }
+  EXPECT_EQ(ours["learner"]["learner_model_param"]["base_score"], "[0.5]");
+  EXPECT_EQ(ours["learner"]["objective"]["name"], "binary:logistic");
+}
+
+TEST_F(ModelFormats, RoundTripsAreByteIdenticalAndModelFormatWritesXGBoost) {
+  RunOk("mushroom.conf nthread=1 model_out=rb.model");
+  for (const char* format : {"xgboost-json", "xgboost-ubj"}) {
+    SCOPED_TRACE(format);
+    RunOk(std::string("export rb.model --format ") + format + " -o x.out");
+    RunOk("export x.out --format ringboost -o back.model");
+    EXPECT_EQ(test::ReadFile(dir_.File("back.model")), test::ReadFile(dir_.File("rb.model")));
+    // Written directly by training: the same bytes as the export.
+    RunOk(std::string("mushroom.conf nthread=1 model_out=direct.out model_format=") + format);
+    EXPECT_EQ(test::ReadFile(dir_.File("direct.out")), test::ReadFile(dir_.File("x.out")));
+    // And it predicts as the native model.
+    RunOk("predict mushroom.conf model_in=rb.model name_pred=p1.txt");
+    RunOk("predict mushroom.conf model_in=x.out name_pred=p2.txt");
+    EXPECT_EQ(test::ReadFile(dir_.File("p1.txt")), test::ReadFile(dir_.File("p2.txt")));
+  }
+  const test::RunResult bad = Run("export rb.model --format onnx -o x.out");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("'onnx' is unknown; use ringboost"), std::string::npos) << bad.err;
+}
+
+TEST_F(ModelFormats, XGBoostBinaryAndUbjPredictAndDumpThroughTheCli) {
+  fs::copy_file(Mushroom() + "/0002.model", dir_.File("xgb.model"));
+  RunOk("predict mushroom.conf model_in=xgb.model name_pred=p.txt");
+  ExpectNumbersClose(test::ReadFile(dir_.File("p.txt")), test::ReadFile(Mushroom() + "/pred.txt"),
+                     1e-6);
+  const test::RunResult dump = Run("dump xgb.model --with-stats");
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  EXPECT_EQ(dump.out, test::ReadFile(Mushroom() + "/dump.stats.txt"));
+  const std::string ubj = Golden("agaricus-binary/model.ubj");
+  const test::RunResult ubj_dump = Run("dump " + ubj + " --with-stats");
+  EXPECT_EQ(ubj_dump.out, test::ReadFile(Golden("agaricus-binary/dump.txt"))) << ubj_dump.err;
+  // An objective ringboost lacks: XGBoost's gamma model with its objective renamed.
+  std::string aft = test::ReadFile(Golden("machine-reg-gamma/model.json"));
+  aft.replace(aft.find("\"reg:gamma\""), 11, "\"survival:aft\"");
+  test::WriteFile(dir_.File("aft.json"), aft);
+  const test::RunResult refused = Run("dump aft.json");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("objective 'survival:aft'"), std::string::npos) << refused.err;
+}
+
+// Continued training from XGBoost 3.4.1's model: its 10 trees stay, 2 more are added.
+TEST_F(ModelFormats, TrainingContinuesFromAnXGBoostModel) {
+  RunOk("mushroom.conf nthread=1 num_round=2 model_in=" + Golden("agaricus-binary/model.ubj") +
+        " model_out=more.model max_depth=3 eta=0.3");
+  RunOk("export more.model -o more.json");
+  const Json more = Json::parse(test::ReadFile(dir_.File("more.json")));
+  const Json theirs = Json::parse(test::ReadFile(Golden("agaricus-binary/model.json")));
+  const Json& a = more["learner"]["gradient_booster"]["model"]["trees"];
+  const Json& b = theirs["learner"]["gradient_booster"]["model"]["trees"];
+  ASSERT_EQ(a.size(), 12u);
+  for (std::size_t t = 0; t < 10; ++t) {
+    EXPECT_EQ(a[t]["split_indices"], b[t]["split_indices"]) << t;
+    EXPECT_EQ(a[t]["left_children"], b[t]["left_children"]) << t;
+  }
+}
+
+TEST_F(ModelFormats, ImportanceEqualsXGBoostsGetScore) {
+  for (const char* name : {"agaricus-binary", "lightgbm-multiclass", "machine-reg-squarederror"}) {
+    const Json expected = Json::parse(test::ReadFile(Golden(name) + "/importance.json"));
+    for (const char* type : {"weight", "gain", "cover", "total_gain", "total_cover"}) {
+      SCOPED_TRACE(std::string(name) + " " + type);
+      const test::RunResult r = Run("importance " + Golden(name) + "/model.json --type " + type);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const Json ours = Json::parse(r.out);
+      const Json& theirs = expected[type];
+      ASSERT_EQ(ours.size(), theirs.size());
+      for (auto it = theirs.begin(); it != theirs.end(); ++it) {
+        ASSERT_TRUE(ours.contains(it.key())) << it.key();
+        const double x = ours[it.key()], y = it.value();
+        EXPECT_NEAR(x, y, 1e-5 * std::max(1.0, std::fabs(y))) << it.key();
+      }
+    }
+  }
+  const test::RunResult bad =
+      Run("importance " + Golden("agaricus-binary/model.json") + " --type shap");
+  EXPECT_NE(bad.err.find("use weight, gain, cover, total_gain or total_cover"), std::string::npos);
+}
+
+// task=pred with pred_contribs / pred_leaf: the golden model's first rows as XGBoost gave them.
+TEST_F(ModelFormats, PredictWritesContributionsAndLeaves) {
+  const std::string dir = Golden("lightgbm-multiclass");
+  const std::string common = "predict mushroom.conf model_in=" + dir +
+                             "/model.ubj test:data=" + dir +
+                             "/test.libsvm?format=libsvm nthread=2 ";
+  RunOk(common + "pred_contribs=1 name_pred=c.txt");
+  RunOk(common + "pred_leaf=1 name_pred=l.txt");
+  for (const auto& [ours, theirs] : {std::pair{"c.txt", "contribs.txt"}, {"l.txt", "leaf.txt"}}) {
+    std::istringstream lines(test::ReadFile(dir_.File(ours)));
+    std::string first, line;
+    std::getline(lines, first);
+    EXPECT_EQ(Numbers(first).size(), std::string(ours) == "c.txt" ? 5u * 29 : 40u);
+    std::string head = first + "\n";
+    const std::size_t want = Numbers(test::ReadFile(dir + "/" + theirs)).size();
+    while (Numbers(head).size() < want && std::getline(lines, line)) head += line + "\n";
+    ExpectNumbersClose(head, test::ReadFile(dir + "/" + theirs), 1e-5);
+  }
+  const test::RunResult both = Run(common + "pred_contribs=1 pred_leaf=1");
+  EXPECT_NE(both.err.find("set one of them to 1"), std::string::npos) << both.err;
+}
+
+}  // namespace
+}  // namespace ringboost

@@ -1,0 +1,208 @@
+// XGBoost's model formats: ringboost -> XGBoost JSON/UBJSON -> ringboost is the same model byte
+// for byte; XGBoost 3.4.1's golden models (JSON and UBJSON) and 1.7.4's binary ones predict and
+// dump as XGBoost did; what ringboost cannot hold is refused by name.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "golden_xgboost.h"
+#include "helpers.h"
+#include "model/xgboost_doc.h"
+#include "model/xgboost_format.h"
+#include "model_builders.h"
+#include "objective/objective.h"
+
+namespace ringboost {
+namespace {
+
+using test::Golden341;
+
+// SmallModel with the initial margin its objective gives base_score (softmax: the same), as in
+// every trained model: XGBoost's document holds base_score only.
+Model SmallModel() {
+  Model m = test::SmallModel();
+  m.base_margin = m.base_score;
+  return m;
+}
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(XGBoostFormat, JsonRoundTripIsByteIdentical) {
+  const Model m = SmallModel();
+  const std::string json = ToXGBoostJson(m);
+  EXPECT_EQ(DetectModelFormat(json), ModelFormat::kXGBoostJson);
+  const Model back = ReadModelAnyFormat(json, "mem.json");
+  test::ExpectSameModel(m, back);
+  EXPECT_EQ(back.ToJson(), m.ToJson());
+}
+
+TEST(XGBoostFormat, UbjRoundTripIsByteIdentical) {
+  const Model m = SmallModel();
+  const std::string ubj = ToXGBoostUbj(m);
+  EXPECT_EQ(DetectModelFormat(ubj), ModelFormat::kXGBoostUbj);
+  EXPECT_EQ(ReadModelAnyFormat(ubj, "mem.ubj").ToJson(), m.ToJson());
+}
+
+TEST(XGBoostFormat, UbjIsTheJsonDocumentInXGBoostsLayout) {
+  const Model m = SmallModel();
+  const std::string ubj = ToXGBoostUbj(m);
+  EXPECT_EQ(xgb::Json::from_ubjson(ubj), xgb::Json::parse(ToXGBoostJson(m)));
+  // int64 key lengths, typed tree arrays with int64 counts, as XGBoost writes them.
+  EXPECT_EQ(ubj.substr(0, 2), "{L");
+  EXPECT_NE(ubj.find(std::string("base_weights[$d#L\0\0\0\0\0\0\0\x05", 25)), std::string::npos);
+  EXPECT_NE(ubj.find(std::string("left_children[$l#L", 18)), std::string::npos);
+  EXPECT_NE(ubj.find(std::string("default_left[$U#L", 17)), std::string::npos);
+}
+
+TEST(XGBoostFormat, DocumentHasXGBoostsKeysAndValues) {
+  const Model m = SmallModel();
+  const xgb::Json doc = xgb::Json::parse(ToXGBoostJson(m));
+  const xgb::Json& learner = doc.at("learner");
+  EXPECT_EQ(doc.at("version"), xgb::Json::parse("[3,4,1]"));
+  EXPECT_EQ(learner.at("objective").at("name"), "multi:softmax");
+  EXPECT_EQ(learner.at("learner_model_param").at("base_score"), "[0.5,0.5]");
+  EXPECT_EQ(learner.at("learner_model_param").at("num_class"), "2");
+  EXPECT_EQ(learner.at("attributes").at("best_iteration"), "1");
+  const xgb::Json& gbtree = learner.at("gradient_booster").at("model");
+  EXPECT_EQ(gbtree.at("tree_info"), xgb::Json::parse("[0,1,0,1]"));
+  EXPECT_EQ(gbtree.at("iteration_indptr"), xgb::Json::parse("[0,2,4]"));
+  const xgb::Json& tree = gbtree.at("trees")[0];
+  // A leaf's value in split_conditions; the root's parent is INT32_MAX; missing goes left.
+  EXPECT_EQ(tree.at("parents")[0], 2147483647);
+  EXPECT_EQ(tree.at("split_conditions")[1].get<float>(), 1.0f / 3.0f);
+  EXPECT_EQ(tree.at("split_conditions")[0].get<float>(), 0.1f);
+  EXPECT_EQ(tree.at("default_left")[0], 1);
+  EXPECT_EQ(tree.at("tree_param").at("num_nodes"), "5");
+}
+
+TEST(XGBoostFormat, PerGroupBaseMarginsSurviveBothFormats) {
+  Model m = SmallModel();
+  m.base_margins = {0.25f, -0.125f};
+  EXPECT_NE(m.ToJson().find("\"version\":2"), std::string::npos);
+  test::ExpectSameModel(m, Model::FromJson(m.ToJson(), "mem"));
+  EXPECT_EQ(ReadModelAnyFormat(ToXGBoostJson(m), "mem").base_margins, m.base_margins);
+}
+
+TEST(XGBoostFormat, RefusesWhatRingboostCannotHold) {
+  const std::string json = ToXGBoostJson(SmallModel());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string s = json;
+    s.replace(s.find(from), from.size(), to);
+    return ErrorOf([&] { ReadModelAnyFormat(s, "m.json"); });
+  };
+  EXPECT_NE(with("\"name\":\"gbtree\"", "\"name\":\"dart\"").find("booster 'dart'"),
+            std::string::npos);
+  EXPECT_NE(with("\"name\":\"gbtree\"", "\"name\":\"gblinear\"").find("booster 'gblinear'"),
+            std::string::npos);
+  EXPECT_NE(with("\"multi:softmax\"", "\"survival:aft\"").find("objective 'survival:aft'"),
+            std::string::npos);
+  EXPECT_NE(with("\"split_type\":[0", "\"split_type\":[1").find("categorical"), std::string::npos);
+  EXPECT_NE(with("\"num_parallel_tree\":\"1\"", "\"num_parallel_tree\":\"4\"").find("forest"),
+            std::string::npos);
+  // A broken tree is caught by ringboost's own checks, naming the file.
+  EXPECT_NE(with("\"left_children\":[1", "\"left_children\":[0").find("m.json: tree 0"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { ReadModelAnyFormat("binf\1\2", "m.model"); }).find("m.model: truncated"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] {
+              ReadModelAnyFormat(ToXGBoostUbj(SmallModel()).substr(0, 300), "m.ubj");
+            }).find("m.ubj: not a valid UBJSON model"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf([&] { WriteModelAs(SmallModel(), ModelFormat::kXGBoostBinary); }).find("read only"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf([] { ModelFormatFromName("onnx"); }).find("xgboost-ubj"), std::string::npos);
+}
+
+class GoldenXGBoost341 : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    dir_ = Golden341(GetParam());
+    if (dir_.empty()) GTEST_SKIP() << "../shared/golden not found";
+  }
+  std::string dir_;
+};
+
+TEST_P(GoldenXGBoost341, JsonAndUbjPredictAndDumpAsXGBoost) {
+  const Model json = Model::Load(dir_ + "/model.json");
+  const Model ubj = Model::Load(dir_ + "/model.ubj");
+  EXPECT_EQ(json.ToJson(), ubj.ToJson());
+  EXPECT_EQ(DumpText(json, nullptr, true), test::ReadFile(dir_ + "/dump.txt"));
+  const DataSet rows = test::GoldenTestRows(dir_);
+  std::vector<float> margins = PredictMargin(json, rows, 0, 2);
+  test::ExpectClose(margins, test::ReadNumbers(dir_ + "/margin.txt"), 1e-6, "margin");
+  Params params;
+  params.objective = json.objective;
+  params.num_class = json.num_class;
+  Objective::Create(params)->PredTransform(&margins);
+  test::ExpectClose(margins, test::ReadNumbers(dir_ + "/pred.txt"), 1e-6, "prediction");
+}
+
+INSTANTIATE_TEST_SUITE_P(Readable, GoldenXGBoost341,
+                         ::testing::ValuesIn(test::ReadableGoldenModels()), [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = std::isalnum(c) ? c : '_';
+                           return name;
+                         });
+
+// The README's objectives ringboost may lack: each either comes in and predicts as XGBoost did
+// (once ringboost has it), or is refused by name.
+TEST(GoldenXGBoost341Refused, ObjectivesAndSplitsRingboostLacksAreNamed) {
+  if (Golden341("").empty()) GTEST_SKIP() << "../shared/golden not found";
+  for (const char* name : {"reg-absoluteerror", "reg-quantileerror", "reg-gamma", "reg-tweedie",
+                           "reg-pseudohubererror"}) {
+    const std::string dir = Golden341(std::string("machine-") + name);
+    for (const char* file : {"/model.json", "/model.ubj"}) {
+      std::string error;
+      try {
+        const Model model = Model::Load(dir + file);
+        test::ExpectClose(PredictMargin(model, test::GoldenTestRows(dir), 0, 1),
+                          test::ReadNumbers(dir + "/margin.txt"), 1e-6, dir + file);
+      } catch (const Error& e) {
+        error = e.what();
+      }
+      if (!error.empty()) {
+        EXPECT_NE(error.find(dir + file + ": XGBoost model: objective 'reg:"), std::string::npos)
+            << error;
+      }
+    }
+  }
+  const std::string error =
+      ErrorOf([] { Model::Load(Golden341("machine-categorical/model.ubj")); });
+  EXPECT_NE(error.find("categorical splits"), std::string::npos) << error;
+}
+
+TEST(GoldenXGBoost174Binary, PredictsAndDumpsAsXGBoost) {
+  RB_REQUIRE_SHARED_DATA();
+  const std::string dir = test::SharedGoldenDir() + "/xgboost-1.7.4-mushroom";
+  const DataSet rows =
+      LoadData(test::SharedDataDir() + "/agaricus/agaricus.txt.test?format=libsvm", LoadOptions());
+  for (const char* sub : {"", "hist/"}) {
+    SCOPED_TRACE(sub);
+    const std::string bytes = test::ReadFile(dir + "/" + sub + "0002.model");
+    EXPECT_EQ(DetectModelFormat(bytes), ModelFormat::kXGBoostBinary);
+    const Model model = Model::Load(dir + "/" + sub + "0002.model");
+    EXPECT_EQ(model.ToJson(), Model::Load(dir + "/" + sub + "model.json").ToJson());
+    EXPECT_EQ(DumpText(model, nullptr, true), test::ReadFile(dir + "/" + sub + "dump.stats.txt"));
+    std::vector<float> p = PredictMargin(model, rows, 0, 1);
+    Params params;
+    params.objective = model.objective;
+    Objective::Create(params)->PredTransform(&p);
+    test::ExpectClose(p, test::ReadNumbers(dir + "/" + sub + "pred.txt"), 1e-6, "prediction");
+  }
+  const Model exact = Model::Load(dir + "/0002.model");
+  test::ExpectClose(PredictMargin(exact, rows, 0, 1), test::ReadNumbers(dir + "/pred_margin.txt"),
+                    1e-6, "margin");
+}
+
+}  // namespace
+}  // namespace ringboost
