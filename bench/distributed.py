@@ -65,7 +65,7 @@ TRANSPORT_MCA = {  # as bench/allreduce.py
 GOAL_SPEED = 0.9        # 2-worker speed / 1-process speed
 RING_MIN_COUNT = 32768  # rabit_reduce_ring_mincount's default (src/rabit/tcp_communicator.h)
 WORLDS = (2, 4, 8, 16, 32, 64)
-# Collective bytes per round outside the histograms (src/tree/gradient.cc, grower.cc): max |g|,
+# Collective bytes per round outside the histograms (src/tree/gradient.cc, hist/grower.cc): max |g|,
 # |h| (2 doubles), row count (uint64), root gradient sum (2 int64).
 FIXED_BYTES = 16 + 8 + 16
 COUNT_BYTES = 16  # per split node: row counts of its two children (uint64 each)

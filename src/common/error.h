@@ -30,7 +30,7 @@ class RecoveredError : public Error {
 // Result of a call that can fail for reasons outside the program (I/O, network, MPI, CUDA).
 // Carries the call, the peer or path, and errno/code as text; a failure may be marked a timeout
 // (a peer that does not answer) or a recovery (see RecoveredError).
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Kind { kOk, kFail, kTimeout, kRecovered };
   Status() = default;

@@ -16,12 +16,6 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// count:poisson boxes its weights by 0.7 unless the user set max_delta_step (XGBoost).
-float EffectiveMaxDeltaStep(const Params& p) {
-  if (p.objective == "count:poisson" && !p.IsSet("max_delta_step")) return 0.7f;
-  return static_cast<float>(p.max_delta_step);
-}
-
 }  // namespace
 
 Learner::Learner(const Params& params, rabit::Communicator* comm)
@@ -30,7 +24,9 @@ Learner::Learner(const Params& params, rabit::Communicator* comm)
   std::vector<std::string> names = params_.eval_metric;
   if (names.empty()) names.push_back(objective_->DefaultMetric());
   for (const std::string& name : names) metrics_.push_back(Metric::Create(name, params_));
-  max_delta_step_ = EffectiveMaxDeltaStep(params_);
+  // The objective's default unless the user set one (count:poisson boxes its weights by 0.7).
+  max_delta_step_ = params_.IsSet("max_delta_step") ? static_cast<float>(params_.max_delta_step)
+                                                    : objective_->DefaultMaxDeltaStep();
   if (params_.device != "cpu" && objective_->LeafQuantileAlpha(0) >= 0) {
     RB_FAIL("objective=" << objective_->Name()
                          << " is not on the GPU yet (its leaves are refreshed "

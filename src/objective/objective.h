@@ -39,6 +39,9 @@ class Objective {
   virtual void EvalTransform(std::vector<float>* preds) const { PredTransform(preds); }
   // base_score (a prediction) -> the initial margin.
   virtual float ProbToMargin(float base_score) const { return base_score; }
+  // The max_delta_step the trees box their leaf weights by when the user sets none (XGBoost's
+  // count:poisson has its own, 0.7).
+  virtual float DefaultMaxDeltaStep() const { return 0.0f; }
   virtual std::string DefaultMetric() const = 0;
   // True, with *spec filled, when GetGradient writes ElementwiseGradient(*spec, ...) of each row
   // (its NumGroups() margins, label and weight) and rejects the labels ElementwiseLabelOk rejects:

@@ -78,11 +78,14 @@ class PoissonObjective final : public Objective {
  public:
   explicit PoissonObjective(const Params& params)
       : spec_{ElementwiseLoss::kPoisson, 1.0f,
-              params.IsSet("max_delta_step") ? static_cast<float>(params.max_delta_step) : 0.7f, 1},
+              params.IsSet("max_delta_step") ? static_cast<float>(params.max_delta_step)
+                                             : kDefaultMaxDeltaStep,
+              1},
         nthread_(ResolveThreads(params.nthread)) {}
 
   std::string Name() const override { return "count:poisson"; }
   std::string DefaultMetric() const override { return "poisson-nloglik"; }
+  float DefaultMaxDeltaStep() const override { return kDefaultMaxDeltaStep; }
   const char* CheckLabel(float label) const override {
     return ElementwiseLabelOk(spec_, label) ? nullptr : kLabelRule;
   }
@@ -112,6 +115,7 @@ class PoissonObjective final : public Objective {
 
  private:
   static constexpr const char* kLabelRule = "label must be nonnegative for count:poisson";
+  static constexpr float kDefaultMaxDeltaStep = 0.7f;
   ElementwiseSpec spec_;
   int nthread_;
 };

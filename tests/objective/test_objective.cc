@@ -358,5 +358,14 @@ TEST(Objective, RankPairsAreXGBoostsOneThreadDraws) {
   }
 }
 
+// The trees' max_delta_step when the user sets none comes from the objective: XGBoost's
+// count:poisson has its own 0.7, every other objective 0.
+TEST(Objective, DefaultMaxDeltaStepIsPoissonsOwn) {
+  EXPECT_EQ(Make("count:poisson")->DefaultMaxDeltaStep(), 0.7f);
+  for (const char* name : {"reg:squarederror", "binary:logistic", "rank:pairwise"}) {
+    EXPECT_EQ(Make(name)->DefaultMaxDeltaStep(), 0.0f) << name;
+  }
+}
+
 }  // namespace
 }  // namespace ringboost

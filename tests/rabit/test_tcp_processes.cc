@@ -99,7 +99,7 @@ TEST(TcpProcesses, KilledPeerMakesTheOthersFailFast) {
   }
   // The rank that saw the death first names rank 1.
   EXPECT_NE((workers[0].output + workers[2].output).find("rank 1"), std::string::npos);
-  tracker.Finish(/*stop=*/true);
+  static_cast<void>(tracker.Finish(/*stop=*/true));  // stopped early: its status is not tested
 }
 
 }  // namespace

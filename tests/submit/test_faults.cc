@@ -88,8 +88,8 @@ TEST(Faults, DeadTrackerIsReportedWithinTheConnectTimeout) {
   for (int i = 0; i < 400 && !Contains(tracker->log(), "have their ranks"); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  tracker->Finish(/*stop=*/true);
-  tracker.reset();  // nothing listens on the port now
+  static_cast<void>(tracker->Finish(/*stop=*/true));  // stopped early: its status is not tested
+  tracker.reset();                                    // nothing listens on the port now
   const auto stopped = std::chrono::steady_clock::now();
   for (auto& w : workers) w.join();
   const double took = Seconds(stopped);

@@ -97,13 +97,14 @@ bool ProcessGone(const std::string& cmdline) {
     std::unique_ptr<ChildProcess> pgrep;
     std::string out;
     std::mutex mutex;
-    ChildProcess::Start(
+    const Status started = ChildProcess::Start(
         {"pgrep", "-xf", cmdline}, {},
         [&](const std::string& line) {
           std::lock_guard<std::mutex> lock(mutex);
           out += line;
         },
         &pgrep);
+    if (!started.ok()) return false;
     if (pgrep->Wait() == 1) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -325,9 +326,10 @@ class SshdFixture : public ::testing::Test {
     if (geteuid() == 0) mkdir("/run/sshd", 0755);
     for (const char* key : {"host_key", "client_key"}) {
       std::unique_ptr<ChildProcess> keygen;
-      ChildProcess::Start(
+      const Status started = ChildProcess::Start(
           {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir_.File(key)}, {},
           [](const std::string&) {}, &keygen);
+      ASSERT_TRUE(started.ok()) << started.message();
       ASSERT_EQ(keygen->Wait(), 0);
     }
     WriteFile(dir_.File("authorized_keys"), ReadFile(dir_.File("client_key.pub")));
@@ -342,7 +344,7 @@ class SshdFixture : public ::testing::Test {
                   "SetEnv HOME=" +
                   dir_.path() + "\n");
     port_ = FreePort();
-    ChildProcess::Start(
+    const Status started = ChildProcess::Start(
         {"/usr/sbin/sshd", "-D", "-e", "-f", dir_.File("sshd_config"), "-p", std::to_string(port_)},
         {},
         [this](const std::string& line) {
@@ -350,6 +352,7 @@ class SshdFixture : public ::testing::Test {
           sshd_log_ += line + "\n";
         },
         &sshd_);
+    ASSERT_TRUE(started.ok()) << started.message();
     for (int i = 0; i < 1000 && !Accepts(port_); ++i) {
       int code = 0;
       if (sshd_->Poll(&code)) break;
