@@ -15,6 +15,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -138,10 +139,12 @@ int Main(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return ringboost::Main(argc, argv);
-  } catch (const ringboost::Error& e) {
-    std::cerr << "error: " << e.what() << std::endl;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << std::endl;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory (an allocation failed); use a smaller input or a machine "
+                 "with more memory"
+              << std::endl;
+  } catch (const std::exception& e) {  // ringboost::Error and the library's own
+    std::cerr << "error: " << ringboost::PrintableMessage(e.what()) << std::endl;
   } catch (...) {
     std::cerr << "error: unknown exception" << std::endl;
   }

@@ -6,6 +6,7 @@
 //  * a broken internal invariant: RB_CHECK, which also throws (never abort on user input).
 #pragma once
 
+#include <cstddef>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,12 @@ inline void ThrowIfError(const Status& s) {
 
 // Status from errno: "<call> <what>: <strerror(errno)> (errno N)".
 Status ErrnoStatus(const std::string& call, const std::string& what);
+
+// A message made safe to print on a terminal or a log line: control bytes other than '\n'
+// (a message's text may quote a line of a hostile file) become `\t`, `\r` or `\xNN`, and each
+// line is cut after `max_line` bytes with "... (N more bytes)" so one huge token cannot flood
+// the output. The CLI prints every error through it.
+std::string PrintableMessage(const std::string& message, std::size_t max_line = 400);
 
 namespace detail {
 [[noreturn]] void CheckFailed(const char* expr, const char* file, int line, const std::string& msg);

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace ringboost {
@@ -69,6 +70,7 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "eta", &Params::eta, "0.3")
                   .Alias("learning_rate")
                   .Min(0)
+                  .Max(std::numeric_limits<float>::max())  // it scales float leaf weights
                   .Doc("Step size shrinkage: each new tree's leaf weights are multiplied by it."));
   t.push_back(P(s, "gamma", &Params::gamma, "0")
                   .Alias("min_split_loss")
@@ -268,8 +270,10 @@ std::vector<ParamSpec> BuildTable() {
 
   s = "Run";
   t.push_back(P(s, "num_round", &Params::num_round, "10").Min(1).Doc("Number of boosting rounds."));
-  t.push_back(
-      P(s, "nthread", &Params::nthread, "0").Min(0).Doc("Threads per worker; 0 means all cores."));
+  t.push_back(P(s, "nthread", &Params::nthread, "0")
+                  .Min(0)
+                  .Max(1024)  // above it the OpenMP runtime may fail to start threads and abort
+                  .Doc("Threads per worker; 0 means all cores."));
   t.push_back(P(s, "device", &Params::device, "cpu")
                   .OneOf({"cpu", "cuda", "cuda:N"})
                   .Check(CheckDevice)

@@ -151,7 +151,7 @@ class LineParser {
     bool digits = colon > tok + (*tok == '-');
     for (const char* q = tok + (*tok == '-'); q < colon; ++q) digits &= (*q >= '0' && *q <= '9');
     if (digits) {
-      Fail(tok, "feature id out of range in " + shown + " (ids must be in [0, 2^31))");
+      Fail(tok, "feature id out of range in " + shown + " (ids must be in [0, 2147483646])");
     }
     Fail(tok, "bad feature id in " + shown + " (expected a non-negative integer)");
   }

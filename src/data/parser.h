@@ -17,7 +17,9 @@
 namespace ringboost {
 
 constexpr uint64_t kNoQid = std::numeric_limits<uint64_t>::max();
-constexpr uint64_t kMaxFeatureId = (uint64_t{1} << 31) - 1;  // ids must be < 2^31
+// Ids must be <= 2^31 - 2, so that a column count (1 + the largest id) fits 31 bits, what the
+// trees' walkers and the model format hold.
+constexpr uint64_t kMaxFeatureId = (uint64_t{1} << 31) - 2;
 
 // Upper bounds of the rows and the stored entries of the lines starting in a chunk: rows <= its
 // newlines + 1; a stored LibSVM entry holds a ':' of its own; a CSV line holds at most its

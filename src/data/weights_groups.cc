@@ -40,7 +40,13 @@ void SideGroups(const InputFile& file, const ByteRange& range, const FileRows& r
                 std::vector<uint64_t>* sizes) {
   uint64_t total = rows.count + RowsOutside(file, range);
   uint64_t sum = 0;
-  for (uint64_t s : file.group_sizes) sum += s;
+  for (uint64_t s : file.group_sizes) {
+    if (__builtin_add_overflow(sum, s, &sum)) {  // a wrapped sum could match the row count
+      RB_FAIL("'" << file.side.group << "' has group sizes that add up to more than 2^64 rows; '"
+                  << file.map->path() << "' has " << total
+                  << " data rows and the group sizes must add up to that");
+    }
+  }
   if (sum != total) {
     RB_FAIL("'" << file.side.group << "' has groups of " << sum << " rows in all but '"
                 << file.map->path() << "' has " << total

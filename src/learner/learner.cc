@@ -56,11 +56,10 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
       static_cast<uint32_t>(comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
   if (init != nullptr) {
     model_ = *init;
-    if (model_.objective != objective_->Name()) {
-      RB_FAIL("model_in was trained with objective="
-              << model_.objective << ", but this run has "
-              << "objective=" << objective_->Name() << ": continue it with objective="
-              << model_.objective << ", or train from scratch without model_in");
+    if (model_.objective != objective_->Name()) {  // the user's mistake, not an invariant
+      RB_FAIL("the model to continue from (model_in or a checkpoint) was trained with objective="
+              << model_.objective << ", not objective=" << objective_->Name()
+              << "; set objective=" << model_.objective << " or start without it");
     }
   } else {
     model_ = Model();
@@ -71,12 +70,6 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     model_.num_class = params_.num_class;
   }
   model_.num_feature = std::max(model_.num_feature, num_col);
-  auto start = std::chrono::steady_clock::now();
-  cuts_ = ComputeCuts(train, num_col, params_.max_bin, comm_, nthread_);
-  times.cuts_s = Seconds(start);
-  start = std::chrono::steady_clock::now();
-  matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(train, cuts_, nthread_));
-  times.binning_s = Seconds(start);
   const int groups = model_.num_groups;
   auto init_margins = [&](const DataSet& d) {
     if (model_.trees.empty()) {
@@ -84,8 +77,20 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     }
     return PredictMargin(model_, d, 0, nthread_);
   };
-  train_.name = "train";
+  // Margins of the starting model first: its trees read the data's feature ids.
   train_.margins = init_margins(train);
+  columns_ = ColumnMap::Agree(train, num_col, comm_);
+  if (columns_.active()) {
+    columns_.Renumber(&train);
+    num_col = columns_.NumColumns();
+  }
+  auto start = std::chrono::steady_clock::now();
+  cuts_ = ComputeCuts(train, num_col, params_.max_bin, comm_, nthread_);
+  times.cuts_s = Seconds(start);
+  start = std::chrono::steady_clock::now();
+  matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(train, cuts_, nthread_));
+  times.binning_s = Seconds(start);
+  train_.name = "train";
   // The binned matrix replaces the training values from here on; keep labels, weights, groups.
   std::vector<uint32_t>().swap(train.index);
   std::vector<float>().swap(train.value);
@@ -96,6 +101,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     CachedSet set;
     set.name = e.first;
     set.margins = init_margins(e.second);
+    if (columns_.active()) columns_.Renumber(&e.second);
     if (DenseRows::Pays(e.second, e.second.num_col)) {
       set.dense = DenseRows::From(e.second, e.second.num_col, nthread_);
       std::vector<uint32_t>().swap(e.second.index);
@@ -120,6 +126,7 @@ void Learner::UpdateOneRound() {
     const auto start = PhaseTimer::Clock::now();
     AddTreeToEvalCaches(trees[k], k);
     timer_.Add("eval predictions", start);
+    columns_.RestoreIds(&trees[k]);
     model_.trees.push_back(std::move(trees[k]));
     model_.tree_group.push_back(k);
   }

@@ -11,6 +11,7 @@
 #include "common/params.h"
 #include "common/timer.h"
 #include "data/data.h"
+#include "learner/columns.h"
 #include "metric/metric.h"
 #include "model/model.h"
 #include "objective/objective.h"
@@ -69,6 +70,7 @@ class Learner {
   Model model_;
   CachedSet train_;
   std::vector<CachedSet> evals_;
+  ColumnMap columns_;  // the training columns: the data's feature ids, or renumbered (columns.h)
   HistogramCuts cuts_;
   std::unique_ptr<BinnedMatrix> matrix_;
   std::unique_ptr<class RoundTrainer> trainer_;  // HistTrainer or CudaTrainer, by device

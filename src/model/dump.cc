@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/model.h"
 
@@ -74,20 +76,33 @@ void TextSplit(const DumpContext& ctx, const TreeNode& node, int nid, int depth,
           ",missing=" + Str(DefaultChild(node));
 }
 
-void TextNode(const DumpContext& ctx, const RegTree& tree, int nid, int depth, std::string* out) {
-  const TreeNode& node = tree[nid];
+std::string TextLine(const DumpContext& ctx, const TreeNode& node, int nid, int depth) {
+  std::string out;
   if (node.IsLeaf()) {
-    out->append(depth, '\t');
-    *out += Str(nid) + ":leaf=" + Num(node.leaf_value);
-    if (ctx.with_stats) *out += ",cover=" + Num(node.sum_hess);
-    return;
+    out.append(depth, '\t');
+    out += Str(nid) + ":leaf=" + Num(node.leaf_value);
+    if (ctx.with_stats) out += ",cover=" + Num(node.sum_hess);
+    return out;
   }
-  TextSplit(ctx, node, nid, depth, out);
-  if (ctx.with_stats) *out += ",gain=" + Num(node.gain) + ",cover=" + Num(node.sum_hess);
-  *out += '\n';
-  TextNode(ctx, tree, node.left, depth + 1, out);
-  *out += '\n';
-  TextNode(ctx, tree, node.right, depth + 1, out);
+  TextSplit(ctx, node, nid, depth, &out);
+  if (ctx.with_stats) out += ",gain=" + Num(node.gain) + ",cover=" + Num(node.sum_hess);
+  return out;
+}
+
+// The nodes in pre-order, one line each, joined by '\n'. An explicit stack rather than recursion:
+// a model file may hold a chain of any depth (the model reader bounds nodes, not depth).
+void TextTree(const DumpContext& ctx, const RegTree& tree, std::string* out) {
+  std::vector<std::pair<int, int>> stack{{0, 0}};  // (node, depth)
+  while (!stack.empty()) {
+    const auto [nid, depth] = stack.back();
+    stack.pop_back();
+    if (nid != 0) *out += '\n';
+    const TreeNode& node = tree[nid];
+    *out += TextLine(ctx, node, nid, depth);
+    if (node.IsLeaf()) continue;
+    stack.emplace_back(node.right, depth + 1);
+    stack.emplace_back(node.left, depth + 1);
+  }
 }
 
 // ---- JSON ---------------------------------------------------------------------------------
@@ -114,25 +129,47 @@ std::string JsonSplitProperties(const DumpContext& ctx, const TreeNode& node, in
          ", \"no\": " + Str(node.right) + ", \"missing\": " + Str(DefaultChild(node));
 }
 
-void JsonNode(const DumpContext& ctx, const RegTree& tree, int nid, int depth, std::string* out) {
-  const TreeNode& node = tree[nid];
-  if (depth != 0) *out += '\n';
-  *out += Indent(depth);
+// The text of one node up to its children (all of a leaf).
+std::string JsonOpen(const DumpContext& ctx, const TreeNode& node, int nid, int depth) {
+  std::string out = (depth != 0 ? "\n" : "") + Indent(depth);
   if (node.IsLeaf()) {
-    *out += "{ \"nodeid\": " + Str(nid) + ", \"leaf\": " + Num(node.leaf_value) + " ";
-    if (ctx.with_stats) *out += ", \"cover\": " + Num(node.sum_hess) + " ";
-    *out += "}";
-    return;
+    out += "{ \"nodeid\": " + Str(nid) + ", \"leaf\": " + Num(node.leaf_value) + " ";
+    if (ctx.with_stats) out += ", \"cover\": " + Num(node.sum_hess) + " ";
+    return out + "}";
   }
-  *out += "{" + JsonSplitProperties(ctx, node, nid, depth) + " ";
+  out += "{" + JsonSplitProperties(ctx, node, nid, depth) + " ";
   if (ctx.with_stats) {
-    *out += ", \"gain\": " + Num(node.gain) + ", \"cover\": " + Num(node.sum_hess);
+    out += ", \"gain\": " + Num(node.gain) + ", \"cover\": " + Num(node.sum_hess);
   }
-  *out += ", \"children\": [";
-  JsonNode(ctx, tree, node.left, depth + 1, out);
-  *out += ", ";
-  JsonNode(ctx, tree, node.right, depth + 1, out);
-  *out += "\n" + Indent(depth) + "]}";
+  return out + ", \"children\": [";
+}
+
+// A node and its subtree, nested as XGBoost nests them, with an explicit stack of what is left
+// to write (a node to open, or a literal: the ", " between children, a closing bracket), so that
+// a deep chain cannot overflow the call stack.
+void JsonTree(const DumpContext& ctx, const RegTree& tree, std::string* out) {
+  struct Step {
+    int nid;  // -1: write `text`
+    int depth;
+    std::string text;
+  };
+  std::vector<Step> stack;
+  stack.push_back({0, 0, ""});
+  while (!stack.empty()) {
+    Step step = std::move(stack.back());
+    stack.pop_back();
+    if (step.nid < 0) {
+      *out += step.text;
+      continue;
+    }
+    const TreeNode& node = tree[step.nid];
+    *out += JsonOpen(ctx, node, step.nid, step.depth);
+    if (node.IsLeaf()) continue;
+    stack.push_back({-1, 0, "\n" + Indent(step.depth) + "]}"});
+    stack.push_back({node.right, step.depth + 1, ""});
+    stack.push_back({-1, 0, ", "});
+    stack.push_back({node.left, step.depth + 1, ""});
+  }
 }
 
 }  // namespace
@@ -142,7 +179,7 @@ std::string DumpText(const Model& model, const FeatureMap* fmap, bool with_stats
   std::string out;
   for (size_t i = 0; i < model.trees.size(); ++i) {
     out += "booster[" + std::to_string(i) + "]:\n";
-    TextNode(ctx, model.trees[i], 0, 0, &out);
+    TextTree(ctx, model.trees[i], &out);
     out += '\n';
   }
   return out;
@@ -153,7 +190,7 @@ std::string DumpJson(const Model& model, const FeatureMap* fmap, bool with_stats
   std::string out = "[\n";
   for (size_t i = 0; i < model.trees.size(); ++i) {
     if (i != 0) out += ",\n";
-    JsonNode(ctx, model.trees[i], 0, 0, &out);
+    JsonTree(ctx, model.trees[i], &out);
   }
   return out + "\n]\n";
 }

@@ -5,6 +5,7 @@
 // one double of the model (best_score) is written as a decimal string with 17 digits. Keys keep
 // insertion order, so the same model always gives the same bytes (identical model files across
 // thread and worker counts, DESIGN.md).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -127,8 +128,9 @@ class ModelReader {
     m->num_class = static_cast<int>(Int(Field(j, "num_class", "learner"), "num_class", 0, kMaxInt));
     m->num_groups =
         static_cast<int>(Int(Field(j, "num_groups", "learner"), "num_groups", 1, kMaxInt));
+    // Data ids are below 2^31 - 1 (data/parser.h), so no trained model holds more columns.
     m->num_feature = static_cast<uint32_t>(Int(Field(j, "num_feature", "learner"), "num_feature", 0,
-                                               std::numeric_limits<uint32_t>::max()));
+                                               std::numeric_limits<int32_t>::max()));
     m->num_rounds =
         static_cast<int>(Int(Field(j, "num_rounds", "learner"), "num_rounds", 0, kMaxInt));
     m->best_iteration =
@@ -149,6 +151,12 @@ class ModelReader {
     if (!m.base_margins.empty() && m.base_margins.size() != static_cast<size_t>(m.num_groups)) {
       Fail("base_margins has " + std::to_string(m.base_margins.size()) + " entries, expected " +
            "num_groups = " + std::to_string(m.num_groups));
+    }
+    // Every round adds one tree per group, so the trees bound the groups: a model cannot make
+    // a prediction allocate rows x num_groups margins for groups it does not hold.
+    if (static_cast<uint64_t>(m.num_groups) > std::max<uint64_t>(m.trees.size(), 1)) {
+      Fail("num_groups " + std::to_string(m.num_groups) + " is more than its " +
+           std::to_string(m.trees.size()) + " trees (one per group and round)");
     }
     if (m.tree_group.size() != m.trees.size()) {
       Fail("tree_group has " + std::to_string(m.tree_group.size()) + " entries for " +
@@ -336,7 +344,42 @@ std::string Model::ToJson() const {
   }
 }
 
+namespace {
+
+// A model nests 4 deep (root, trees, tree, array); more is not a model. Checked on the text
+// before parsing, so that a hostile file cannot make the parser build (and destroy) a deep tree.
+constexpr int kMaxJsonDepth = 16;
+
+// The deepest nesting of arrays and objects in `text`, or kMaxJsonDepth + 1 once it passes that.
+int JsonDepth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > kMaxJsonDepth) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
 Model Model::FromJson(const std::string& text, const std::string& source_name) {
+  if (JsonDepth(text) > kMaxJsonDepth) {
+    RB_FAIL(source_name << ": not a ringboost model (JSON nested more than " << kMaxJsonDepth
+                        << " levels deep; a model nests 4)");
+  }
   Json root;
   try {
     root = Json::parse(text);

@@ -38,9 +38,14 @@ GradientQuantizer::GradientQuantizer(const std::vector<GradPair>& gpair, int str
     max_g = std::max(max_g, std::fabs(static_cast<double>(p.grad)));
     max_h = std::max(max_h, std::fabs(static_cast<double>(p.hess)));
   }
-  RB_CHECK_MSG(bad == n, "non-finite gradient at row " << bad << ": "
-                                                       << gpair[bad * stride + group].grad << ", "
-                                                       << gpair[bad * stride + group].hess);
+  if (bad != n) {  // the predictions overflowed: a parameter or label the user can change
+    RB_FAIL("the gradient of training row " << bad << " is not finite (gradient "
+                                            << gpair[bad * stride + group].grad << ", hessian "
+                                            << gpair[bad * stride + group].hess
+                                            << "): the predictions overflowed; use a smaller eta "
+                                               "or set max_delta_step (e.g. 1), and check the "
+                                               "labels and base_score");
+  }
   *this = GradientQuantizer(max_g, max_h, static_cast<uint64_t>(n), comm);
 }
 

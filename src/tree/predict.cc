@@ -39,6 +39,50 @@ std::vector<TreeWalker> Walkers(const std::vector<const RegTree*>& trees,
   return walkers;
 }
 
+// The features the trees split on, and how a row buffer holds them. Normally the buffer is
+// indexed by feature id up to the largest split feature (features above it are never read, so a
+// large num_feature costs nothing); when the split features are few and their ids large (a
+// sparse id space), the trees are copied with each feature renumbered to its rank among them and
+// the buffer holds only those: memory follows the features the trees use, not the largest id.
+struct SplitFeatures {
+  std::vector<uint32_t> ids;  // sorted distinct split features (when renumbered)
+  uint32_t width = 0;         // features in the buffer
+  bool renumbered = false;
+  std::vector<RegTree> trees;  // the renumbered copies
+
+  SplitFeatures(const std::vector<const RegTree*>& in, uint32_t num_feature) {
+    for (const RegTree* tree : in) {
+      for (const TreeNode& node : tree->nodes()) {
+        if (!node.IsLeaf() && node.feature < num_feature) ids.push_back(node.feature);
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    width = ids.empty() ? 0 : ids.back() + 1;
+    if (width <= 4 * ids.size() + 4096) return;  // dense enough: ids index the buffer
+    renumbered = true;
+    width = static_cast<uint32_t>(ids.size());
+    for (const RegTree* tree : in) {
+      trees.push_back(*tree);
+      for (TreeNode& node : trees.back().nodes()) {
+        if (!node.IsLeaf()) node.feature = Column(node.feature);
+      }
+    }
+  }
+  // The buffer column of feature `f`, or `width` when the trees do not split on it.
+  uint32_t Column(uint32_t f) const {
+    if (!renumbered) return f < width ? f : width;
+    auto it = std::lower_bound(ids.begin(), ids.end(), f);
+    return it != ids.end() && *it == f ? static_cast<uint32_t>(it - ids.begin()) : width;
+  }
+  std::vector<const RegTree*> Trees(const std::vector<const RegTree*>& in) const {
+    if (!renumbered) return in;
+    std::vector<const RegTree*> out;
+    for (const RegTree& tree : trees) out.push_back(&tree);
+    return out;
+  }
+};
+
 constexpr int kRows = TreeWalker::kMaxRows;
 int Threads(int nthread) { return nthread > 0 ? nthread : omp_get_num_procs(); }
 
@@ -47,8 +91,10 @@ int Threads(int nthread) { return nthread > 0 ? nthread : omp_get_num_procs(); }
 void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
                     uint32_t num_feature, const DataSet& data, int stride, float* margins,
                     int nthread) {
-  const std::vector<TreeWalker> walkers = Walkers(trees, groups, num_feature);
-  const std::size_t width = static_cast<std::size_t>(num_feature) + 1;  // and the NaN pad
+  const SplitFeatures features(trees, num_feature);
+  const std::vector<const RegTree*> walked = features.Trees(trees);
+  const std::vector<TreeWalker> walkers = Walkers(walked, groups, features.width);
+  const std::size_t width = static_cast<std::size_t>(features.width) + 1;  // and the NaN pad
   const uint64_t num_rows = data.NumRows();
   const int64_t num_blocks = static_cast<int64_t>((num_rows + kRows - 1) / kRows);
 #pragma omp parallel num_threads(Threads(nthread))
@@ -59,7 +105,8 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
       for (uint64_t r = begin; r < end; ++r) {
         float* row = rows.data() + (r - begin) * width;
         for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
-          if (data.index[k] < num_feature) row[data.index[k]] = values ? data.value[k] : NAN;
+          const uint32_t c = features.Column(data.index[k]);
+          if (c < features.width) row[c] = values ? data.value[k] : NAN;
         }
       }
     };
@@ -68,7 +115,7 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
       const uint64_t begin = static_cast<uint64_t>(b) * kRows;
       const uint64_t end = std::min(num_rows, begin + kRows);
       set(begin, end, true);
-      AddBlock(walkers, trees, groups, rows.data(), width, begin, static_cast<int>(end - begin),
+      AddBlock(walkers, walked, groups, rows.data(), width, begin, static_cast<int>(end - begin),
                stride, margins);
       set(begin, end, false);
     }

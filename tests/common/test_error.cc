@@ -37,3 +37,22 @@ TEST(FileIO, AtomicWriteReplacesWholeFile) {
 }
 
 }  // namespace ringboost
+
+namespace ringboost {
+
+TEST(PrintableMessage, EscapesControlBytesAndKeepsNewlines) {
+  EXPECT_EQ(PrintableMessage("a\tb\rc\x1b[31md\x7f\n2nd line"),
+            "a\\tb\\rc\\x1b[31md\\x7f\n2nd line");
+  EXPECT_EQ(PrintableMessage(std::string("nul\0byte", 8)), "nul\\x00byte");
+  EXPECT_EQ(PrintableMessage("plain, caf\xc3\xa9"), "plain, caf\xc3\xa9");  // UTF-8 stays
+}
+
+TEST(PrintableMessage, CutsEachLongLine) {
+  const std::string message = std::string(1000, 'x') + "\nshort\n" + std::string(500, 'y');
+  EXPECT_EQ(PrintableMessage(message, 400), std::string(400, 'x') +
+                                                "... (600 more bytes)\nshort\n" +
+                                                std::string(400, 'y') + "... (100 more bytes)");
+  EXPECT_EQ(PrintableMessage(std::string(400, 'z'), 400), std::string(400, 'z'));
+}
+
+}  // namespace ringboost

@@ -95,8 +95,10 @@ TEST(LibSVM, MalformedTokensNameFileLineColumn) {
       {"1 2:1 abc\n", "1:7: bad feature 'abc' (expected index:value)"},
       {"1  3:\n", "1:4: missing value in '3:'"},
       {"1 2147483648:1\n",
-       "1:3: feature id out of range in '2147483648:1' (ids must be in [0, 2^31))"},
-      {"1 -1:1\n", "1:3: feature id out of range in '-1:1' (ids must be in [0, 2^31))"},
+       "1:3: feature id out of range in '2147483648:1' (ids must be in [0, 2147483646])"},
+      {"1 -1:1\n", "1:3: feature id out of range in '-1:1' (ids must be in [0, 2147483646])"},
+      {"1 2147483647:1\n",
+       "1:3: feature id out of range in '2147483647:1' (ids must be in [0, 2147483646])"},
       {"1 1:1.5x\n", "1:3: bad feature value in '1:1.5x' (expected a number)"},
       {"1 1:inf\n", "1:3: infinite feature value in '1:inf'"},
       {"abc 1:1\n", "1:1: bad label 'abc' (expected a number)"},
@@ -177,6 +179,11 @@ TEST(LibSVM, SideFileCountsMustMatch) {
                               "' has 3 data rows; the group sizes must add up to the row count");
   WriteFile(f + ".query", "2\nx\n");
   EXPECT_EQ(LoadError(f), f + ".query:2:1: bad group size 'x' (expected one integer > 0 per line)");
+  // 1 + (2^64 - 1) + 3 wraps around to the row count: still an error, not a group past the end.
+  WriteFile(f + ".query", "1\n18446744073709551615\n3\n");
+  EXPECT_EQ(LoadError(f), "'" + f +
+                              ".query' has group sizes that add up to more than 2^64 rows; '" + f +
+                              "' has 3 data rows and the group sizes must add up to that");
 }
 
 TEST(LibSVM, WeightsBothInlineAndInSideFileIsError) {

@@ -2,6 +2,7 @@
 // small tree through every feature-map type.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -213,6 +214,34 @@ TEST(DumpJson, IsValidJsonWithEscapedNames) {
   EXPECT_EQ(dump[0]["split"], "a\"b");
   EXPECT_EQ(dump[0]["children"][0]["split"], "c\\d");
   EXPECT_FLOAT_EQ(dump[0]["gain"].get<float>(), 1.0f);
+}
+
+}  // namespace
+}  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+// A chain of 10,000 splits: the dumps walk it with a stack of their own, not the call stack, and
+// keep XGBoost's layout (one more tab, or two more spaces, per level).
+TEST(Dump, DeepChainWithoutRecursion) {
+  Model m;
+  m.num_feature = 1;
+  m.num_rounds = 1;
+  RegTree tree;
+  int nid = 0;
+  for (int i = 0; i < 10000; ++i) nid = tree.Split(nid, 0, 0.5f, false, 1.0f) + 1;  // the right
+  m.trees = {tree};
+  m.tree_group = {0};
+  const std::string text = DumpText(m, nullptr, false);
+  EXPECT_EQ(text.rfind("\n" + std::string(10000, '\t') + "20000:leaf=0\n"), text.size() - 10014);
+  EXPECT_EQ(text.substr(0, 43), "booster[0]:\n0:[f0<0.5] yes=1,no=2,missing=2");
+  const std::string json = DumpJson(m, nullptr, false);
+  EXPECT_NE(json.find("\n" + std::string(20002, ' ') + "{ \"nodeid\": 20000, \"leaf\": 0 }"),
+            std::string::npos);
+  EXPECT_EQ(json.substr(json.size() - 8), "\n  ]}\n]\n");
+  EXPECT_EQ(std::count(json.begin(), json.end(), '['), 10001);
+  EXPECT_EQ(std::count(json.begin(), json.end(), ']'), 10001);
 }
 
 }  // namespace

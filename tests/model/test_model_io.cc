@@ -246,3 +246,52 @@ TEST(ModelIoFuzz, CorruptedBytesGiveErrorsOnly) {
 
 }  // namespace
 }  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+TEST(ModelIoBounds, DeepNestingIsRejectedBeforeParsing) {
+  for (const std::string& text : {std::string(100000, '[') + std::string(100000, ']'),
+                                  "{\"format\":\"ringboost-model\",\"learner\":" +
+                                      std::string(20, '{') + std::string(20, '}') + "}"}) {
+    try {
+      Model::FromJson(text, "deep.json");
+      ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "deep.json: not a ringboost model (JSON nested more than 16 levels deep; a model "
+                "nests 4)");
+    }
+  }
+  // Brackets inside strings do not count.
+  Model m = test::SmallModel();
+  m.config = std::string(100, '[');
+  EXPECT_EQ(Model::FromJson(m.ToJson(), "m").config, m.config);
+}
+
+TEST(ModelIoBounds, GroupsBeyondTheTreesAndHugeFeatureCountsAreErrors) {
+  test::TempDir dir;
+  auto load_error = [&](auto edit) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(test::SmallModel().ToJson());
+    edit(j);
+    try {
+      Model::FromJson(j.dump(), "m.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(loaded)");
+  };
+  EXPECT_EQ(load_error([](auto& j) {
+              j["learner"]["num_groups"] = 100000000;
+              j["learner"]["num_rounds"] = 0;
+              j["trees"] = nlohmann::ordered_json::array();
+              j["tree_group"] = nlohmann::ordered_json::array();
+            }),
+            "m.json: num_groups 100000000 is more than its 0 trees (one per group and round)");
+  EXPECT_EQ(load_error([](auto& j) { j["learner"]["num_feature"] = 2147483648u; }),
+            "m.json: num_feature: 2147483648 is outside [0, 2147483647]");
+  EXPECT_EQ(load_error([](auto& j) { j["learner"]["num_feature"] = 2147483647; }), "(loaded)");
+}
+
+}  // namespace
+}  // namespace ringboost

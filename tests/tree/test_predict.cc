@@ -171,3 +171,30 @@ TEST(AddTreeMargins, DenseRowsGiveTheCsrMargins) {
 
 }  // namespace
 }  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+// A model's num_feature and its split ids cost no memory per feature id: the row buffers hold
+// the features the trees split on (issue 24, item 7), with the same margins.
+TEST(PredictMargin, HugeFeatureCountsAndSparseSplitIdsGiveTheSameMargins) {
+  const std::vector<float> expected = PredictMargin(HandModel(), HandData(), 0, 2);
+  Model wide = HandModel();
+  wide.num_feature = 2147483647;
+  EXPECT_EQ(PredictMargin(wide, HandData(), 0, 2), expected);
+  // The same trees with feature 1 at id 2147483000: renumbered, not a 2^31-wide buffer.
+  Model sparse = wide;
+  for (RegTree& tree : sparse.trees) {
+    for (TreeNode& node : tree.nodes()) {
+      if (!node.IsLeaf() && node.feature == 1) node.feature = 2147483000;
+    }
+  }
+  DataSet data = HandData();
+  for (uint32_t& f : data.index) {
+    if (f == 1) f = 2147483000;
+  }
+  EXPECT_EQ(PredictMargin(sparse, data, 0, 2), expected);
+}
+
+}  // namespace
+}  // namespace ringboost
