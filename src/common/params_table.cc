@@ -210,8 +210,10 @@ std::vector<ParamSpec> BuildTable() {
 
   s = "Run";
   t.push_back(P(s, "num_round", &Params::num_round, "10").Min(1).Doc("Number of boosting rounds."));
-  t.push_back(
-      P(s, "nthread", &Params::nthread, "0").Min(0).Doc("Threads per worker; 0 means all cores."));
+  t.push_back(P(s, "nthread", &Params::nthread, "0")
+                  .Min(0)
+                  .Doc("Threads per worker; 0 means all cores, or OMP_NUM_THREADS where set "
+                       "(ringboost-submit sets it to each local worker's share of the cores)."));
   t.push_back(P(s, "device", &Params::device, "cpu")
                   .OneOf({"cpu", "cuda", "cuda:N"})
                   .Check(CheckDevice)

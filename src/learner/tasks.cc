@@ -211,7 +211,8 @@ int RunTrain(const Params& params) {
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
-                                << comm->WorldSize());
+                                << comm->WorldSize() << ", " << ResolveThreads(params.nthread)
+                                << " thread(s)");
   // A lost worker (tcp with rabit_recover) sends every worker back here, to the agreed checkpoint.
   for (;;) {
     try {

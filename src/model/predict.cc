@@ -40,7 +40,7 @@ std::vector<TreeWalker> Walkers(const std::vector<const RegTree*>& trees,
 }
 
 constexpr int kRows = TreeWalker::kMaxRows;
-int Threads(int nthread) { return nthread > 0 ? nthread : omp_get_num_procs(); }
+int Threads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads(); }
 
 }  // namespace
 
