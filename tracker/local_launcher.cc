@@ -30,29 +30,13 @@ std::string Prefix(const RankOf& rank_of, int task_id) {
   return "[" + WorkerName(rank_of, task_id) + "] ";
 }
 
-// The cores this process may run on (its affinity mask, as OpenMP counts them).
-int UsableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-// OMP_NUM_THREADS for each of `workers` local workers, or "" when the user set it.
-std::string ThreadsPerWorker(const SubmitOptions& options) {
-  if (std::getenv("OMP_NUM_THREADS") != nullptr) return "";
-  for (const auto& kv : options.env) {
-    if (kv.first == "OMP_NUM_THREADS") return "";
-  }
-  return std::to_string(std::max(1, UsableCores() / std::max(1, options.num_workers)));
-}
-
 class LocalLauncher : public Launcher {
  public:
   LocalLauncher(const SubmitOptions& options, JobLog* log, RankOf rank_of)
       : options_(options),
         log_(log),
         rank_of_(std::move(rank_of)),
-        threads_(ThreadsPerWorker(options)) {
+        threads_(ThreadsPerLocalWorker(options)) {
     if (!threads_.empty()) {
       log_->Line("ringboost-submit: " + std::to_string(options.num_workers) +
                  " local worker(s) on " + std::to_string(UsableCores()) +
@@ -139,6 +123,20 @@ class LocalLauncher : public Launcher {
 };
 
 }  // namespace
+
+int UsableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::string ThreadsPerLocalWorker(const SubmitOptions& options) {
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) return "";
+  for (const auto& kv : options.env) {
+    if (kv.first == "OMP_NUM_THREADS") return "";
+  }
+  return std::to_string(std::max(1, UsableCores() / std::max(1, options.num_workers)));
+}
 
 std::unique_ptr<Launcher> MakeLocalLauncher(const SubmitOptions& options, JobLog* log,
                                             RankOf rank_of) {

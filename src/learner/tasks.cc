@@ -17,6 +17,7 @@
 #include "common/threads.h"
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
+#include "learner/progress.h"
 #include "tree/device_trainer.h"
 
 namespace ringboost {
@@ -49,9 +50,11 @@ std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
   return rabit::WithStats(rabit::MakeCommunicator(config));
 }
 
-DataSet LoadFor(const std::string& uri, const Params& params, const Objective* objective,
-                const rabit::Communicator& comm) {
+// `key` is the config key that named `uri`, for the messages.
+DataSet LoadFor(const std::string& key, const std::string& uri, const Params& params,
+                const Objective* objective, const rabit::Communicator& comm) {
   LoadOptions opt;
+  opt.key = key;
   opt.part = comm.Rank();
   opt.num_parts = comm.WorldSize();
   opt.indexing_mode = params.indexing_mode;
@@ -68,32 +71,6 @@ std::string ModelPath(const Params& params, int rounds) {
   std::string dir = params.model_dir.empty() ? "." : params.model_dir;
   return dir + "/" + name;
 }
-
-// Progress on a terminal: rounds done, elapsed, ETA (stderr, rewritten in place).
-class Progress {
- public:
-  explicit Progress(int total) : total_(total), enabled_(::isatty(2) != 0), start_(Clock::now()) {}
-  void Update(int done) const {
-    if (!enabled_) return;
-    double elapsed = Seconds(start_);
-    double eta = done > 0 ? elapsed / done * (total_ - done) : 0.0;
-    std::fprintf(stderr, "\r[ringboost] round %d/%d, %.1f s elapsed, ETA %.1f s   ", done, total_,
-                 elapsed, eta);
-    if (done == total_) std::fputc('\n', stderr);
-    std::fflush(stderr);
-  }
-  // Erases the progress line, so that the eval log on a shared terminal starts on a clean line.
-  void Clear() const {
-    if (!enabled_) return;
-    std::fputs("\r\033[K", stderr);
-    std::fflush(stderr);
-  }
-
- private:
-  int total_;
-  bool enabled_;
-  Clock::time_point start_;
-};
 
 // Early stopping on the last metric of the last eval set.
 struct EarlyStop {
@@ -232,10 +209,11 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   CheckSameConfig(params, comm);
   Learner learner(params, comm);
   auto t0 = Clock::now();
-  DataSet train = LoadFor(params.data, params, &learner.objective(), *comm);
+  DataSet train = LoadFor("data", params.data, params, &learner.objective(), *comm);
   std::vector<std::pair<std::string, DataSet>> evals;
   for (const auto& e : params.evals) {
-    evals.emplace_back(e.first, LoadFor(e.second, params, &learner.objective(), *comm));
+    evals.emplace_back(
+        e.first, LoadFor("eval[" + e.first + "]", e.second, params, &learner.objective(), *comm));
   }
   double load_s = Seconds(t0);
   Model init;
@@ -246,11 +224,11 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
                                << setup.binning_s << " s");
   const bool is_root = comm->Rank() == 0;
   EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
-  Progress progress(params.num_round);
   auto train_start = Clock::now();
   const rabit::CollectiveStats before = comm->Stats();
   // A checkpoint resumes at its round; model_in adds num_round rounds to its own.
   const int first_round = resumed ? init.num_rounds : 0;
+  Progress progress(first_round, params.num_round, is_root);
   const KillHook kill_hook = KillHookFromEnvironment();
   int rounds_done = first_round;
   for (int i = first_round; i < params.num_round; ++i) {
@@ -270,7 +248,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
     }
-    if (is_root) progress.Update(i + 1);
+    progress.Update(i + 1, !results.empty());
     const int every = params.save_period > 0 ? params.save_period : 1;
     if (!params.checkpoint_dir.empty() && is_root && (i + 1) % every == 0) {
       WriteCheckpoint(params.checkpoint_dir, learner.model(), i + 1);
@@ -288,6 +266,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
       break;
     }
   }
+  progress.Finish();
   double train_s = Seconds(train_start);
   RB_LOG(kInfo, "training: " << rounds_done << " rounds in " << train_s << " s");
   const rabit::CollectiveStats after = comm->Stats();
@@ -326,7 +305,7 @@ int RunPredict(const Params& params) {
   p.objective = model.objective;
   p.num_class = model.num_class;
   std::unique_ptr<Objective> objective = Objective::Create(p);
-  DataSet test = LoadFor(params.test_data, params, nullptr, *comm);
+  DataSet test = LoadFor("test:data", params.test_data, params, nullptr, *comm);
   int rounds = params.ntree_limit;
   if (rounds == 0 && model.best_iteration >= 0) rounds = model.best_iteration + 1;
   std::vector<float> preds =

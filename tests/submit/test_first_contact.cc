@@ -66,6 +66,18 @@ TEST(LocalThreads, TheUsersOwnSettingIsKept) {
   EXPECT_FALSE(Contains(job.out, "] threads=1\n")) << job.out;
 }
 
+// --cluster mpi without a host file runs every rank here: the same share.
+TEST(LocalThreads, MpiRanksWithoutAHostFileGetTheirShare) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
+  TempDir dir;
+  Job job = SubmitIn(dir, "--cluster mpi --num-workers 4 sh -c 'echo threads=$OMP_NUM_THREADS'");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const std::string share = std::to_string(std::max(1, Cores() / 4));
+  EXPECT_EQ(std::count(job.out.begin(), job.out.end(), '='), 4) << job.out;
+  EXPECT_FALSE(Contains(job.out, "threads=\n")) << job.out;
+  EXPECT_TRUE(Contains(job.out, "] threads=" + share + "\n")) << job.out;
+}
+
 // nthread=0 in ringboost follows OMP_NUM_THREADS (verbosity=2 logs the threads of the setup).
 TEST(LocalThreads, RingboostWithNthreadZeroFollowsOmpNumThreads) {
   TempDir dir;
