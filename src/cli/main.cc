@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/tasks.h"
 #include "common/config.h"
 #include "common/error.h"
 #include "common/logging.h"
-#include "learner/tasks.h"
 
 #ifndef RINGBOOST_VERSION
 #define RINGBOOST_VERSION "0.1.0"

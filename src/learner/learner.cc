@@ -6,9 +6,9 @@
 #include "common/error.h"
 #include "common/random.h"
 #include "common/threads.h"
-#include "tree/device_trainer.h"
+#include "tree/gpu_hist/trainer.h"
 #include "tree/gradient.h"
-#include "tree/grower.h"
+#include "tree/hist/grower.h"
 #include "tree/split_math.h"
 
 namespace ringboost {

@@ -15,9 +15,9 @@
 #include "model/model.h"
 #include "objective/objective.h"
 #include "rabit/communicator.h"
-#include "tree/binned_matrix.h"
+#include "tree/bins/binned_matrix.h"
+#include "tree/bins/quantile.h"
 #include "tree/gradient.h"
-#include "tree/quantile.h"
 
 namespace ringboost {
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "common/sort_util.h"
+#include "data/query_groups.h"
 #include "metric/metric_reduce.h"
 #include "metric/metrics.h"
-#include "objective/objective_detail.h"
 
 namespace ringboost {
 namespace {

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "data/query_groups.h"
 #include "metric/metric_reduce.h"
 #include "metric/metrics.h"
-#include "objective/objective_detail.h"
 
 namespace ringboost {
 namespace {

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "common/threads.h"
+#include "data/query_groups.h"
 #include "objective/elementwise.h"
-#include "objective/objective_detail.h"
 #include "objective/objectives.h"
 
 namespace ringboost {

@@ -11,7 +11,7 @@
 #include "common/params.h"
 #include "model/tree.h"
 #include "tree/gradient.h"
-#include "tree/split_evaluator.h"
+#include "tree/hist/split_evaluator.h"
 #include "tree/split_math.h"
 
 namespace ringboost {

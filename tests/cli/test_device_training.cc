@@ -12,7 +12,7 @@
 
 #include "cli_runner.h"
 #include "helpers.h"
-#include "tree/device_common.h"
+#include "tree/gpu_hist/common.h"
 
 namespace ringboost {
 namespace {

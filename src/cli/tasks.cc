@@ -1,0 +1,351 @@
+// The CLI's tasks: train (with eval log, snapshots, early stopping), pred, dump.
+#include "cli/tasks.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/logging.h"
+#include "common/threads.h"
+#include "learner/checkpoint.h"
+#include "learner/learner.h"
+#include "learner/progress.h"
+#include "tree/gpu_hist/trainer.h"
+
+namespace ringboost {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// Shortest text that reads back as the same double, as XGBoost's eval log prints.
+std::string ShortestDouble(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, res.ptr);
+}
+
+// A float printed as XGBoost's CLI prints predictions (9 significant digits).
+std::string FloatText(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
+  return buf;
+}
+
+std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
+  rabit::CommunicatorConfig config;
+  config.backend = params.communicator;
+  config.args = params.collective_args;
+  return rabit::WithStats(rabit::MakeCommunicator(config));
+}
+
+// `key` is the config key that named `uri`, for the messages.
+DataSet LoadFor(const std::string& key, const std::string& uri, const Params& params,
+                const Objective* objective, const rabit::Communicator& comm) {
+  LoadOptions opt;
+  opt.key = key;
+  opt.part = comm.Rank();
+  opt.num_parts = comm.WorldSize();
+  opt.indexing_mode = params.indexing_mode;
+  opt.nthread = params.nthread;
+  if (objective != nullptr) {
+    opt.check_label = [objective](float y) { return objective->CheckLabel(y); };
+  }
+  return LoadData(uri, opt);
+}
+
+std::string ModelPath(const Params& params, int rounds) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "%04d.model", rounds);
+  std::string dir = params.model_dir.empty() ? "." : params.model_dir;
+  return dir + "/" + name;
+}
+
+// Early stopping on the last metric of the last eval set.
+struct EarlyStop {
+  int patience = 0;
+  bool maximize = false;
+  int best_round = -1;
+  double best = 0.0;
+  // True when training should stop after `round`.
+  bool Observe(int round, double value) {
+    bool better = best_round < 0 || (maximize ? value > best : value < best);
+    if (better) {
+      best = value;
+      best_round = round;
+    }
+    return patience > 0 && round - best_round >= patience;
+  }
+};
+
+// Every worker must train with the same settings (nthread and verbosity excepted: they are the
+// machine's own). Each rank's explicitly given keys are gathered; all ranks stop with the same
+// error naming the first key that differs.
+void CheckSameConfig(const Params& params, rabit::Communicator* comm) {
+  if (comm->WorldSize() == 1) return;
+  std::string mine;
+  for (const auto& [key, value] : params.given) {
+    if (key != "nthread" && key != "verbosity") mine += key + "=" + value + "\n";
+  }
+  std::vector<uint64_t> sizes(comm->WorldSize());
+  uint64_t size = mine.size();
+  ThrowIfError(comm->AllgatherRaw(&size, sizeof(size), sizes.data()));
+  std::vector<char> all;
+  ThrowIfError(comm->AllgathervRaw(mine.data(), mine.size(), &all));
+  std::vector<std::map<std::string, std::string>> configs(comm->WorldSize());
+  std::size_t at = 0;
+  for (int r = 0; r < comm->WorldSize(); ++r) {
+    std::istringstream lines(std::string(all.data() + at, sizes[r]));
+    at += sizes[r];
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t eq = line.find('=');
+      configs[r][line.substr(0, eq)] = line.substr(eq + 1);
+    }
+  }
+  for (int r = 1; r < comm->WorldSize(); ++r) {
+    std::map<std::string, std::string> keys = configs[0];
+    keys.insert(configs[r].begin(), configs[r].end());
+    for (const auto& entry : keys) {
+      auto value = [&](int rank) {
+        auto it = configs[rank].find(entry.first);
+        return it == configs[rank].end() ? std::string("(not set)") : "'" + it->second + "'";
+      };
+      if (value(0) != value(r)) {
+        RB_FAIL("the workers' settings differ: " << entry.first << " is " << value(r) << " on rank "
+                                                 << r << " but " << value(0)
+                                                 << " on rank 0; every worker must train with "
+                                                    "the same config and key=value arguments");
+      }
+    }
+  }
+}
+
+// A deterministic fault for the restart tests: RINGBOOST_TEST_KILL_AT=RANK:ROUND makes that rank
+// kill itself with SIGKILL as round ROUND begins (as `kill -9` from outside would).
+struct KillHook {
+  int rank = -1, round = -1;
+  void MaybeDie(int my_rank, int my_round) const {
+    if (my_rank == rank && my_round == round) raise(SIGKILL);
+  }
+};
+
+KillHook KillHookFromEnvironment() {
+  KillHook hook;
+  if (const char* v = std::getenv("RINGBOOST_TEST_KILL_AT")) {
+    if (std::sscanf(v, "%d:%d", &hook.rank, &hook.round) != 2) hook = KillHook();
+  }
+  return hook;
+}
+
+// The model to start from: the communicator's checkpoint after a recovery, else the newest
+// checkpoint of checkpoint_dir, else model_in. *resumed: training goes on from its round.
+bool StartingModel(const Params& params, rabit::Communicator* comm, Model* init, bool* resumed) {
+  int version = 0;
+  std::string text;
+  ThrowIfError(comm->LoadCheckPoint(&text, &version));
+  if (version > 0) {
+    *init = Model::FromJson(text, "the checkpoint of the job");
+    *resumed = true;
+    RB_LOG(kWarning, "rank " << comm->Rank() << " resumes at round " << init->num_rounds);
+    return true;
+  }
+  if (!params.checkpoint_dir.empty()) {
+    std::string path;
+    text = LoadNewestCheckpoint(params.checkpoint_dir, comm, &path);
+    if (!text.empty()) {
+      *init = Model::FromJson(text, path.empty() ? "checkpoint" : path);
+      *resumed = true;
+      if (comm->Rank() == 0) {
+        std::fprintf(stderr, "[ringboost] resuming from round %d (%s)\n", init->num_rounds,
+                     path.c_str());
+      }
+      return true;
+    }
+  }
+  if (params.model_in.empty()) return false;
+  *init = Model::Load(params.model_in);
+  return true;
+}
+
+int TrainOnce(const Params& params, rabit::Communicator* comm);
+
+}  // namespace
+
+int RunTrain(const Params& params) {
+  SetVerbosity(params.verbosity);
+  if (params.device != "cpu") OpenDevice(params.device);  // fails early, before any data is read
+  if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
+  auto comm = OpenCommunicator(params);
+  RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
+                                << comm->WorldSize() << ", " << ResolveThreads(params.nthread)
+                                << " thread(s)");
+  // A lost worker (tcp with rabit_recover) sends every worker back here, to the agreed checkpoint.
+  for (;;) {
+    try {
+      TrainOnce(params, comm.get());
+      break;
+    } catch (const RecoveredError& e) {
+      RB_LOG(kWarning, e.what());
+    }
+  }
+  ThrowIfError(comm->Shutdown());
+  return 0;
+}
+
+namespace {
+
+int TrainOnce(const Params& params, rabit::Communicator* comm) {
+  CheckSameConfig(params, comm);
+  Learner learner(params, comm);
+  auto t0 = Clock::now();
+  DataSet train = LoadFor("data", params.data, params, &learner.objective(), *comm);
+  std::vector<std::pair<std::string, DataSet>> evals;
+  for (const auto& e : params.evals) {
+    evals.emplace_back(
+        e.first, LoadFor("eval[" + e.first + "]", e.second, params, &learner.objective(), *comm));
+  }
+  double load_s = Seconds(t0);
+  Model init;
+  bool resumed = false;
+  const bool have_init = StartingModel(params, comm, &init, &resumed);
+  SetupTimes setup = learner.Setup(std::move(train), std::move(evals), have_init ? &init : nullptr);
+  RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
+                               << setup.binning_s << " s");
+  const bool is_root = comm->Rank() == 0;
+  EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
+  auto train_start = Clock::now();
+  const rabit::CollectiveStats before = comm->Stats();
+  // A checkpoint resumes at its round; model_in adds num_round rounds to its own.
+  const int first_round = resumed ? init.num_rounds : 0;
+  Progress progress(first_round, params.num_round, is_root);
+  const KillHook kill_hook = KillHookFromEnvironment();
+  int rounds_done = first_round;
+  for (int i = first_round; i < params.num_round; ++i) {
+    kill_hook.MaybeDie(comm->Rank(), i);
+    auto round_start = Clock::now();
+    learner.UpdateOneRound();
+    rounds_done = i + 1;
+    auto results = learner.EvalOneRound();
+    const double device_s = learner.LastRoundDeviceSeconds();
+    RB_LOG(kInfo,
+           "round " << i << ": " << Seconds(round_start) << " s"
+                    << (device_s >= 0 ? " (device " + std::to_string(device_s) + " s)" : ""));
+    if (is_root && !results.empty()) {
+      progress.Clear();
+      std::string line = "[" + std::to_string(i) + "]";
+      for (const auto& r : results) line += "\t" + r.first + ":" + ShortestDouble(r.second);
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+    progress.Update(i + 1, !results.empty());
+    const int every = params.save_period > 0 ? params.save_period : 1;
+    if (!params.checkpoint_dir.empty() && is_root && (i + 1) % every == 0) {
+      WriteCheckpoint(params.checkpoint_dir, learner.model(), i + 1);
+    }
+    if (comm->Recovers()) ThrowIfError(comm->CheckPoint(learner.model().ToJson()));
+    if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
+      learner.model().Save(ModelPath(params, i + 1));
+    }
+    const std::size_t watched = learner.EarlyStoppingIndex();
+    if (watched < results.size() && stop.Observe(i, results[watched].second)) {
+      if (is_root) {
+        std::printf("Stopping. Best iteration:\n[%d]\t%s:%s\n", stop.best_round,
+                    results[watched].first.c_str(), ShortestDouble(stop.best).c_str());
+      }
+      break;
+    }
+  }
+  progress.Finish();
+  double train_s = Seconds(train_start);
+  RB_LOG(kInfo, "training: " << rounds_done << " rounds in " << train_s << " s");
+  const rabit::CollectiveStats after = comm->Stats();
+  if (rounds_done > 0) {
+    RB_LOG(kInfo, "collective in training: "
+                      << (after.calls - before.calls) / rounds_done << " calls, "
+                      << (after.bytes - before.bytes) / rounds_done << " bytes per round; "
+                      << after.seconds - before.seconds << " s ("
+                      << 100 * (after.seconds - before.seconds) / std::max(train_s, 1e-9)
+                      << "% of training)");
+  }
+  RB_LOG(kDebug, "phases: " << learner.PhaseReport());
+  if (params.early_stopping_rounds > 0 && stop.best_round >= 0) {
+    learner.model().best_iteration = stop.best_round;
+    learner.model().best_score = stop.best;
+  }
+  std::string out = params.model_out.empty() ? ModelPath(params, rounds_done) : params.model_out;
+  // The last snapshot already is the final model unless early stopping added its best round.
+  bool saved_by_period = params.model_out.empty() && params.save_period > 0 &&
+                         rounds_done % params.save_period == 0 && params.early_stopping_rounds == 0;
+  if (is_root && !saved_by_period) learner.model().Save(out);
+  if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int RunPredict(const Params& params) {
+  SetVerbosity(params.verbosity);
+  if (params.device != "cpu") OpenDevice(params.device);
+  if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
+  if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
+  auto comm = OpenCommunicator(params);
+  Model model = Model::Load(params.model_in);
+  Params p = params;
+  p.objective = model.objective;
+  p.num_class = model.num_class;
+  std::unique_ptr<Objective> objective = Objective::Create(p);
+  DataSet test = LoadFor("test:data", params.test_data, params, nullptr, *comm);
+  int rounds = params.ntree_limit;
+  if (rounds == 0 && model.best_iteration >= 0) rounds = model.best_iteration + 1;
+  std::vector<float> preds =
+      params.device == "cpu" ? PredictMargin(model, test, rounds, ResolveThreads(params.nthread))
+                             : PredictMarginOnDevice(params.device, model, test, rounds);
+  int per_row = model.num_groups;
+  if (!params.pred_margin) {
+    objective->PredTransform(&preds);
+    per_row = static_cast<int>(preds.size() / std::max<uint64_t>(test.NumRows(), 1));
+  }
+  std::string text;
+  text.reserve(preds.size() * 12);
+  for (std::size_t i = 0; i < preds.size(); ++i) {
+    text += FloatText(preds[i]);
+    text += (per_row > 0 && (i + 1) % per_row == 0) ? '\n' : '\t';
+  }
+  // Each worker predicted its share of the rows; shares are consecutive in the input, so rank
+  // order is input order.
+  std::vector<char> all;
+  ThrowIfError(comm->AllgathervRaw(text.data(), text.size(), &all));
+  if (comm->Rank() == 0) WriteFileAtomic(params.name_pred, std::string(all.begin(), all.end()));
+  ThrowIfError(comm->Shutdown());
+  return 0;
+}
+
+int RunDump(const Params& params) {
+  SetVerbosity(params.verbosity);
+  if (params.model_in.empty()) RB_FAIL("task=dump needs model_in=<model file>");
+  Model model = Model::Load(params.model_in);
+  FeatureMap fmap;
+  if (!params.fmap.empty()) fmap = FeatureMap::Load(params.fmap);
+  const FeatureMap* fm = params.fmap.empty() ? nullptr : &fmap;
+  std::string text = params.dump_format == "json" ? DumpJson(model, fm, params.dump_stats)
+                                                  : DumpText(model, fm, params.dump_stats);
+  if (params.name_dump == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    WriteFileAtomic(params.name_dump, text);
+  }
+  return 0;
+}
+
+}  // namespace ringboost

@@ -1,0 +1,228 @@
+// Building the binned matrix (binned_matrix.h states the layouts). Threads over rows; every
+// value's bin comes from a search of bin_search.h, the same answer as HistogramCuts::SearchBin.
+#include "tree/bins/binned_matrix.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "tree/bins/bin_search.h"
+
+namespace ringboost {
+namespace {
+
+int NumThreads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads(); }
+
+using detail::BlockSearch;
+using detail::PaddedBinarySearch;
+
+// The dense columns: the features of row 0 (below num_features) when every row stores exactly
+// the same features, so that no value is missing in them and every other feature is empty.
+// Empty when the data is not dense in that sense.
+std::vector<uint32_t> DenseColumns(const DataSet& data, uint32_t num_features, int nthread) {
+  const int64_t rows = static_cast<int64_t>(data.NumRows());
+  if (rows == 0) return {};
+  const uint64_t width = data.row_ptr[1];
+  const uint32_t* first = data.index.data();
+  bool dense = true;
+#pragma omp parallel for num_threads(nthread) reduction(&& : dense)
+  for (int64_t i = 1; i < rows; ++i) {
+    const uint64_t begin = data.row_ptr[i];
+    if (data.row_ptr[i + 1] - begin != width) {
+      dense = false;
+      continue;
+    }
+    dense = dense && std::equal(first, first + width, data.index.data() + begin);
+  }
+  if (!dense) return {};
+  std::vector<uint32_t> columns;
+  for (uint64_t j = 0; j < width; ++j) {
+    if (first[j] < num_features) columns.push_back(first[j]);
+  }
+  if (columns.size() != width) return {};  // entries beyond the cuts: take the sparse path
+  return columns;
+}
+
+// Rows in blocks, features outer within a block: the searches of one feature over a block take
+// the same steps, so they overlap in the pipeline instead of waiting on one another.
+template <typename Bin>
+void FillDense(const DataSet& data, const PaddedBinarySearch& searcher,
+               const std::vector<uint32_t>& columns, int nthread, std::vector<Bin>* out) {
+  const uint32_t nf = static_cast<uint32_t>(columns.size());
+  constexpr int64_t kBlockRows = 256;
+  const int64_t rows = static_cast<int64_t>(data.NumRows());
+  out->resize(static_cast<std::size_t>(rows) * nf);
+  Bin* bins = out->data();
+  const float* values = data.value.data();  // dense: entry (i, c) is at i * nf + c
+#pragma omp parallel for num_threads(nthread) schedule(static)
+  for (int64_t block = 0; block < (rows + kBlockRows - 1) / kBlockRows; ++block) {
+    const std::size_t begin = block * kBlockRows;
+    const std::size_t end = std::min<std::size_t>(begin + kBlockRows, rows);
+    for (uint32_t c = 0; c < nf; ++c) {
+      const uint32_t f = columns[c];
+      for (std::size_t at = begin * nf + c; at < end * nf; at += nf) {
+        bins[at] = static_cast<Bin>(searcher.LocalBin(f, values[at]));
+      }
+    }
+  }
+}
+
+// Column-major copy of a row-major rows x width matrix; threads over blocks of rows.
+template <typename Bin>
+void Transpose(const std::vector<Bin>& rows_major, std::size_t width, int nthread,
+               std::vector<Bin>* out) {
+  const std::size_t rows = width == 0 ? 0 : rows_major.size() / width;
+  out->resize(rows_major.size());
+  constexpr std::size_t kBlock = 4096;
+#pragma omp parallel for num_threads(nthread) schedule(static)
+  for (std::size_t b = 0; b < (rows + kBlock - 1) / kBlock; ++b) {
+    const std::size_t end = std::min(rows, (b + 1) * kBlock);
+    for (std::size_t c = 0; c < width; ++c) {
+      for (std::size_t i = b * kBlock; i < end; ++i)
+        (*out)[c * rows + i] = rows_major[i * width + c];
+    }
+  }
+}
+
+// Row offsets of the entries of features < num_features: a copy of data.row_ptr unless some
+// entries lie beyond num_features (they are dropped).
+std::vector<uint64_t> SparseRowPtr(const DataSet& data, uint32_t num_features, int nthread) {
+  const int64_t rows = static_cast<int64_t>(data.NumRows());
+  const int64_t nnz = static_cast<int64_t>(data.NumNonZero());
+  bool all_kept = true;
+#pragma omp parallel for num_threads(nthread) reduction(&& : all_kept)
+  for (int64_t k = 0; k < nnz; ++k) all_kept = all_kept && data.index[k] < num_features;
+  if (all_kept) return data.row_ptr;
+  std::vector<uint64_t> row_ptr(rows + 1, 0);
+#pragma omp parallel for num_threads(nthread)
+  for (int64_t i = 0; i < rows; ++i) {
+    uint64_t kept = 0;
+    for (uint64_t k = data.row_ptr[i]; k < data.row_ptr[i + 1]; ++k) {
+      kept += data.index[k] < num_features;
+    }
+    row_ptr[i + 1] = kept;
+  }
+  for (int64_t i = 0; i < rows; ++i) row_ptr[i + 1] += row_ptr[i];
+  return row_ptr;
+}
+
+// Every entry kept (the usual case): output k is input k. A software pipeline hides the two cache
+// misses of each search on a large cut table: the root line of entry k + 2L is prefetched, the
+// block of entry k + L is found and its line prefetched, and entry k is finished.
+void FillSparseAllKept(const DataSet& data, const HistogramCuts& cuts, const BlockSearch& search,
+                       int nthread, uint32_t* bins) {
+  constexpr uint64_t kLag = 8;
+  const uint64_t nnz = data.NumNonZero();
+  const uint32_t* index = data.index.data();
+  const float* value = data.value.data();
+#pragma omp parallel num_threads(nthread)
+  {
+    const uint64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const uint64_t begin = nnz * t / nt, end = nnz * (t + 1) / nt;
+    uint32_t block[kLag];
+    const auto start = [&](uint64_t k) {
+      block[k % kLag] = search.Block(index[k], value[k]);
+      search.PrefetchBlock(index[k], block[k % kLag]);
+    };
+    for (uint64_t k = begin; k < std::min(begin + kLag, end); ++k) start(k);
+    for (uint64_t k = begin; k < end; ++k) {
+      const uint32_t mine = block[k % kLag];
+      if (k + 2 * kLag < end) search.PrefetchRoot(index[k + 2 * kLag]);
+      if (k + kLag < end) start(k + kLag);
+      bins[k] = cuts.ptr[index[k]] + search.InBlock(index[k], mine, value[k]);
+    }
+  }
+}
+
+void FillSparse(const DataSet& data, const HistogramCuts& cuts, const BlockSearch& search,
+                int nthread, const std::vector<uint64_t>& row_ptr, std::vector<uint32_t>* out) {
+  out->resize(row_ptr.back());
+  if (row_ptr.back() == data.NumNonZero()) {
+    FillSparseAllKept(data, cuts, search, nthread, out->data());
+    return;
+  }
+  const int64_t rows = static_cast<int64_t>(data.NumRows());
+  const uint32_t nf = cuts.NumFeatures();
+  uint32_t* bins = out->data();
+#pragma omp parallel for num_threads(nthread) schedule(static)
+  for (int64_t i = 0; i < rows; ++i) {
+    uint64_t pos = row_ptr[i];
+    for (uint64_t k = data.row_ptr[i]; k < data.row_ptr[i + 1]; ++k) {
+      const uint32_t f = data.index[k];
+      if (f < nf) bins[pos++] = cuts.ptr[f] + search.LocalBin(f, data.value[k]);
+    }
+  }
+}
+
+}  // namespace
+
+BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts, int nthread) {
+  const int threads = NumThreads(nthread);
+  const uint32_t nf = cuts.NumFeatures();
+  for (uint32_t f = 0; f < nf; ++f) RB_CHECK_MSG(cuts.FeatureBins(f) >= 1, "feature " << f);
+  BinnedMatrix m;
+  m.num_rows_ = data.NumRows();
+  m.num_features_ = nf;
+  std::vector<uint32_t> columns = DenseColumns(data, nf, threads);
+  if (!columns.empty()) {
+    m.layout_ = Layout::kDense;
+    m.dense_columns_ = columns;
+    m.column_of_.assign(nf, -1);
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      m.column_of_[columns[c]] = static_cast<int32_t>(c);
+    }
+    uint32_t max_bins = 0;
+    for (uint32_t f : columns) max_bins = std::max(max_bins, cuts.FeatureBins(f));
+    RB_CHECK_MSG(max_bins <= 65536, "a feature has " << max_bins << " bins; at most 65536 fit");
+    if (max_bins <= 256) {
+      m.bin_bytes_ = 1;
+      FillDense(data, PaddedBinarySearch(cuts), columns, threads, &m.dense8_);
+    } else {
+      m.bin_bytes_ = 2;
+      FillDense(data, PaddedBinarySearch(cuts), columns, threads, &m.dense16_);
+    }
+  } else {
+    m.layout_ = Layout::kSparse;
+    m.bin_bytes_ = 4;
+    m.row_ptr_ = SparseRowPtr(data, nf, threads);
+    FillSparse(data, cuts, BlockSearch(cuts), threads, m.row_ptr_, &m.sparse_bins_);
+  }
+  return m;
+}
+
+void BinnedMatrix::BuildColumns(int nthread) {
+  if (layout_ != Layout::kDense) return;
+  const int threads = NumThreads(nthread);
+  if (bin_bytes_ == 1) Transpose(dense8_, dense_columns_.size(), threads, &columns8_);
+  if (bin_bytes_ == 2) Transpose(dense16_, dense_columns_.size(), threads, &columns16_);
+}
+
+std::size_t BinnedMatrix::MemoryBytes() const {
+  if (layout_ == Layout::kDense) {
+    return (dense8_.size() + columns8_.size()) * sizeof(uint8_t) +
+           (dense16_.size() + columns16_.size()) * sizeof(uint16_t);
+  }
+  return row_ptr_.size() * sizeof(uint64_t) + sparse_bins_.size() * sizeof(uint32_t);
+}
+
+int64_t BinnedMatrix::GetBin(uint64_t row, uint32_t feature, const HistogramCuts& cuts) const {
+  RB_CHECK_MSG(row < num_rows_, "row " << row << " of " << num_rows_);
+  if (feature >= num_features_) return -1;
+  if (layout_ == Layout::kDense) {
+    if (column_of_[feature] < 0) return -1;
+    const std::size_t at =
+        static_cast<std::size_t>(row) * dense_columns_.size() + column_of_[feature];
+    const uint32_t local = bin_bytes_ == 1 ? dense8_[at] : dense16_[at];
+    return static_cast<int64_t>(cuts.ptr[feature]) + local;
+  }
+  // Global bins are ascending within a row (features ascending, each feature's bins after the
+  // previous feature's), so the feature's entry is the first bin >= ptr[feature], if in range.
+  const uint32_t* begin = sparse_bins_.data() + row_ptr_[row];
+  const uint32_t* end = sparse_bins_.data() + row_ptr_[row + 1];
+  const uint32_t* it = std::lower_bound(begin, end, cuts.ptr[feature]);
+  if (it == end || *it >= cuts.ptr[feature + 1]) return -1;
+  return *it;
+}
+
+}  // namespace ringboost

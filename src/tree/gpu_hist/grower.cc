@@ -1,0 +1,203 @@
+// DeviceTreeGrower (device_grower.h): TreeGrower's steps with the data on the device.
+#ifdef RINGBOOST_USE_CUDA
+
+#include "tree/gpu_hist/grower.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "common/logging.h"
+
+namespace ringboost {
+
+std::shared_ptr<HistogramPool::Buffer> HistogramPool::Acquire(std::size_t n, std::size_t bins) {
+  const std::size_t want = std::max<std::size_t>(n * bins, 1);
+  // The smallest free buffer that holds `want`, else a new one.
+  auto best = free_.end();
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    if ((*it)->capacity() >= want &&
+        (best == free_.end() || (*it)->capacity() < (*best)->capacity()))
+      best = it;
+  }
+  std::unique_ptr<Buffer> buffer;
+  if (best != free_.end()) {
+    buffer = std::move(*best);
+    free_.erase(best);
+  } else {
+    buffer = std::make_unique<Buffer>();
+  }
+  buffer->Resize(want);
+  return std::shared_ptr<Buffer>(buffer.release(), [this](Buffer* b) { free_.emplace_back(b); });
+}
+
+DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts,
+                                   const Params& params, const SplitParams& split_params,
+                                   rabit::Communicator* comm)
+    : matrix_(matrix),
+      cuts_(cuts),
+      params_(params),
+      split_params_(split_params),
+      comm_(comm),
+      hist_builder_(matrix, *cuts),
+      partitioner_(matrix->shape().num_rows),
+      nodes_(params, split_params),
+      sync_phases_(params.verbosity >= static_cast<int>(LogLevel::kDebug)) {}
+
+void DeviceTreeGrower::EndPhase() {
+  if (sync_phases_) DeviceSynchronize();
+}
+
+// Several workers: the histograms go through host memory to the collective and back.
+void DeviceTreeGrower::AllreduceHistograms(HistogramPool::Buffer* hists, std::size_t count) {
+  if (comm_->WorldSize() == 1 || count == 0) return;
+  std::vector<GradientSum> h_all(count * cuts_->TotalBins());
+  detail::CopyToHost(h_all.data(), hists->data(), h_all.size() * sizeof(GradientSum));
+  comm_->Allreduce(Span<int64_t>(reinterpret_cast<int64_t*>(h_all.data()), 2 * h_all.size()),
+                   rabit::Op::kSum);
+  detail::CopyToDevice(hists->data(), h_all.data(), h_all.size() * sizeof(GradientSum));
+}
+
+void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
+  if (nids.empty()) return;
+  const auto start = PhaseTimer::Clock::now();
+  std::vector<DeviceSplitNode> inputs;
+  std::vector<std::vector<uint32_t>> features;
+  const HistogramPool::Buffer* buffer = nodes_[nids[0]].hist.get();
+  for (int nid : nids) {
+    NodeState& n = nodes_[nid];
+    RB_CHECK(n.hist.get() == buffer);
+    features.push_back(sampler_->ForNode(nid, n.depth));
+    inputs.push_back(DeviceSplitNode{n.slot * cuts_->TotalBins(), n.sum.g, n.sum.h, n.gain});
+  }
+  const std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
+  for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
+  timer_.Add("device evaluate", start);
+}
+
+void DeviceTreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
+  const auto start = PhaseTimer::Clock::now();
+  std::vector<DeviceSplitTask> tasks;
+  for (const Expansion& e : expansions) {
+    const SplitCandidate& s = nodes_[e.nid].split;
+    tasks.push_back(
+        DeviceSplitTask{e.nid, e.left, e.right, s.feature, s.split_bin, s.default_left});
+  }
+  partitioner_.Partition(*matrix_, tasks);
+  timer_.Add("device partition", start);
+}
+
+// The smaller child of every expansion into slots [0, k) of a new buffer, siblings into
+// [k, 2k), all in one launch of each kernel; returns the children that may still be split.
+std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& expansions) {
+  std::vector<uint64_t> counts;
+  for (const Expansion& e : expansions) {
+    counts.push_back(partitioner_.NodeRange(e.left).size());
+    counts.push_back(partitioner_.NodeRange(e.right).size());
+  }
+  if (!counts.empty()) comm_->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
+  std::vector<int> children;
+  std::vector<Expansion> built;  // (parent, built child, sibling)
+  std::vector<HistNode> nodes;
+  for (std::size_t i = 0; i < expansions.size(); ++i) {
+    const Expansion& e = expansions[i];
+    if (params_.max_depth > 0 && nodes_[e.left].depth >= params_.max_depth) {
+      nodes_[e.nid].hist.reset();  // children are leaves at the depth limit
+      continue;
+    }
+    const bool left_smaller = counts[2 * i] <= counts[2 * i + 1];
+    const int small = left_smaller ? e.left : e.right;
+    nodes.push_back(HistNode{partitioner_.d_node_rows(small), partitioner_.NodeRange(small).size(),
+                             static_cast<uint32_t>(built.size())});
+    built.push_back(Expansion{e.nid, small, left_smaller ? e.right : e.left});
+    children.push_back(e.left);
+    children.push_back(e.right);
+  }
+  if (built.empty()) return children;
+  const auto start = PhaseTimer::Clock::now();
+  const std::size_t k = built.size(), n_bins = cuts_->TotalBins();
+  std::shared_ptr<HistogramPool::Buffer> level = pool_.Acquire(2 * k, n_bins);
+  hist_builder_.Build(d_gpair_, nodes, k, level->data());
+  AllreduceHistograms(level.get(), k);
+  std::vector<SubtractTask> subtract;
+  for (std::size_t i = 0; i < k; ++i) {
+    const NodeState& parent = nodes_[built[i].nid];
+    subtract.push_back(SubtractTask{parent.hist->data() + parent.slot * n_bins,
+                                    level->data() + i * n_bins, level->data() + (k + i) * n_bins});
+    nodes_[built[i].left].hist = level;
+    nodes_[built[i].left].slot = i;
+    nodes_[built[i].right].hist = level;
+    nodes_[built[i].right].slot = k + i;
+  }
+  d_subtract_.CopyFrom(subtract);
+  DeviceHistogramBuilder::SubtractMany(d_subtract_.data(), k, n_bins);
+  // The parents' buffers go back to the pool: work queued later on the stream may reuse them
+  // only after these kernels, in stream order.
+  for (const Expansion& b : built) nodes_[b.nid].hist.reset();
+  EndPhase();
+  timer_.Add("device histograms", start);
+  return children;
+}
+
+RegTree DeviceTreeGrower::Grow(const std::vector<GradientSum>& gpair,
+                               const GradientQuantizer& quantizer, uint64_t tree_key) {
+  RB_CHECK(gpair.size() == matrix_->shape().num_rows);
+  d_host_gpair_.CopyFrom(gpair);
+  GradientSum sum;
+  for (const GradientSum& g : gpair) sum += g;
+  return Grow(d_host_gpair_.data(), sum, quantizer, tree_key);
+}
+
+RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum,
+                               const GradientQuantizer& quantizer, uint64_t tree_key) {
+  d_gpair_ = d_gpair;
+  if (evaluator_ == nullptr) {
+    evaluator_ = std::make_unique<DeviceSplitEvaluator>(matrix_, split_params_, quantizer);
+  } else {
+    evaluator_->SetQuantizer(quantizer);
+  }
+  partitioner_.Reset();
+  sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
+  int64_t sum[2] = {local_sum.g, local_sum.h};
+  comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
+  RegTree tree;
+  nodes_.Reset(&quantizer);
+  nodes_.InitChild(0, -1, GradientSum{sum[0], sum[1]}, &tree);
+  const auto start = PhaseTimer::Clock::now();
+  nodes_[0].hist = pool_.Acquire(1, cuts_->TotalBins());
+  hist_builder_.Build(d_gpair_, {HistNode{nullptr, matrix_->shape().num_rows, 0}}, 1,
+                      nodes_[0].hist->data());
+  AllreduceHistograms(nodes_[0].hist.get(), 1);
+  EndPhase();
+  timer_.Add("device histograms", start);
+  EvaluateNodes({0});
+  nodes_.Grow(
+      &tree,
+      [&](const std::vector<Expansion>& expansions) {
+        PartitionRows(expansions);
+        const std::vector<int> children = BuildChildren(expansions);
+        EvaluateNodes(children);
+        return children;
+      },
+      [&](int nid) { nodes_[nid].hist.reset(); });
+  nodes_.Reset(nullptr);
+  return tree;
+}
+
+void DeviceTreeGrower::UpdatePredictions(const RegTree& tree, float* d_preds, int stride,
+                                         int group) {
+  const auto start = PhaseTimer::Clock::now();
+  std::vector<int> leaves;
+  std::vector<float> values;
+  for (int nid = 0; nid < tree.NumNodes(); ++nid) {
+    if (!tree[nid].IsLeaf()) continue;
+    leaves.push_back(nid);
+    values.push_back(tree[nid].leaf_value);
+  }
+  partitioner_.AddLeafValues(leaves, values, d_preds, stride, group);
+  EndPhase();
+  timer_.Add("device predictions", start);
+}
+
+}  // namespace ringboost
+
+#endif  // RINGBOOST_USE_CUDA

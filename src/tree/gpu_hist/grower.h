@@ -1,0 +1,97 @@
+// A tree grower whose data stays on the device: histograms (smaller child built, sibling by
+// subtraction, one launch for all the nodes of a level), split evaluation and row partition run as
+// kernels; the tree itself, the node bookkeeping and the expansion order are host code shared with
+// TreeGrower (node_book.h), so the trees are the same (the kernels equal their CPU references bit
+// for bit).
+//
+// device=cuda reaches it through DeviceTrainer (device_trainer.h). Several workers allreduce the
+// histograms through host memory (the collective's buffers are host memory).
+#pragma once
+
+#ifdef RINGBOOST_USE_CUDA
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/params.h"
+#include "common/timer.h"
+#include "model/tree.h"
+#include "rabit/communicator.h"
+#include "tree/bins/quantile.h"
+#include "tree/column_sampler.h"
+#include "tree/gpu_hist/histogram.h"
+#include "tree/gpu_hist/matrix.h"
+#include "tree/gpu_hist/partition.h"
+#include "tree/gpu_hist/split.h"
+#include "tree/node_book.h"
+
+namespace ringboost {
+
+// Device buffers of histograms, handed out and taken back without cudaMalloc/cudaFree after the
+// first tree (a free would synchronize the device). A buffer is back in the pool when the last
+// shared_ptr to it goes; the pool must outlive them.
+class HistogramPool {
+ public:
+  using Buffer = DeviceBuffer<GradientSum>;
+  // A buffer of at least n histograms' worth of `bins` each.
+  std::shared_ptr<Buffer> Acquire(std::size_t n, std::size_t bins);
+
+ private:
+  std::vector<std::unique_ptr<Buffer>> free_;
+};
+
+class DeviceTreeGrower {
+ public:
+  DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts, const Params& params,
+                   const SplitParams& split_params, rabit::Communicator* comm);
+
+  // Grows a tree from the quantized gradients at d_gpair (device memory, one a row) whose sum over
+  // this worker's rows is `local_sum`; `tree_key` keys column sampling.
+  RegTree Grow(const GradientSum* d_gpair, GradientSum local_sum,
+               const GradientQuantizer& quantizer, uint64_t tree_key);
+  // The same from gradients in host memory (uploaded here).
+  RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
+               uint64_t tree_key);
+  // Adds each leaf's value of the last grown tree to d_preds[row * stride + group].
+  void UpdatePredictions(const RegTree& tree, float* d_preds, int stride, int group);
+  // Seconds per phase. With verbosity=3 (when the phases are printed) each phase ends with a
+  // device synchronize, so that kernels count where they run; otherwise the host queues the next
+  // phase's work without waiting, and the times say little.
+  const PhaseTimer& timer() const { return timer_; }
+
+ private:
+  // A node's histogram: histogram `slot` of a level's buffer (shared by the nodes built with it).
+  struct NodeState : NodeStats {
+    std::shared_ptr<HistogramPool::Buffer> hist;
+    uint64_t slot = 0;
+  };
+
+  void PartitionRows(const std::vector<Expansion>& expansions);
+  std::vector<int> BuildChildren(const std::vector<Expansion>& expansions);
+  void AllreduceHistograms(HistogramPool::Buffer* hists, std::size_t count);
+  // Evaluates `nids`, whose histograms all lie in one buffer.
+  void EvaluateNodes(const std::vector<int>& nids);
+  void EndPhase();  // waits for the device when the phases are timed
+
+  const DeviceMatrix* matrix_;
+  const HistogramCuts* cuts_;
+  const Params& params_;
+  SplitParams split_params_;
+  rabit::Communicator* comm_;
+  DeviceHistogramBuilder hist_builder_;
+  DevicePartitioner partitioner_;
+  std::unique_ptr<DeviceSplitEvaluator> evaluator_;
+  std::unique_ptr<ColumnSampler> sampler_;
+  DeviceBuffer<GradientSum> d_host_gpair_;  // the host-gradient Grow's upload
+  DeviceBuffer<SubtractTask> d_subtract_;
+  const GradientSum* d_gpair_ = nullptr;  // the tree being grown's gradients
+  HistogramPool pool_;
+  NodeBook<NodeState> nodes_;
+  bool sync_phases_;
+  PhaseTimer timer_;
+};
+
+}  // namespace ringboost
+
+#endif  // RINGBOOST_USE_CUDA

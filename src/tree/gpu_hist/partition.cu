@@ -1,0 +1,208 @@
+// Device side of the row partition (device_partition.h): mark, scan, scatter.
+#include <thrust/iterator/transform_iterator.h>
+
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include <numeric>
+
+#include "tree/gpu_hist/common.cuh"
+#include "tree/gpu_hist/partition.h"
+
+namespace ringboost {
+namespace {
+
+// The task whose range holds position j, or -1 (tasks sorted by begin, ranges disjoint).
+__device__ int FindTask(const PartitionTaskView* tasks, int n_tasks, uint64_t j) {
+  int lo = 0, hi = n_tasks;  // first task with begin > j
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (tasks[mid].begin <= j) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo > 0 && j < tasks[lo - 1].end ? lo - 1 : -1;
+}
+
+// marks[j - lo] for positions [lo, lo + n) and a trailing 0 at marks[n].
+__global__ void MarkKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks,
+                           uint64_t lo, uint64_t n, uint8_t* marks) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k <= n;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    uint8_t mark = 0;
+    const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
+    if (t >= 0) {
+      const PartitionTaskView& task = tasks[t];
+      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
+    }
+    marks[k] = mark;
+  }
+}
+
+__global__ void CountLeftKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
+                                const uint32_t* scan, uint64_t* n_left) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n_tasks) n_left[t] = scan[tasks[t].end - lo] - scan[tasks[t].begin - lo];
+}
+
+__global__ void ScatterKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo, uint64_t n,
+                              const uint8_t* marks, const uint32_t* scan, const uint64_t* n_left) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const int t = FindTask(tasks, n_tasks, lo + k);
+    if (t < 0) continue;
+    const PartitionTaskView& task = tasks[t];
+    const uint64_t left_before = scan[k] - scan[task.begin - lo];
+    const uint64_t to =
+        PartitionDestination(task.begin, lo + k, left_before, n_left[t], marks[k] != 0);
+    task.dst[to] = task.src[lo + k];
+  }
+}
+
+__global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int stride, int group) {
+  const LeafChunk c = chunks[blockIdx.x];
+  for (uint64_t k = threadIdx.x; k < c.n; k += blockDim.x) {
+    preds[static_cast<uint64_t>(c.rows[k]) * stride + group] += c.value;
+  }
+}
+
+__global__ void IotaKernel(uint32_t* out, uint64_t n) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    out[k] = static_cast<uint32_t>(k);
+  }
+}
+
+// Marks are bytes (a quarter of the traffic of 32-bit ones); the scan widens them as it reads.
+struct WidenMark {
+  __host__ __device__ uint32_t operator()(uint8_t mark) const { return mark; }
+};
+
+unsigned int Grid(uint64_t n) { return GridStrideFor(n, DevicePolicy::kPartitionBlockThreads); }
+
+}  // namespace
+
+DevicePartitioner::DevicePartitioner(uint64_t num_rows) : num_rows_(num_rows) {
+  RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
+  d_buffers_[0].Resize(num_rows);
+  d_buffers_[1].Resize(num_rows);
+  d_marks_.Resize(num_rows + 1);
+  d_scan_.Resize(num_rows + 1);
+  Reset();
+}
+
+void DevicePartitioner::Reset() {
+  if (num_rows_ > 0) {
+    IotaKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(d_buffers_[0].data(),
+                                                                          num_rows_);
+    RB_CUDA_CHECK_LAUNCH();
+  }
+  ranges_.assign(1, RowPartitioner::Range{0, num_rows_});
+  where_.assign(1, 0);
+}
+
+void DevicePartitioner::EnsureNode(int nid) {
+  if (static_cast<std::size_t>(nid) >= ranges_.size()) {
+    ranges_.resize(nid + 1);
+    where_.resize(nid + 1, 0);
+  }
+}
+
+std::vector<uint32_t> DevicePartitioner::NodeRowsToHost(int nid) const {
+  std::vector<uint32_t> rows(ranges_[nid].size());
+  if (!rows.empty()) {
+    detail::CopyToHost(rows.data(), d_node_rows(nid), rows.size() * sizeof(uint32_t));
+  }
+  return rows;
+}
+
+void DevicePartitioner::Partition(const DeviceMatrix& matrix,
+                                  const std::vector<DeviceSplitTask>& tasks) {
+  // Nodes without rows move nothing: both children start empty where the node was. The others
+  // have disjoint ranges, ordered by their first position for the kernels' binary search.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const DeviceSplitTask& t = tasks[i];
+    EnsureNode(std::max(t.left, t.right));
+    const RowPartitioner::Range r = ranges_[t.nid];
+    if (r.size() > 0) {
+      order.push_back(i);
+      continue;
+    }
+    ranges_[t.left] = ranges_[t.right] = RowPartitioner::Range{r.begin, r.begin};
+    where_[t.left] = where_[t.right] = where_[t.nid];
+  }
+  if (order.empty()) return;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return ranges_[tasks[a].nid].begin < ranges_[tasks[b].nid].begin;
+  });
+  std::vector<PartitionTaskView> views;
+  for (std::size_t i : order) {
+    const DeviceSplitTask& t = tasks[i];
+    const RowPartitioner::Range r = ranges_[t.nid];
+    const int from = where_[t.nid];
+    views.push_back(PartitionTaskView{r.begin, r.end, d_buffers_[from].data(),
+                                      d_buffers_[1 - from].data(), t.feature, t.split_bin,
+                                      t.default_left});
+  }
+  const uint64_t lo = views.front().begin, n = views.back().end - lo;
+  const std::vector<uint64_t> n_left = MarkScanScatter(matrix, views, lo, n);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const DeviceSplitTask& t = tasks[order[k]];
+    const RowPartitioner::Range r = ranges_[t.nid];
+    const uint8_t to = 1 - where_[t.nid];
+    ranges_[t.left] = RowPartitioner::Range{r.begin, r.begin + n_left[k]};
+    ranges_[t.right] = RowPartitioner::Range{r.begin + n_left[k], r.end};
+    where_[t.left] = to;
+    where_[t.right] = to;
+  }
+}
+
+std::vector<uint64_t> DevicePartitioner::MarkScanScatter(
+    const DeviceMatrix& matrix, const std::vector<PartitionTaskView>& views, uint64_t lo,
+    uint64_t n) {
+  const int n_tasks = static_cast<int>(views.size());
+  d_tasks_.CopyFrom(views);
+  d_n_left_.Resize(views.size());
+  constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
+  MarkKernel<<<Grid(n + 1), kThreads>>>(matrix.View(), d_tasks_.data(), n_tasks, lo, n,
+                                        d_marks_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  const auto marks = thrust::make_transform_iterator(d_marks_.data(), WidenMark());
+  std::size_t temp_bytes = 0;
+  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, marks, d_scan_.data(), n + 1));
+  if (d_scan_temp_.size() < temp_bytes) d_scan_temp_.Resize(std::max<std::size_t>(temp_bytes, 1));
+  RB_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(d_scan_temp_.data(), temp_bytes, marks, d_scan_.data(), n + 1));
+  CountLeftKernel<<<GridFor(n_tasks, kThreads), kThreads>>>(d_tasks_.data(), n_tasks, lo,
+                                                            d_scan_.data(), d_n_left_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, n, d_marks_.data(),
+                                       d_scan_.data(), d_n_left_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  return d_n_left_.ToHost();
+}
+
+void DevicePartitioner::AddLeafValues(const std::vector<int>& leaves,
+                                      const std::vector<float>& values, float* d_preds, int stride,
+                                      int group) {
+  RB_CHECK(leaves.size() == values.size());
+  constexpr uint64_t kChunkRows = DevicePolicy::kLeafChunkRows;
+  std::vector<LeafChunk> chunks;
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const uint64_t size = ranges_[leaves[k]].size();
+    for (uint64_t b = 0; b < size; b += kChunkRows) {
+      chunks.push_back(
+          LeafChunk{d_node_rows(leaves[k]) + b, std::min(kChunkRows, size - b), values[k]});
+    }
+  }
+  if (chunks.empty()) return;
+  d_leaf_chunks_.CopyFrom(chunks);
+  AddLeafValuesKernel<<<static_cast<unsigned int>(chunks.size()),
+                        DevicePolicy::kPartitionBlockThreads>>>(d_leaf_chunks_.data(), d_preds,
+                                                                stride, group);
+  RB_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace ringboost

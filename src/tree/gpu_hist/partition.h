@@ -1,0 +1,101 @@
+// Row partition on the device (DESIGN.md step 8, GPU): the same layout as RowPartitioner. Each
+// node owns a contiguous range of row ids in one of two buffers; splitting a level's nodes marks
+// every row that goes left, takes one exclusive scan of the marks over the positions the nodes
+// cover, and scatters each node's rows into the other buffer: left rows first, then right rows,
+// each side in its original order (a stable partition, so the layout equals the CPU's).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tree/gpu_hist/common.h"
+#include "tree/gpu_hist/matrix.h"
+#include "tree/hist/row_partitioner.h"
+
+namespace ringboost {
+
+// Where a split sends a row (grower.cc's SplitRule): missing -> default_left, else local bin
+// <= split_bin. Pointers of `matrix` are device or host pointers alike.
+RB_HOST_DEVICE inline bool GoesLeft(const EllpackView& matrix, uint64_t row, uint32_t feature,
+                                    int32_t split_bin, bool default_left) {
+  const int64_t bin = matrix.GetBin(row, feature);
+  if (bin < 0) return default_left;
+  return bin - static_cast<int64_t>(matrix.feature_ptr[feature]) <= split_bin;
+}
+
+// The position of the row at position j of a node [begin, begin + size) after a stable
+// partition, given the left rows before j (`left_before`) and in the whole node (`n_left`).
+RB_HOST_DEVICE inline uint64_t PartitionDestination(uint64_t begin, uint64_t j,
+                                                    uint64_t left_before, uint64_t n_left,
+                                                    bool left) {
+  return left ? begin + left_before : begin + n_left + (j - begin - left_before);
+}
+
+// One split of a level, as the grower states it.
+struct DeviceSplitTask {
+  int nid, left, right;
+  uint32_t feature;
+  int32_t split_bin;  // local bin
+  bool default_left;
+};
+
+// What the kernels read of one task (a view; rows move from src to dst).
+struct PartitionTaskView {
+  uint64_t begin, end;  // the node's positions
+  const uint32_t* src;
+  uint32_t* dst;
+  uint32_t feature;
+  int32_t split_bin;
+  bool default_left;
+};
+
+// Rows [rows, rows + n) of one leaf, whose value is `value` (a block's work).
+struct LeafChunk {
+  const uint32_t* rows;
+  uint64_t n;
+  float value;
+};
+
+#ifdef RINGBOOST_USE_CUDA
+class DevicePartitioner {
+ public:
+  // All rows in the root (node 0), in order.
+  explicit DevicePartitioner(uint64_t num_rows);
+  // Back to all rows in the root, in order (a new tree); keeps the allocations.
+  void Reset();
+
+  const RowPartitioner::Range& NodeRange(int nid) const { return ranges_[nid]; }
+  const uint32_t* d_node_rows(int nid) const {
+    return d_buffers_[where_[nid]].data() + ranges_[nid].begin;
+  }
+  std::vector<uint32_t> NodeRowsToHost(int nid) const;
+
+  // Applies every split of one level at once (the nodes' ranges are disjoint).
+  void Partition(const DeviceMatrix& matrix, const std::vector<DeviceSplitTask>& tasks);
+
+  // The prediction cache after a tree (TreeGrower::UpdatePredictions): adds values[k] to
+  // d_preds[row * stride + group] for every row of node leaves[k]. One float add per row.
+  void AddLeafValues(const std::vector<int>& leaves, const std::vector<float>& values,
+                     float* d_preds, int stride, int group);
+
+ private:
+  void EnsureNode(int nid);
+  // The kernels of one level over positions [lo, lo + n) (views ordered, non-empty, disjoint):
+  // returns each view's rows that went left.
+  std::vector<uint64_t> MarkScanScatter(const DeviceMatrix& matrix,
+                                        const std::vector<PartitionTaskView>& views, uint64_t lo,
+                                        uint64_t n);
+  uint64_t num_rows_;
+  DeviceBuffer<uint32_t> d_buffers_[2];
+  DeviceBuffer<uint8_t> d_marks_;  // 1 = goes left, per covered position (+1 trailing 0)
+  DeviceBuffer<uint32_t> d_scan_;  // exclusive scan of d_marks_
+  DeviceBuffer<uint8_t> d_scan_temp_;
+  DeviceBuffer<PartitionTaskView> d_tasks_;
+  DeviceBuffer<uint64_t> d_n_left_;
+  DeviceBuffer<LeafChunk> d_leaf_chunks_;
+  std::vector<RowPartitioner::Range> ranges_;
+  std::vector<uint8_t> where_;
+};
+#endif  // RINGBOOST_USE_CUDA
+
+}  // namespace ringboost

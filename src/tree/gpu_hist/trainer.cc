@@ -1,0 +1,188 @@
+#include "tree/gpu_hist/trainer.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/logging.h"
+
+#ifdef RINGBOOST_USE_CUDA
+#include "common/timer.h"
+#include "tree/gpu_hist/common.h"
+#include "tree/gpu_hist/gradient.h"
+#include "tree/gpu_hist/grower.h"
+#include "tree/gpu_hist/matrix.h"
+#include "tree/predict_device.h"
+#endif
+
+namespace ringboost {
+namespace {
+
+// The worker's rank among the processes on its machine, from the launcher's environment.
+int LocalRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return std::atoi(value);
+  }
+  return 0;
+}
+
+}  // namespace
+
+#ifndef RINGBOOST_USE_CUDA
+
+int OpenDevice(const std::string& device) {
+  (void)LocalRank;
+  RB_FAIL("device=" << device
+                    << ": this ringboost was built without CUDA (rebuild with "
+                       "-DRINGBOOST_USE_CUDA=ON where nvcc is installed, or use device=cpu)");
+}
+
+std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(const std::string& device, const BinnedMatrix&,
+                                                     const HistogramCuts&, const Params&,
+                                                     const SplitParams&, rabit::Communicator*, int,
+                                                     const DataSet&, int,
+                                                     const std::vector<float>&) {
+  OpenDevice(device);
+  return nullptr;
+}
+
+std::vector<float> PredictMarginOnDevice(const std::string& device, const Model&, const DataSet&,
+                                         int) {
+  OpenDevice(device);
+  return {};
+}
+
+#else
+
+int OpenDevice(const std::string& device) {
+  std::string reason;
+  const int count = DeviceCount(&reason);
+  if (count == 0) RB_FAIL("device=" << device << ": no CUDA device: " << reason);
+  int ordinal = LocalRank() % count;
+  if (device != "cuda") {
+    ordinal = std::atoi(device.c_str() + 5);  // "cuda:N", checked by the parameter table
+    if (ordinal >= count) {
+      RB_FAIL("device=" << device << ": there are " << count << " CUDA device(s), 0 to "
+                        << count - 1);
+    }
+  }
+  SetDevice(ordinal);
+  return ordinal;
+}
+
+namespace {
+
+// Device memory training takes beside the matrix: per row the quantized gradients (16 bytes), raw
+// gradients and margins (12 a group), label and weight (8), the two row-id buffers and the
+// partition's marks and scan (16); and the histograms of two levels, each its built children and
+// their siblings.
+std::size_t TrainingBytes(const BinnedMatrix& matrix, const HistogramCuts& cuts,
+                          const Params& params, int groups) {
+  const uint64_t rows = matrix.NumRows();
+  uint64_t level_nodes = params.max_depth > 0 ? uint64_t{1} << std::min(params.max_depth, 16) : 256;
+  if (params.max_leaves > 0) level_nodes = std::min<uint64_t>(level_nodes, params.max_leaves);
+  level_nodes =
+      std::min<uint64_t>(level_nodes, std::max<uint64_t>(rows, 1));  // a row a node at most
+  const uint64_t hist_bytes = 2 * level_nodes * cuts.TotalBins() * sizeof(GradientSum);
+  return DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) + rows * (40 + 12 * groups) + hist_bytes;
+}
+
+class CudaTrainer : public DeviceTrainer {
+ public:
+  CudaTrainer(const BinnedMatrix& matrix, const HistogramCuts& cuts, const Params& params,
+              const SplitParams& split_params, rabit::Communicator* comm, int nthread,
+              const DataSet& train, int groups, const std::vector<float>& margins)
+      : params_(params),
+        comm_(comm),
+        groups_(groups),
+        matrix_(DeviceMatrix::Create(matrix, cuts, nthread)),
+        gradients_(train, groups_, margins),
+        d_quantized_(train.NumRows()),
+        grower_(&matrix_, &cuts, params, split_params, comm) {}
+
+  std::vector<RegTree> BoostOneRound(const Objective& objective, const DataSet& train,
+                                     int round) override {
+    round_timer_.Start();
+    ComputeGradients(objective, train, round);
+    const RowSampling sampling{params_.subsample, params_.seed, static_cast<uint64_t>(round),
+                               train.first_row};
+    std::vector<RegTree> trees;
+    for (int k = 0; k < groups_; ++k) {
+      auto start = PhaseTimer::Clock::now();
+      const GradientQuantizer quantizer = gradients_.Quantizer(k, comm_);
+      const GradientSum sum = gradients_.Quantize(quantizer, k, sampling, d_quantized_.data());
+      timer_.Add("device quantize", start);
+      trees.push_back(grower_.Grow(d_quantized_.data(), sum, quantizer,
+                                   static_cast<uint64_t>(round) * groups_ + k));
+      grower_.UpdatePredictions(trees.back(), gradients_.d_margins(), groups_, k);
+    }
+    last_round_s_ = round_timer_.Stop();
+    return trees;
+  }
+  std::vector<float> Margins() const override { return gradients_.MarginsToHost(); }
+  std::string PhaseReport() const override {
+    return PhaseTimer::Join(timer_.Report(), grower_.timer().Report());
+  }
+  double LastRoundSeconds() const override { return last_round_s_; }
+
+ private:
+  // On the device for an element-wise objective; else on the host from the margins.
+  void ComputeGradients(const Objective& objective, const DataSet& train, int round) {
+    const auto start = PhaseTimer::Clock::now();
+    ElementwiseSpec spec;
+    if (objective.Elementwise(&spec)) {
+      const uint64_t bad = gradients_.Compute(spec);
+      if (bad < train.NumRows())
+        RB_FAIL(train.name << ": " << objective.CheckLabel(train.label[bad]));
+    } else {
+      objective.GetGradient(train, gradients_.MarginsToHost(), round, &host_gpair_);
+      gradients_.Upload(host_gpair_);
+    }
+    timer_.Add("device gradients", start);
+  }
+
+  const Params& params_;
+  rabit::Communicator* comm_;
+  int groups_;
+  DeviceMatrix matrix_;
+  DeviceGradients gradients_;
+  DeviceBuffer<GradientSum> d_quantized_;
+  DeviceTreeGrower grower_;
+  std::vector<GradPair> host_gpair_;
+  DeviceEventTimer round_timer_;
+  double last_round_s_ = 0.0;
+  PhaseTimer timer_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(
+    const std::string& device, const BinnedMatrix& matrix, const HistogramCuts& cuts,
+    const Params& params, const SplitParams& split_params, rabit::Communicator* comm, int nthread,
+    const DataSet& train, int groups, const std::vector<float>& margins) {
+  const int ordinal = OpenDevice(device);
+  std::ostringstream what;
+  what << "training " << matrix.NumRows() << " rows with " << cuts.TotalBins() << " bins";
+  const std::size_t need = TrainingBytes(matrix, cuts, params, groups);
+  const DeviceMemoryInfo memory = QueryDeviceMemory();
+  constexpr double kMiB = 1024.0 * 1024.0;
+  RB_LOG(kInfo, "device cuda:" << ordinal << ": " << what.str() << " takes about " << need / kMiB
+                               << " MiB of its memory (the binned matrix "
+                               << DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) / kMiB
+                               << " MiB); " << memory.free_bytes / kMiB << " MiB free");
+  CheckDeviceMemoryFits(need, memory.free_bytes, what.str());
+  return std::make_unique<CudaTrainer>(matrix, cuts, params, split_params, comm, nthread, train,
+                                       groups, margins);
+}
+
+std::vector<float> PredictMarginOnDevice(const std::string& device, const Model& model,
+                                         const DataSet& data, int num_rounds) {
+  OpenDevice(device);
+  return PredictMarginOnDevice(model, data, num_rounds);
+}
+
+#endif  // RINGBOOST_USE_CUDA
+
+}  // namespace ringboost

@@ -1,0 +1,369 @@
+#include "tree/hist/columnwise.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "common/error.h"
+
+namespace ringboost {
+namespace {
+constexpr uint64_t kPrefetch = 64;  // entries ahead whose row's gradient is prefetched (copying)
+constexpr uint64_t kSlotPrefetch = 32;  // entries ahead whose row's slot is prefetched (a level)
+
+// *to = from, past the caches where SSE2 has it: the column copy of the gradients is written
+// once a tree and read back from memory level by level, so fetching its lines first (a plain
+// store's read for ownership) only adds traffic.
+template <typename T>
+void StoreStreaming(const T& from, T* to) {
+  static_assert(sizeof(T) == 8 && std::is_trivially_copyable_v<T>);
+#if defined(__SSE2__) && defined(__x86_64__)
+  long long bits;
+  std::memcpy(&bits, &from, sizeof(bits));
+  _mm_stream_si64(reinterpret_cast<long long*>(to), bits);
+#else
+  *to = from;
+#endif
+}
+
+// *to = max(*to, v).
+void AtomicMax(std::atomic<float>* to, float v) {
+  float seen = to->load(std::memory_order_relaxed);
+  while (v > seen && !to->compare_exchange_weak(seen, v, std::memory_order_relaxed)) {
+  }
+}
+
+// Orders this thread's StoreStreaming stores before its later ones (and so before what a
+// barrier orders after them).
+void StreamingStoresDone() {
+#if defined(__SSE2__) && defined(__x86_64__)
+  _mm_sfence();
+#endif
+}
+
+std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Split>& splits) {
+  std::vector<uint32_t> features;
+  for (const ColumnwiseEvaluator::Split& s : splits) features.push_back(s.feature);
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  return features;
+}
+}  // namespace
+
+bool ColumnwiseEvaluator::Supports(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
+  if (matrix.layout() != BinnedMatrix::Layout::kSparse) return false;
+  for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
+    if (cuts.FeatureBins(f) > 0x10000u) return false;
+  }
+  return matrix.NumRows() < (uint64_t{1} << 32);
+}
+
+// Two passes over the CSR by row blocks (one per thread): count each block's entries per
+// feature, then copy them to the block's place in its features' columns, so rows stay ascending.
+ColumnwiseEvaluator::ColumnwiseEvaluator(const BinnedMatrix& matrix, const HistogramCuts& cuts,
+                                         int nthread)
+    : cuts_(&cuts), nthread_(nthread), num_rows_(matrix.NumRows()) {
+  RB_CHECK(Supports(matrix, cuts));
+  const uint32_t nf = cuts.NumFeatures();
+  std::vector<uint32_t> bin_feature(cuts.TotalBins());
+  for (uint32_t f = 0; f < nf; ++f) {
+    std::fill(bin_feature.begin() + cuts.ptr[f], bin_feature.begin() + cuts.ptr[f + 1], f);
+    max_feature_bins_ = std::max(max_feature_bins_, cuts.FeatureBins(f));
+  }
+  const uint64_t rows = matrix.NumRows();
+  const uint64_t* row_ptr = matrix.row_ptr().data();
+  const uint32_t* bins = matrix.sparse_bins().data();
+  std::vector<uint64_t> cursor(static_cast<std::size_t>(nthread) * nf, 0);
+  auto block_rows = [&](int b) {
+    return std::make_pair(rows * b / nthread, rows * (b + 1) / nthread);
+  };
+#pragma omp parallel for num_threads(nthread) schedule(static, 1)
+  for (int b = 0; b < nthread; ++b) {
+    uint64_t* count = cursor.data() + static_cast<std::size_t>(b) * nf;
+    const auto [begin, end] = block_rows(b);
+    for (uint64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) ++count[bin_feature[bins[k]]];
+  }
+  col_ptr_.assign(nf + 1, 0);
+  uint64_t sum = 0;
+  for (uint32_t f = 0; f < nf; ++f) {
+    col_ptr_[f] = sum;
+    for (int b = 0; b < nthread; ++b) {
+      const uint64_t count = cursor[static_cast<std::size_t>(b) * nf + f];
+      cursor[static_cast<std::size_t>(b) * nf + f] = sum;
+      sum += count;
+    }
+  }
+  col_ptr_[nf] = sum;
+  col_rows_.resize(sum);
+  col_bins_.resize(sum);
+#pragma omp parallel for num_threads(nthread) schedule(static, 1)
+  for (int b = 0; b < nthread; ++b) {
+    uint64_t* next = cursor.data() + static_cast<std::size_t>(b) * nf;
+    const auto [begin, end] = block_rows(b);
+    for (uint64_t row = begin; row < end; ++row) {
+      for (uint64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
+        const uint32_t f = bin_feature[bins[k]];
+        const uint64_t at = next[f]++;
+        col_rows_[at] = static_cast<uint32_t>(row);
+        col_bins_[at] = static_cast<uint16_t>(bins[k] - cuts.ptr[f]);
+      }
+    }
+  }
+}
+
+bool ColumnwiseEvaluator::Fits(std::size_t num_nodes) const {
+  return num_nodes <= kMaxNodes &&
+         num_nodes * (max_feature_bins_ * sizeof(GradientSum) + (max_feature_bins_ + 63) / 8) <=
+             kMaxScratchBytes;
+}
+
+std::size_t ColumnwiseEvaluator::MemoryBytes() const {
+  return col_ptr_.size() * sizeof(uint64_t) + col_rows_.size() * sizeof(uint32_t) +
+         col_bins_.size() * sizeof(uint16_t) +
+         (col_grad_.size() + row_grad_.size()) * sizeof(EntryGradient) + slot8_.size() +
+         slot16_.size() * sizeof(uint16_t);
+}
+
+uint64_t ColumnwiseEvaluator::ColumnEntries(const std::vector<Split>& splits) const {
+  uint64_t entries = 0;
+  for (uint32_t f : DistinctFeatures(splits)) entries += col_ptr_[f + 1] - col_ptr_[f];
+  return entries;
+}
+
+void ColumnwiseEvaluator::Directions(const std::vector<Split>& splits,
+                                     const RowPartitioner& partitioner,
+                                     std::vector<uint8_t>* goes_left) {
+  goes_left->resize(num_rows_);
+  if (splits.size() < 0xff) {
+    slot8_.assign(num_rows_, 0xff);
+    DirectionsBy(splits, partitioner, slot8_.data(), goes_left->data());
+  } else {
+    RB_CHECK(splits.size() < 0xffff);
+    slot16_.assign(num_rows_, 0xffff);
+    DirectionsBy(splits, partitioner, slot16_.data(), goes_left->data());
+  }
+}
+
+// Each row of a split node is marked with its split and given the default side; then each split
+// feature's column is read once, and its entries whose row is marked with a split on it decide.
+// A row belongs to one node, so no two threads write the same row.
+template <typename SlotT>
+void ColumnwiseEvaluator::DirectionsBy(const std::vector<Split>& splits,
+                                       const RowPartitioner& partitioner, SlotT* mark,
+                                       uint8_t* goes_left) {
+  constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
+  const int64_t num_splits = static_cast<int64_t>(splits.size());
+#pragma omp parallel for num_threads(nthread_) schedule(dynamic, 1)
+  for (int64_t t = 0; t < num_splits; ++t) {
+    const uint32_t* rows = partitioner.NodeRows(splits[t].nid);
+    const uint64_t n = partitioner.NodeRange(splits[t].nid).size();
+    const uint8_t side = splits[t].default_left ? 1 : 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      mark[rows[i]] = static_cast<SlotT>(t);
+      goes_left[rows[i]] = side;
+    }
+  }
+  const std::vector<uint32_t> features = DistinctFeatures(splits);
+  const int64_t num_features = static_cast<int64_t>(features.size());
+#pragma omp parallel for num_threads(nthread_) schedule(dynamic, 1)
+  for (int64_t i = 0; i < num_features; ++i) {
+    const uint32_t f = features[i];
+    const uint64_t end = col_ptr_[f + 1];
+    for (uint64_t k = col_ptr_[f]; k < end; ++k) {
+      const uint32_t row = col_rows_[k];
+      const SlotT t = mark[row];
+      if (t == kNone || splits[t].feature != f) continue;
+      goes_left[row] = static_cast<int32_t>(col_bins_[k]) <= splits[t].split_bin;
+    }
+  }
+}
+
+std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<GradientSum>& gpair,
+                                                          const RowPartitioner& partitioner,
+                                                          const std::vector<Node>& nodes,
+                                                          const SplitEvaluator& evaluator) {
+  const std::size_t num_nodes = nodes.size();
+  RB_CHECK(Fits(num_nodes));
+  const uint32_t nf = cuts_->NumFeatures();
+  std::vector<std::vector<uint8_t>> allowed(num_nodes);  // column sampling, where it bites
+  for (std::size_t s = 0; s < num_nodes; ++s) {
+    if (nodes[s].features->size() < nf) {
+      allowed[s].assign(nf, 0);
+      for (uint32_t f : *nodes[s].features) allowed[s][f] = 1;
+    }
+  }
+  if (!gradients_current_) {
+    // A tree's first level: its root, every row in the one node. No slots; the rows' gradients
+    // are copied beside the entries as they are summed, one gather a tree.
+    RB_CHECK_MSG(num_nodes == 1 && partitioner.NodeRange(nodes[0].nid).size() == num_rows_,
+                 "a tree's first level evaluated by column is its root");
+    gradients_current_ = true;
+    row_grad_.resize(num_rows_);
+    bool inexact = false, large = false, zero = false;
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large, zero)
+    for (uint64_t r = 0; r < num_rows_; ++r) {
+      row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
+      inexact = inexact || row_grad_[r].Unpack() != gpair[r];
+      large = large || !row_grad_[r].Small();
+      zero = zero || gpair[r] == GradientSum{};
+    }
+    RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
+    small_gradients_ = !large;
+    zero_gradients_ = zero;
+    col_grad_.resize(col_rows_.size());
+    return small_gradients_ ? EvaluateLevel<uint8_t, true, true>(nodes, allowed, evaluator)
+                            : EvaluateLevel<uint8_t, true, false>(nodes, allowed, evaluator);
+  }
+  // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
+  // nothing, as in the row-wise build), get none.
+  const bool narrow = num_nodes < 0xff;
+  if (narrow) {
+    FillSlots(gpair, partitioner, nodes, &slot8_);
+  } else {
+    FillSlots(gpair, partitioner, nodes, &slot16_);
+  }
+  if (small_gradients_) {
+    return narrow ? EvaluateLevel<uint8_t, false, true>(nodes, allowed, evaluator)
+                  : EvaluateLevel<uint16_t, false, true>(nodes, allowed, evaluator);
+  }
+  return narrow ? EvaluateLevel<uint8_t, false, false>(nodes, allowed, evaluator)
+                : EvaluateLevel<uint16_t, false, false>(nodes, allowed, evaluator);
+}
+
+// Nodes own disjoint rows: their pieces are filled in parallel. Without zero gradients in the
+// tree (no row subsampling), the rows' gradients are not read.
+template <typename SlotT>
+void ColumnwiseEvaluator::FillSlots(const std::vector<GradientSum>& gpair,
+                                    const RowPartitioner& partitioner,
+                                    const std::vector<Node>& nodes, std::vector<SlotT>* slot) {
+  slot->assign(num_rows_, static_cast<SlotT>(~SlotT{0}));
+  SlotT* out = slot->data();
+  constexpr uint64_t kPiece = uint64_t{1} << 16;         // rows
+  std::vector<std::pair<std::size_t, uint64_t>> pieces;  // (slot, first position in the node)
+  for (std::size_t s = 0; s < nodes.size(); ++s) {
+    const uint64_t n = partitioner.NodeRange(nodes[s].nid).size();
+    for (uint64_t i = 0; i < n; i += kPiece) pieces.emplace_back(s, i);
+  }
+  const bool skip_zero = zero_gradients_;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (std::size_t p = 0; p < pieces.size(); ++p) {
+    const auto [s, begin] = pieces[p];
+    const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
+    const uint64_t end = std::min(begin + kPiece, partitioner.NodeRange(nodes[s].nid).size());
+    for (uint64_t i = begin; i < end; ++i) {
+      if (skip_zero && gpair[rows[i]] == GradientSum{}) continue;
+      out[rows[i]] = static_cast<SlotT>(s);
+    }
+  }
+}
+
+template <typename SlotT, bool kGather, bool kSmall>
+std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
+    const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
+    const SplitEvaluator& evaluator) {
+  constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
+  const SlotT* slot = nullptr;
+  if constexpr (sizeof(SlotT) == 1) {
+    slot = slot8_.data();
+  } else {
+    slot = slot16_.data();
+  }
+  const uint32_t* rows = col_rows_.data();
+  const uint16_t* col_bins = col_bins_.data();
+  EntryGradient* col_grad = col_grad_.data();
+  const EntryGradient* row_grad = row_grad_.data();
+  const std::size_t num_nodes = nodes.size();
+  const uint32_t nf = cuts_->NumFeatures();
+  std::vector<std::vector<SplitCandidate>> best(nthread_, std::vector<SplitCandidate>(num_nodes));
+  // Per node, the largest loss change any thread has found so far: a feature that cannot reach
+  // it cannot win either, so threads prune with each other's finds too.
+  std::vector<std::atomic<float>> found(num_nodes);
+  for (std::atomic<float>& x : found) x.store(-INFINITY, std::memory_order_relaxed);
+#pragma omp parallel num_threads(nthread_)
+  {
+    const int t = omp_get_thread_num();
+    const std::size_t max_words = (max_feature_bins_ + 63) / 64;
+    std::vector<GradientSum> hist(num_nodes * max_feature_bins_);  // zero between features
+    std::vector<uint64_t> bits(num_nodes * max_words, 0);          // bins with entries, per node
+    std::vector<uint32_t> nonzero;
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t fi = 0; fi < static_cast<int64_t>(nf); ++fi) {
+      const uint32_t f = static_cast<uint32_t>(fi);
+      const uint32_t nb = cuts_->FeatureBins(f);
+      const std::size_t words = (nb + 63) / 64;
+      const uint64_t end = col_ptr_[f + 1];
+      // In entry order: the rows, bins and gradients stream; the slots stay in cache.
+      for (uint64_t k = col_ptr_[f]; k < end && kGather; ++k) {
+        if (k + kPrefetch < end) __builtin_prefetch(row_grad + rows[k + kPrefetch]);
+        const uint32_t bin = col_bins[k];
+        const EntryGradient e = row_grad[rows[k]];
+        StoreStreaming(e, col_grad + k);
+        e.AddTo<kSmall>(&hist[bin]);
+        bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+      }
+      for (uint64_t k = col_ptr_[f]; k < end && !kGather; ++k) {
+        if (k + kSlotPrefetch < end) __builtin_prefetch(slot + rows[k + kSlotPrefetch]);
+        const SlotT s = slot[rows[k]];
+        if (s == kNone) continue;
+        const uint32_t bin = col_bins[k];
+        col_grad[k].AddTo<kSmall>(&hist[static_cast<std::size_t>(s) * nb + bin]);
+        bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
+      }
+      for (std::size_t s = 0; s < num_nodes; ++s) {
+        uint64_t* w = bits.data() + s * words;
+        if (std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) continue;
+        GradientSum* h = hist.data() + s * nb;
+        nonzero.clear();
+        // The present sums, the range of the prefix sums of g and the or of every h (negative
+        // if one is), in scalars the compiler keeps in registers.
+        int64_t present_g = 0, present_h = 0, lo = 0, hi = 0, hess_or = 0;
+        for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
+          for (uint64_t word = w[i]; word != 0; word &= word - 1) {
+            const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(word));
+            const int64_t g = h[b].g, hb = h[b].h;
+            if ((g | hb) == 0) continue;  // zero-gradient rows only
+            nonzero.push_back(b);
+            present_g += g;
+            present_h += hb;
+            lo = std::min(lo, present_g);
+            hi = std::max(hi, present_g);
+            hess_or |= hb;
+          }
+          w[i] = 0;
+        }
+        const GradientSum present{present_g, present_h};
+        const bool nonnegative_hess = hess_or >= 0;
+        // Column sampling, then a feature that provably cannot reach a loss change found for
+        // the node (no candidate of it could win or tie the final choice either) is not scanned.
+        const float must_beat =
+            std::max(best[t][s].loss_chg, found[s].load(std::memory_order_relaxed));
+        if ((allowed[s].empty() || allowed[s][f]) &&
+            !(evaluator.LossChangeBound(present, SplitEvaluator::SideGradBound(lo, hi, present.g),
+                                        nonnegative_hess, nodes[s].sum,
+                                        nodes[s].gain) < must_beat)) {
+          best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
+                                                   nodes[s].sum, nodes[s].gain, f, must_beat));
+          if (best[t][s].found) AtomicMax(&found[s], best[t][s].loss_chg);
+        }
+        for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
+      }
+    }
+    if (kGather) StreamingStoresDone();
+  }
+  // The candidates are ordered by (loss change, then lower feature): any merge order gives the
+  // row-wise way's choice.
+  std::vector<SplitCandidate> out = best[0];
+  for (int t = 1; t < nthread_; ++t) {
+    for (std::size_t s = 0; s < num_nodes; ++s) out[s].Update(best[t][s]);
+  }
+  return out;
+}
+
+}  // namespace ringboost

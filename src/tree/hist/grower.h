@@ -1,0 +1,96 @@
+// Grows one tree from quantized gradients (DESIGN.md steps 6-9): depthwise (level by level) or
+// lossguide (best loss change first), with XGBoost's expansion order so node ids match its
+// dumps. Per level: partition the expanded nodes' rows, build the smaller child of each split
+// (one allreduce for the level's histograms), subtract for the sibling, evaluate the children.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/params.h"
+#include "common/timer.h"
+#include "model/tree.h"
+#include "rabit/communicator.h"
+#include "tree/bins/binned_matrix.h"
+#include "tree/bins/quantile.h"
+#include "tree/column_sampler.h"
+#include "tree/hist/columnwise.h"
+#include "tree/hist/histogram.h"
+#include "tree/hist/row_partitioner.h"
+#include "tree/hist/split_evaluator.h"
+#include "tree/node_book.h"
+
+namespace ringboost {
+
+class TreeGrower {
+ public:
+  TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const Params& params,
+             const SplitParams& split_params, rabit::Communicator* comm, int nthread);
+
+  // Grows a tree; `tree_key` keys column sampling. Afterwards LeafRows() tells which rows ended
+  // in which leaf.
+  RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
+               uint64_t tree_key);
+
+  // Histograms larger than this are not kept one per node: each node is built on its own, touched
+  // chunks only, and no sibling is subtracted (wide data). Both ways grow the same tree; tests set
+  // 0 to take the wide way on small data.
+  static constexpr std::size_t kWideHistogramBytes = std::size_t{8} << 20;
+  void SetWideHistogramBytes(std::size_t bytes) { wide_bytes_ = bytes; }
+  // Wide sparse data on one worker evaluates whole levels feature by feature (columnwise.h) when
+  // most rows are in the level; tests turn it off to compare with the row-wise way.
+  void SetColumnwise(bool on) { columnwise_on_ = on; }
+  // Time spent in each phase over every tree grown so far.
+  const PhaseTimer& timer() const { return timer_; }
+
+  // Adds each leaf's value to preds[row * stride + group] for the rows of the last grown tree.
+  void UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride, int group);
+
+ private:
+  struct NodeState : NodeStats {
+    std::vector<uint32_t> features;
+    Histogram hist;
+  };
+
+  void InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree);
+  void PartitionRows(const std::vector<Expansion>& expansions);
+  std::vector<int> BuildChildren(const std::vector<GradientSum>& gpair,
+                                 const std::vector<Expansion>& expansions);
+  void AllreduceHistograms(const std::vector<Histogram*>& hists);
+  void EvaluateNodes(const std::vector<int>& nids);
+  // Several workers, wide data: reduces the touched chunks of the node's histogram.
+  void AllreduceWide();
+  // Wide data: builds `nid`'s histogram on its own (no subtraction, none kept) and evaluates it.
+  void BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid);
+  // Wide data, the columnwise way: evaluates all of `nids` at once; false when it does not serve
+  // them (too many nodes, or too few of the rows in them), and nothing was done.
+  bool EvaluateColumnwise(const std::vector<GradientSum>& gpair, const std::vector<int>& nids);
+  // Partitions the rows of `expansions` from the column-major copy; false when it does not serve.
+  bool PartitionByColumns(const std::vector<Expansion>& expansions,
+                          const std::vector<RowPartitioner::SplitTask>& tasks);
+  // Children of this level's expansions that may still be split, with their best splits.
+  std::vector<int> ExpandChildren(const std::vector<GradientSum>& gpair,
+                                  const std::vector<Expansion>& expansions);
+
+  const BinnedMatrix* matrix_;
+  const HistogramCuts* cuts_;
+  const Params& params_;
+  SplitParams split_params_;
+  rabit::Communicator* comm_;
+  int nthread_;
+  HistogramBuilder hist_builder_;
+  const GradientQuantizer* quantizer_ = nullptr;
+  std::unique_ptr<SplitEvaluator> evaluator_;
+  std::unique_ptr<RowPartitioner> partitioner_;
+  std::unique_ptr<ColumnSampler> sampler_;
+  NodeBook<NodeState> nodes_;
+  std::size_t wide_bytes_ = kWideHistogramBytes;
+  bool wide_ = false;
+  bool columnwise_on_ = true;
+  std::unique_ptr<ColumnwiseEvaluator> columnwise_;  // built at the first wide sparse tree
+  std::vector<uint8_t> goes_left_;                   // per row, PartitionByColumns
+  PhaseTimer timer_;
+};
+
+}  // namespace ringboost

@@ -1,0 +1,455 @@
+#include "tree/hist/histogram.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "common/error.h"
+
+namespace ringboost {
+namespace {
+
+constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task
+
+constexpr uint64_t kPrefetchRows = 16;  // rows ahead whose bins and gradient are prefetched
+
+// Row records (HistogramBuilder::record_stride_): the gradient, then the bins, in whole lines.
+constexpr std::size_t kRecordGradientBytes = sizeof(GradientSum);
+constexpr std::size_t kRecordAlign = 64;
+constexpr std::size_t kMaxRecordBytes = 256;
+
+// Where the dense kernel finds a row's quantized gradient and bins.
+template <typename BinT>
+struct SplitRows {  // the matrix's row-major bins and the gradient array
+  const BinT* bins;
+  uint32_t num_features;
+  const GradientSum* gpair;
+  void Prefetch(uint32_t row) const {
+    const BinT* first = bins + static_cast<uint64_t>(row) * num_features;
+    __builtin_prefetch(gpair + row);
+    __builtin_prefetch(first);
+    __builtin_prefetch(first + num_features - 1);  // the row may straddle lines
+  }
+  const BinT* Row(uint32_t row, GradientSum* g) const {
+    *g = gpair[row];
+    return bins + static_cast<uint64_t>(row) * num_features;
+  }
+};
+
+// HistogramBuilder's row records: the gradient in the first 16 bytes, the bins after it. kStore:
+// the gradient comes from `gpair` and is stored into the record; else it is read from there.
+template <typename BinT, bool kStore>
+struct RecordRows {
+  uint8_t* records;
+  uint32_t stride;
+  const GradientSum* gpair;
+  void Prefetch(uint32_t row) const {
+    const uint8_t* rec = records + static_cast<uint64_t>(row) * stride;
+    for (uint32_t line = 0; line < stride; line += kRecordAlign) {
+      __builtin_prefetch(rec + line);
+    }
+    if (kStore) __builtin_prefetch(gpair + row);
+  }
+  const BinT* Row(uint32_t row, GradientSum* g) const {
+    uint8_t* rec = records + static_cast<uint64_t>(row) * stride;
+    if (kStore) {
+      *g = gpair[row];
+      std::memcpy(rec, g, sizeof(GradientSum));
+    } else {
+      std::memcpy(g, rec, sizeof(GradientSum));
+    }
+    return reinterpret_cast<const BinT*>(rec + kRecordGradientBytes);
+  }
+};
+
+// Dense rows into the histogram whose feature f starts at base[f]. Four rows at a time: their
+// updates are independent chains the core can overlap, and each feature's base is loaded once
+// for the four.
+template <typename BinT, typename Rows>
+void BuildDense(const Rows& src, uint32_t num_features, GradientSum* const* base,
+                const uint32_t* rows, uint64_t n) {
+  constexpr uint64_t kWays = 4;
+  uint64_t i = 0;
+  for (; i + kWays <= n; i += kWays) {
+    if (i + kPrefetchRows + kWays <= n) {
+      for (uint64_t a = i + kPrefetchRows; a < i + kPrefetchRows + kWays; ++a) {
+        src.Prefetch(rows[a]);
+      }
+    }
+    GradientSum g[kWays];
+    const BinT* b[kWays];
+    for (uint64_t k = 0; k < kWays; ++k) b[k] = src.Row(rows[i + k], &g[k]);
+    for (uint32_t f = 0; f < num_features; ++f) {
+      GradientSum* h = base[f];
+      for (uint64_t k = 0; k < kWays; ++k) {
+        GradientSum& d = h[b[k][f]];
+        d.g += g[k].g;
+        d.h += g[k].h;
+      }
+    }
+  }
+  for (; i < n; ++i) {
+    GradientSum g;
+    const BinT* b = src.Row(rows[i], &g);
+    for (uint32_t f = 0; f < num_features; ++f) {
+      GradientSum& d = base[f][b[f]];
+      d.g += g.g;
+      d.h += g.h;
+    }
+  }
+}
+
+// Sparse rows into `hist`. With `flags` (and `list`, both the calling thread's own), it also
+// records the chunks of bins it touches, for the wide way.
+void BuildSparse(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
+                 const uint32_t* rows, uint64_t n, GradientSum* hist, uint8_t* flags = nullptr,
+                 std::vector<uint32_t>* list = nullptr) {
+  constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i + kPrefetchRows < n) {
+      const uint32_t ahead = rows[i + kPrefetchRows];
+      __builtin_prefetch(gpair + ahead);
+      __builtin_prefetch(bins + row_ptr[ahead]);
+    }
+    const uint32_t row = rows[i];
+    const GradientSum g = gpair[row];
+    if (g.h == 0 && g.g == 0) continue;
+    for (uint64_t j = row_ptr[row]; j < row_ptr[row + 1]; ++j) {
+      const uint32_t bin = bins[j];
+      GradientSum& dst = hist[bin];
+      dst.g += g.g;
+      dst.h += g.h;
+      if (flags != nullptr && !flags[bin >> kShift]) {
+        flags[bin >> kShift] = 1;
+        list->push_back(bin >> kShift);
+      }
+    }
+  }
+}
+
+// The entries of `rows` with a global bin in [lo, hi), added straight into the shared output:
+// the calling thread owns that bin range, so no other thread writes there. Marks touched chunks.
+void BuildSparseStripe(const uint64_t* row_ptr, const uint32_t* bins, const GradientSum* gpair,
+                       const uint32_t* rows, uint64_t n, uint32_t lo, uint32_t hi,
+                       GradientSum* hist, uint8_t* touched) {
+  constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (i + kPrefetchRows < n) {
+      const uint32_t ahead = rows[i + kPrefetchRows];
+      __builtin_prefetch(gpair + ahead);
+      __builtin_prefetch(bins + row_ptr[ahead]);
+    }
+    const uint32_t row = rows[i];
+    const GradientSum g = gpair[row];
+    if (g.h == 0 && g.g == 0) continue;
+    const uint32_t* end = bins + row_ptr[row + 1];
+    for (const uint32_t* p = std::lower_bound(bins + row_ptr[row], end, lo); p < end && *p < hi;
+         ++p) {
+      GradientSum& dst = hist[*p];
+      dst.g += g.g;
+      dst.h += g.h;
+      touched[*p >> kShift] = 1;
+    }
+  }
+}
+
+}  // namespace
+
+HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts,
+                                   int nthread)
+    : matrix_(matrix), cuts_(cuts), nthread_(nthread), tls_(nthread) {
+  for (uint32_t f : matrix->dense_columns()) feature_offsets_.push_back(cuts->ptr[f]);
+  const std::size_t record_bytes =
+      kRecordGradientBytes + feature_offsets_.size() * static_cast<std::size_t>(matrix->BinBytes());
+  if (matrix->layout() == BinnedMatrix::Layout::kDense && record_bytes <= kMaxRecordBytes) {
+    record_stride_ =
+        static_cast<uint32_t>((record_bytes + kRecordAlign - 1) / kRecordAlign * kRecordAlign);
+  }
+}
+
+template <typename BinT>
+void HistogramBuilder::BuildDenseBlock(const std::vector<BinT>& bins, const GradientSum* gpair,
+                                       const uint32_t* rows, uint64_t n, GradientSum* hist,
+                                       bool reuse_gradients) {
+  const uint32_t num_features = feature_offsets_.size();
+  GradientSum* on_stack[64];
+  std::vector<GradientSum*> on_heap;
+  GradientSum** base = on_stack;
+  if (num_features > 64) {
+    on_heap.resize(num_features);
+    base = on_heap.data();
+  }
+  for (uint32_t f = 0; f < num_features; ++f) base[f] = hist + feature_offsets_[f];
+  if (record_stride_ == 0) {
+    BuildDense<BinT>(SplitRows<BinT>{bins.data(), num_features, gpair}, num_features, base, rows,
+                     n);
+  } else if (reuse_gradients) {
+    BuildDense<BinT>(RecordRows<BinT, false>{Records(), record_stride_, gpair}, num_features, base,
+                     rows, n);
+  } else {
+    BuildDense<BinT>(RecordRows<BinT, true>{Records(), record_stride_, gpair}, num_features, base,
+                     rows, n);
+  }
+}
+
+void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
+                                  uint64_t n, GradientSum* hist, bool reuse_gradients) {
+  if (matrix_->layout() == BinnedMatrix::Layout::kDense) {
+    if (matrix_->BinBytes() == 1) {
+      BuildDenseBlock(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients);
+    } else {
+      BuildDenseBlock(matrix_->dense16(), gpair.data(), rows, n, hist, reuse_gradients);
+    }
+  } else {
+    BuildSparse(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(), rows, n,
+                hist);
+  }
+}
+
+// The records (see the header), with the bins copied from the matrix; their gradients are filled
+// by the builds.
+template <typename BinT>
+void HistogramBuilder::InitRecords(const std::vector<BinT>& bins) {
+  const uint64_t rows = matrix_->NumRows();
+  const std::size_t row_bytes = feature_offsets_.size() * sizeof(BinT);
+  records_.assign(rows * record_stride_ + kRecordAlign, 0);
+  uint8_t* records = Records();
+  const int64_t n = static_cast<int64_t>(rows);
+#pragma omp parallel for schedule(static) num_threads(nthread_)
+  for (int64_t r = 0; r < n; ++r) {
+    std::memcpy(records + r * record_stride_ + kRecordGradientBytes,
+                bins.data() + r * feature_offsets_.size(), row_bytes);
+  }
+}
+
+uint8_t* HistogramBuilder::Records() {
+  const auto at = reinterpret_cast<uintptr_t>(records_.data());
+  return records_.data() + (kRecordAlign - at % kRecordAlign) % kRecordAlign;
+}
+
+void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
+                             const RowPartitioner& partitioner, const std::vector<int>& nids,
+                             const std::vector<Histogram*>& out, bool reuse_gradients) {
+  const std::size_t n_bins = cuts_->TotalBins();
+  if (record_stride_ != 0 && records_.empty()) {  // first build: after the training values are gone
+    if (matrix_->BinBytes() == 1) InitRecords(matrix_->dense8());
+    if (matrix_->BinBytes() == 2) InitRecords(matrix_->dense16());
+  }
+  // A node with at most this many rows is one task that builds straight into its output, with no
+  // private copies to clear and add up; larger nodes are split into blocks over private
+  // histograms.
+  uint64_t level_rows = 0;
+  for (int nid : nids) level_rows += partitioner.NodeRange(nid).size();
+  const uint64_t whole_rows =
+      nthread_ == 1 ? level_rows
+                    : std::max<uint64_t>(kHistBlockRows, level_rows / (kWholeNodeShare * nthread_));
+  struct Task {
+    std::size_t node;
+    const uint32_t* rows;
+    uint64_t n;
+    bool whole;
+  };
+  std::vector<Task> tasks;
+  for (std::size_t k = 0; k < nids.size(); ++k) {
+    const uint64_t size = partitioner.NodeRange(nids[k]).size();
+    const uint32_t* rows = partitioner.NodeRows(nids[k]);
+    if (size <= whole_rows) {
+      tasks.push_back(Task{k, rows, size, true});
+      continue;
+    }
+    for (uint64_t b = 0; b < size; b += kHistBlockRows) {
+      tasks.push_back(Task{k, rows + b, std::min(size - b, kHistBlockRows), false});
+    }
+  }
+  // Largest first, so that the last tasks to start are small (the threads end together).
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const Task& a, const Task& b) { return a.n > b.n; });
+  // used[t][k]: thread t wrote into its private histogram of node k (a node of blocks).
+  std::vector<std::vector<uint8_t>> used(nthread_, std::vector<uint8_t>(nids.size(), 0));
+  for (auto& t : tls_) {
+    if (t.size() < nids.size()) t.resize(nids.size());
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const int t = omp_get_thread_num();
+    const Task& task = tasks[i];
+    if (task.whole) {
+      out[task.node]->assign(n_bins, GradientSum{});
+      BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
+      continue;
+    }
+    Histogram& h = tls_[t][task.node];
+    if (!used[t][task.node]) {
+      h.assign(n_bins, GradientSum{});
+      used[t][task.node] = 1;
+    }
+    BuildBlock(gpair, task.rows, task.n, h.data(), reuse_gradients);
+  }
+  // Reduce the private histograms of each node of blocks, parallel over nodes and bin ranges.
+  std::vector<std::size_t> split_nodes;
+  for (std::size_t k = 0; k < nids.size(); ++k) {
+    if (partitioner.NodeRange(nids[k]).size() > whole_rows) split_nodes.push_back(k);
+  }
+  for (std::size_t k : split_nodes) out[k]->resize(n_bins);
+  const std::size_t kChunk = 4096;
+  const std::size_t chunks = (n_bins + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) num_threads(nthread_) collapse(2)
+  for (std::size_t j = 0; j < split_nodes.size(); ++j) {
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const std::size_t k = split_nodes[j];
+      GradientSum* dst = out[k]->data();
+      const std::size_t begin = c * kChunk, end = std::min(n_bins, (c + 1) * kChunk);
+      std::fill(dst + begin, dst + end, GradientSum{});
+      for (int t = 0; t < nthread_; ++t) {
+        if (!used[t][k]) continue;
+        const GradientSum* src = tls_[t][k].data();
+        for (std::size_t b = begin; b < end; ++b) dst[b] += src[b];
+      }
+    }
+  }
+}
+
+void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,
+                                 const RowPartitioner& partitioner, int nid) {
+  const std::size_t n_bins = cuts_->TotalBins();
+  const std::size_t n_chunks = (n_bins >> kChunkShift) + 1;
+  const std::size_t chunk = std::size_t{1} << kChunkShift;
+  if (wide_out_.size() != n_bins) {
+    wide_out_.assign(n_bins, GradientSum{});
+    wide_any_.assign(n_chunks, 0);
+    wide_chunks_.clear();
+  }
+  for (uint32_t c : wide_chunks_) {  // clear the previous node
+    std::fill(wide_out_.begin() + c * chunk, wide_out_.begin() + std::min(n_bins, (c + 1) * chunk),
+              GradientSum{});
+    wide_any_[c] = 0;
+  }
+  wide_chunks_.clear();
+  if (matrix_->layout() == BinnedMatrix::Layout::kDense) {  // every chunk is touched
+    std::vector<Histogram*> out{&wide_out_};
+    Build(gpair, partitioner, {nid}, out);
+    MarkAllWideChunksTouched();
+    return;
+  }
+  const uint64_t n = partitioner.NodeRange(nid).size();
+  const uint32_t* rows = partitioner.NodeRows(nid);
+  if (nthread_ <= kMaxStripes) {
+    BuildWideStriped(gpair, rows, n);
+  } else {
+    BuildWidePrivate(gpair, rows, n);
+  }
+  for (uint32_t c = 0; c < n_chunks; ++c) {  // ascending, without a sort
+    if (wide_any_[c]) wide_chunks_.push_back(c);
+  }
+}
+
+// Few threads: each owns a stripe of bins with about the same number of entries, and adds its
+// stripe's entries of every row straight into the output. No private copies, nothing to merge,
+// and the one output histogram stays in cache.
+void HistogramBuilder::BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows,
+                                        uint64_t n) {
+  if (wide_stripes_.empty()) {
+    // Stripe bounds at chunk edges, balanced by the entries of the whole matrix.
+    const std::size_t n_bins = cuts_->TotalBins();
+    std::vector<uint64_t> per_chunk((n_bins >> kChunkShift) + 1, 0);
+    for (uint32_t b : matrix_->sparse_bins()) ++per_chunk[b >> kChunkShift];
+    const uint64_t total = matrix_->sparse_bins().size();
+    wide_stripes_.push_back(0);
+    uint64_t seen = 0;
+    for (std::size_t c = 0; c < per_chunk.size(); ++c) {
+      seen += per_chunk[c];
+      const std::size_t t = wide_stripes_.size();
+      if (static_cast<int>(t) < nthread_ && seen * nthread_ >= total * t) {
+        wide_stripes_.push_back(static_cast<uint32_t>((c + 1) << kChunkShift));
+      }
+    }
+    while (static_cast<int>(wide_stripes_.size()) <= nthread_) {
+      wide_stripes_.push_back(static_cast<uint32_t>(n_bins));
+    }
+    wide_stripes_.back() = static_cast<uint32_t>(n_bins);
+  }
+#pragma omp parallel num_threads(nthread_)
+  {
+    const int t = omp_get_thread_num();
+    BuildSparseStripe(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(), rows,
+                      n, wide_stripes_[t], wide_stripes_[t + 1], wide_out_.data(),
+                      wide_any_.data());
+  }
+}
+
+// Many threads: private histograms over row blocks, merged over the touched chunks.
+void HistogramBuilder::BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows,
+                                        uint64_t n) {
+  const std::size_t n_bins = cuts_->TotalBins();
+  const std::size_t n_chunks = (n_bins >> kChunkShift) + 1;
+  const std::size_t chunk = std::size_t{1} << kChunkShift;
+  if (wide_tls_.size() != static_cast<std::size_t>(nthread_)) {
+    wide_tls_.assign(nthread_, Histogram(n_bins));
+    wide_flags_.assign(nthread_, std::vector<uint8_t>(n_chunks, 0));
+    wide_lists_.assign(nthread_, {});
+  }
+  const uint64_t blocks = (n + kHistBlockRows - 1) / kHistBlockRows;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const int t = omp_get_thread_num();
+    const uint64_t begin = b * kHistBlockRows;
+    const uint64_t end = std::min(n, begin + kHistBlockRows);
+    BuildSparse(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(),
+                rows + begin, end - begin, wide_tls_[t].data(), wide_flags_[t].data(),
+                &wide_lists_[t]);
+  }
+  std::vector<uint32_t> touched;
+  for (const auto& list : wide_lists_) {
+    for (uint32_t c : list) {
+      if (!wide_any_[c]) touched.push_back(c);
+      wide_any_[c] = 1;
+    }
+  }
+#pragma omp parallel for schedule(static) num_threads(nthread_)
+  for (std::size_t i = 0; i < touched.size(); ++i) {
+    const std::size_t c = touched[i];
+    const std::size_t end = std::min(n_bins, (c + 1) * chunk);
+    for (int t = 0; t < nthread_; ++t) {
+      if (!wide_flags_[t][c]) continue;
+      GradientSum* src = wide_tls_[t].data();
+      for (std::size_t b = c * chunk; b < end; ++b) {
+        wide_out_[b] += src[b];
+        src[b] = GradientSum{};
+      }
+    }
+  }
+  for (int t = 0; t < nthread_; ++t) {
+    for (uint32_t c : wide_lists_[t]) wide_flags_[t][c] = 0;
+    wide_lists_[t].clear();
+  }
+}
+
+void HistogramBuilder::SetWideChunks(std::vector<uint32_t> chunks) {
+  for (uint32_t c : chunks) wide_any_[c] = 1;
+  wide_chunks_ = std::move(chunks);
+}
+
+void HistogramBuilder::MarkAllWideChunksTouched() {
+  wide_chunks_.clear();
+  for (uint32_t c = 0; (std::size_t{c} << kChunkShift) < wide_out_.size(); ++c) {
+    wide_chunks_.push_back(c);
+    wide_any_[c] = 1;
+  }
+}
+
+void HistogramBuilder::Subtract(const std::vector<const Histogram*>& child,
+                                const std::vector<Histogram*>& parent, int nthread) {
+  RB_CHECK(child.size() == parent.size());
+  for (std::size_t k = 0; k < parent.size(); ++k) RB_CHECK(parent[k]->size() == child[k]->size());
+  const std::size_t n_bins = parent.empty() ? 0 : parent[0]->size();
+#pragma omp parallel for schedule(static) num_threads(nthread)
+  for (std::size_t k = 0; k < parent.size(); ++k) {
+    const GradientSum* c = child[k]->data();
+    GradientSum* d = parent[k]->data();
+    for (std::size_t b = 0; b < n_bins; ++b) d[b] -= c[b];
+  }
+}
+
+}  // namespace ringboost

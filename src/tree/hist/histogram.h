@@ -1,0 +1,99 @@
+// Gradient histograms (DESIGN.md step 6): per node, the exact integer sums of the quantized
+// gradients of its rows in every bin. Threads build private histograms over row blocks of all the
+// nodes of a level and then add them up; integer sums make the result independent of the split
+// into blocks and threads. A sibling's histogram is its parent's minus the built child's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tree/bins/binned_matrix.h"
+#include "tree/bins/quantile.h"
+#include "tree/gradient.h"
+#include "tree/hist/row_partitioner.h"
+
+namespace ringboost {
+
+using Histogram = std::vector<GradientSum>;  // one entry per global bin
+
+class HistogramBuilder {
+ public:
+  HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts, int nthread);
+
+  // Builds the histograms of `nids` (rows from `partitioner`) into `out` (resized to the total
+  // bin count). One call per tree level. reuse_gradients: the rows' gradients are those that an
+  // earlier call without it read from `gpair` (the grower's deeper levels: a node's rows are some
+  // of the root's, and the gradients do not change within a tree); dense data with narrow rows
+  // then reads each row's gradient from beside its bins (the records below).
+  void Build(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner,
+             const std::vector<int>& nids, const std::vector<Histogram*>& out,
+             bool reuse_gradients = false);
+
+  // Wide data (a histogram too large to keep one per node, e.g. 10,000 sparse features x 256
+  // bins): builds node `nid` into wide_hist() and lists in wide_chunks() (ascending) the chunks
+  // of 2^kChunkShift bins its rows touched. Only those chunks are summed, read and cleared, so
+  // the cost follows the node's entries rather than the bin count. wide_hist() is zero outside
+  // wide_chunks(); both are valid until the next call.
+  void BuildWide(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner, int nid);
+  const Histogram& wide_hist() const { return wide_out_; }
+  Histogram& wide_hist() { return wide_out_; }
+  const std::vector<uint32_t>& wide_chunks() const { return wide_chunks_; }
+  // Per chunk: 1 when in wide_chunks(), for skipping untouched bins while evaluating.
+  const std::vector<uint8_t>& wide_touched() const { return wide_any_; }
+  // Marks every chunk touched (dense layout: any bin may be non-zero).
+  void MarkAllWideChunksTouched();
+  // Marks `chunks` (ascending, a superset of wide_chunks()) touched: the union over the workers
+  // after wide_hist() was reduced across them.
+  void SetWideChunks(std::vector<uint32_t> chunks);
+  static constexpr uint32_t kChunkShift = 4;
+  // Whether dense rows are read from records (narrow enough for one; see record_stride_).
+  bool UsesRecords() const { return record_stride_ != 0; }
+
+  // For every k: *parent[k] -= *child[k], element-wise (one parallel loop for all): the parent's
+  // histogram becomes its other child's in place.
+  static void Subtract(const std::vector<const Histogram*>& child,
+                       const std::vector<Histogram*>& parent, int nthread);
+
+ private:
+  // Not const: without reuse_gradients, the dense builds store the gradients into the records.
+  void BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
+                  GradientSum* hist, bool reuse_gradients);
+  template <typename BinT>
+  void BuildDenseBlock(const std::vector<BinT>& bins, const GradientSum* gpair,
+                       const uint32_t* rows, uint64_t n, GradientSum* hist, bool reuse_gradients);
+  template <typename BinT>
+  void InitRecords(const std::vector<BinT>& bins);
+  uint8_t* Records();  // records_ from its first cache-line-aligned byte
+  // BuildWide's two ways for the sparse layout; both fill wide_out_ and mark wide_any_.
+  void BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
+  void BuildWidePrivate(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
+  // Up to this many threads, each owns a stripe of bins (every thread reads every row).
+  static constexpr int kMaxStripes = 4;
+  // Build: a node with at most 1/(kWholeNodeShare * threads) of the level's rows is one task.
+  static constexpr uint64_t kWholeNodeShare = 4;
+
+  const BinnedMatrix* matrix_;
+  const HistogramCuts* cuts_;
+  int nthread_;
+  std::vector<uint32_t> feature_offsets_;  // dense layout: cuts.ptr of each column's feature
+  // Dense layout, when a record (the row's quantized gradient, then its bins) fits 256 bytes:
+  // one record per row, padded to whole cache lines and aligned to them, record_stride_ bytes
+  // apart. A node's rows lie scattered over the matrix below the root; with its gradient beside
+  // its bins a row costs one or two cache lines, where the bins and the gradient array cost a
+  // line each plus the bins' straddles. The copy of the bins (allocated by the first build, once
+  // the training values are gone, so the peak memory stays that of loading) is the price.
+  uint32_t record_stride_ = 0;
+  std::vector<uint8_t> records_;
+  std::vector<std::vector<Histogram>> tls_;  // per thread, per node of the level
+  // Wide mode: per thread a histogram kept all zero between calls, its touched-chunk flags and
+  // list; the output and its chunks.
+  std::vector<Histogram> wide_tls_;
+  std::vector<std::vector<uint8_t>> wide_flags_;
+  std::vector<std::vector<uint32_t>> wide_lists_;
+  std::vector<uint8_t> wide_any_;
+  std::vector<uint32_t> wide_stripes_;  // striped way: thread t owns bins [s[t], s[t+1])
+  Histogram wide_out_;
+  std::vector<uint32_t> wide_chunks_;
+};
+
+}  // namespace ringboost

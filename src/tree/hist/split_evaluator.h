@@ -1,0 +1,100 @@
+// Split finding (DESIGN.md step 7): for each node, scan every sampled feature's bins forwards
+// (missing values go right) and, when the node has missing values in that feature, backwards
+// (missing values go left), as XGBoost's hist does. Ties: the larger loss change wins; equal loss
+// changes keep the lower feature, and within a feature the first candidate found. The
+// histograms are the same integers on every worker, so every worker picks the same split.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "tree/bins/quantile.h"
+#include "tree/gradient.h"
+#include "tree/hist/histogram.h"
+#include "tree/split_math.h"
+
+namespace ringboost {
+
+struct SplitCandidate {
+  float loss_chg = 0.0f;
+  uint32_t feature = 0;
+  int32_t split_bin = 0;  // local bin: rows with bin <= split_bin go left (-1: none)
+  float split_cond = 0.0f;
+  bool default_left = false;
+  GradientSum left_sum;
+  GradientSum right_sum;
+  bool found = false;
+
+  // XGBoost's SplitEntry::NeedReplace.
+  bool NeedReplace(float new_loss_chg, uint32_t new_feature) const {
+    if (!found) return new_loss_chg > loss_chg;
+    if (feature <= new_feature) return new_loss_chg > loss_chg;
+    return !(loss_chg > new_loss_chg);
+  }
+  void Update(const SplitCandidate& c) {
+    if (c.found && NeedReplace(c.loss_chg, c.feature)) *this = c;
+  }
+};
+
+// What evaluation needs of a node.
+struct NodeToEvaluate {
+  const Histogram* hist;
+  GradientSum sum;                        // the node's total, missing values included
+  float gain;                             // its own gain (CalcGain of sum)
+  const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
+  // Optional: per chunk of 2^chunk_shift bins, 0 when every bin in it is empty (skipped).
+  const uint8_t* touched = nullptr;
+  uint32_t chunk_shift = 0;
+};
+
+class SplitEvaluator {
+ public:
+  SplitEvaluator(const HistogramCuts* cuts, const SplitParams& params,
+                 const GradientQuantizer* quantizer)
+      : cuts_(cuts),
+        params_(params),
+        q_(quantizer),
+        min_hess_(quantizer->HessAtLeast(params.min_child_weight)) {}
+
+  // Best split of each node; parallel over (node, feature) pairs.
+  std::vector<SplitCandidate> Evaluate(const std::vector<NodeToEvaluate>& nodes, int nthread) const;
+  // The best split of `feature`, or none where LossChangeBound shows it cannot reach
+  // `must_beat` (a loss change some other feature of the node already has).
+  SplitCandidate EvaluateFeature(const NodeToEvaluate& node, uint32_t feature,
+                                 float must_beat = -INFINITY) const;
+  // Best split of `feature` in a node of total `node_sum` and own gain `node_gain`, from the
+  // feature's histogram `hist` (indexed by local bin) whose non-empty bins are nonzero[0, n)
+  // (ascending local bins) and sum to `present`; or, where that best has a loss change under
+  // `must_beat`, possibly another candidate under it (steps that cannot reach it are skipped).
+  SplitCandidate EvaluateBins(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
+                              GradientSum present, GradientSum node_sum, float node_gain,
+                              uint32_t feature, float must_beat = -INFINITY) const;
+  // At least the loss change of any split of such a feature, from its present bins' sums alone:
+  // `present`, and `side_grad`, the largest |g| of a prefix or suffix of its bins (quantized;
+  // SideGradBound computes it). -inf where none of its splits is allowed (present hessian under
+  // min_child_weight); +inf where no bound is known (L1 or max_delta_step set, or
+  // `nonnegative_hess` false). It covers the float rounding of the loss change, so a feature whose
+  // bound is below a loss change cannot reach or tie it.
+  double LossChangeBound(GradientSum present, uint64_t side_grad, bool nonnegative_hess,
+                         GradientSum node_sum, float node_gain) const;
+  // The largest |g| of a prefix or a suffix of bins whose prefix sums of g lie in [lo, hi] (with
+  // 0: the empty prefix) and whose total is `total`.
+  static uint64_t SideGradBound(int64_t lo, int64_t hi, int64_t total);
+
+ private:
+  // Scans the non-empty bins in kDirection.
+  template <int kDirection>
+  void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
+                 GradientSum node_sum, float node_gain, uint32_t feature, float must_beat,
+                 SplitCandidate* best) const;
+  double BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int64_t h_hi, GradientSum node_sum,
+                    float node_gain) const;
+
+  const HistogramCuts* cuts_;
+  SplitParams params_;
+  const GradientQuantizer* q_;
+  int64_t min_hess_;  // a side with less (quantized) hessian is below min_child_weight
+};
+
+}  // namespace ringboost

@@ -1,0 +1,103 @@
+// Shared pieces of the device tests (tests/tree/test_device_*.cc): the skip macro and data sets of
+// many shapes, each with its cuts, binned matrix and quantized gradients.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rabit/communicator.h"
+#include "tree/bins/binned_matrix.h"
+#include "tree/bins/quantile.h"
+#include "tree/gpu_hist/common.h"
+#include "tree/gradient.h"
+
+// Skips the current test when no CUDA device can be used (always in a build without CUDA).
+#define RB_REQUIRE_DEVICE()                                    \
+  do {                                                         \
+    std::string rb_device_reason_;                             \
+    if (::ringboost::DeviceCount(&rb_device_reason_) == 0) {   \
+      GTEST_SKIP() << "no CUDA device: " << rb_device_reason_; \
+    }                                                          \
+  } while (0)
+
+namespace ringboost::test {
+
+// What a data set shape is made of.
+struct ShapeSpec {
+  const char* name;
+  uint32_t rows;
+  uint32_t features;
+  uint32_t distinct;  // distinct values per feature (1: a single bin)
+  double missing;     // chance of an entry being absent (0: dense layout)
+  int max_bin;
+  uint32_t seed = 1;
+};
+
+// A data set with its cuts, binned matrix and quantized gradients.
+struct BinnedData {
+  DataSet data;
+  HistogramCuts cuts;
+  std::unique_ptr<BinnedMatrix> matrix;
+  std::vector<GradPair> grads;
+  GradientQuantizer quantizer;
+  std::vector<GradientSum> gpair;
+};
+
+inline BinnedData MakeBinnedData(const ShapeSpec& s) {
+  BinnedData b;
+  std::mt19937 rng(s.seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (uint32_t i = 0; i < s.rows; ++i) {
+    for (uint32_t f = 0; f < s.features; ++f) {
+      if (s.missing > 0 && unit(rng) < s.missing) continue;
+      b.data.index.push_back(f);
+      // distinct == rows: every row its own value (a permutation of the rows), so that the
+      // feature gets exactly `rows` bins.
+      const uint32_t v = s.distinct == s.rows
+                             ? static_cast<uint32_t>((uint64_t{i} * 7919 + f) % s.rows)
+                             : static_cast<uint32_t>(rng() % s.distinct);
+      b.data.value.push_back(static_cast<float>(v) * 0.5f - 3.0f);
+    }
+    b.data.row_ptr.push_back(b.data.index.size());
+    b.data.label.push_back(0.0f);
+    b.grads.push_back(
+        GradPair{static_cast<float>(unit(rng) * 2.0 - 1.0), static_cast<float>(unit(rng) * 0.25)});
+  }
+  b.data.num_col = s.features;
+  auto comm = rabit::MakeLocalCommunicator();
+  b.cuts = ComputeCuts(b.data, s.features, s.max_bin, comm.get(), 2);
+  b.matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(b.data, b.cuts, 2));
+  b.matrix->BuildColumns(2);
+  b.quantizer = GradientQuantizer(b.grads, 1, 0, comm.get());
+  b.gpair = b.quantizer.QuantizeAll(b.grads, 1, 0, {}, 2);
+  return b;
+}
+
+// The shapes every kernel is tested over.
+inline std::vector<ShapeSpec> KernelShapes() {
+  return {
+      {"one_row", 1, 4, 10, 0.0, 256},           {"dense_small", 700, 5, 40, 0.0, 16},
+      {"sparse_small", 900, 6, 60, 0.4, 32},     {"all_missing", 50, 3, 5, 1.0, 16},
+      {"one_bin", 300, 2, 1, 0.0, 256},          {"one_bin_sparse", 300, 3, 1, 0.5, 256},
+      {"many_features", 400, 300, 70, 0.0, 64},  {"many_features_sparse", 400, 300, 70, 0.9, 64},
+      {"uint16_bins", 2000, 3, 1000, 0.0, 1000},
+  };
+}
+
+// One feature of 65,535 bins (65,535 distinct values) beside a small one.
+inline ShapeSpec WideBinsShape() { return {"bins_65535", 65535, 2, 65535, 0.0, 65535, 3}; }
+
+// KernelShapes() and WideBinsShape().
+inline std::vector<ShapeSpec> AllKernelShapes() {
+  std::vector<ShapeSpec> shapes = KernelShapes();
+  shapes.push_back(WideBinsShape());
+  return shapes;
+}
+
+}  // namespace ringboost::test

@@ -1,0 +1,170 @@
+// Device gradients against the CPU objectives and GradientQuantizer (the CPU references): the same
+// float gradients bit for bit, the same scales, the same quantized integers with row subsampling.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/random.h"
+#include "device_test_helpers.h"
+#include "objective/objective.h"
+#ifdef RINGBOOST_USE_CUDA
+#include "tree/gpu_hist/gradient.h"
+#endif
+
+namespace ringboost {
+namespace {
+
+// `rows` rows with labels valid for `objective`, weights (when `weighted`) and margins over a wide
+// range (sigmoid and exp saturate at the ends).
+struct GradientCase {
+  DataSet data;
+  std::vector<float> margins;
+};
+
+GradientCase MakeCase(const std::string& objective, int groups, uint32_t rows, bool weighted) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  GradientCase c;
+  for (uint32_t i = 0; i < rows; ++i) {
+    float label = unit(rng);
+    if (objective.rfind("binary:", 0) == 0) label = label < 0.4f ? 0.0f : 1.0f;
+    if (objective == "count:poisson") label = std::floor(label * 6.0f);
+    if (objective.rfind("multi:", 0) == 0) label = static_cast<float>(rng() % groups);
+    c.data.label.push_back(label);
+    if (weighted) c.data.weight.push_back(0.25f + unit(rng));
+    c.data.row_ptr.push_back(0);
+    for (int k = 0; k < groups; ++k) c.margins.push_back((unit(rng) - 0.5f) * 40.0f);
+  }
+  c.data.name = "generated";
+  return c;
+}
+
+#ifdef RINGBOOST_USE_CUDA
+void ExpectDeviceGradientsEqualCpu(const std::string& objective, Params p, bool weighted) {
+  p.objective = objective;
+  const std::unique_ptr<Objective> obj = Objective::Create(p);
+  const int groups = obj->NumGroups();
+  const GradientCase c = MakeCase(objective, groups, 20000, weighted);
+  std::vector<GradPair> expected;
+  obj->GetGradient(c.data, c.margins, 0, &expected);
+  ElementwiseSpec spec;
+  ASSERT_TRUE(obj->Elementwise(&spec)) << objective;
+  DeviceGradients dev(c.data, groups, c.margins);
+  EXPECT_EQ(dev.Compute(spec), c.data.NumRows()) << objective;  // every label valid
+  const std::vector<GradPair> got = dev.GradientsToHost();
+  ASSERT_EQ(got.size(), expected.size());
+  EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(GradPair)), 0)
+      << objective << (weighted ? " weighted" : "");
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(std::memcmp(&got[i], &expected[i], sizeof(GradPair)), 0)
+        << objective << " entry " << i << ": " << got[i].grad << ", " << got[i].hess << " vs "
+        << expected[i].grad << ", " << expected[i].hess;
+  }
+}
+#endif
+
+TEST(DeviceGradient, ElementwiseObjectivesGiveTheCpuBits) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  Params p;
+  for (bool weighted : {false, true}) {
+    for (const char* name : {"reg:squarederror", "reg:logistic", "binary:logistic",
+                             "binary:logitraw", "count:poisson"}) {
+      ExpectDeviceGradientsEqualCpu(name, p, weighted);
+    }
+  }
+  p.scale_pos_weight = 3.5;
+  ExpectDeviceGradientsEqualCpu("binary:logistic", p, true);
+  p.max_delta_step = 0.3;
+  p.given["max_delta_step"] = "0.3";
+  ExpectDeviceGradientsEqualCpu("count:poisson", p, true);
+  Params m;
+  m.num_class = 5;
+  ExpectDeviceGradientsEqualCpu("multi:softprob", m, false);
+  ExpectDeviceGradientsEqualCpu("multi:softmax", m, true);
+#endif
+}
+
+TEST(DeviceGradient, RefusedLabelIsFound) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  GradientCase c = MakeCase("binary:logistic", 1, 1000, false);
+  c.data.label[700] = 2.0f;
+  c.data.label[900] = -1.0f;
+  Params p;
+  p.objective = "binary:logistic";
+  ElementwiseSpec spec;
+  ASSERT_TRUE(Objective::Create(p)->Elementwise(&spec));
+  DeviceGradients dev(c.data, 1, c.margins);
+  EXPECT_EQ(dev.Compute(spec), 700u);
+#endif
+}
+
+// Quantized gradients of each group, with and without row subsampling, against the learner's CPU
+// steps: GradientQuantizer on the host gradients, the keep mask, QuantizeAll.
+TEST(DeviceGradient, QuantizedAsTheCpuWithSubsampling) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  Params p;
+  p.objective = "multi:softprob";
+  p.num_class = 3;
+  const std::unique_ptr<Objective> obj = Objective::Create(p);
+  GradientCase c = MakeCase(p.objective, 3, 30000, true);
+  c.data.first_row = 12345;  // a second worker's rows
+  std::vector<GradPair> gpair;
+  obj->GetGradient(c.data, c.margins, 0, &gpair);
+  DeviceGradients dev(c.data, 3, c.margins);
+  dev.Upload(gpair);
+  auto comm = rabit::MakeLocalCommunicator();
+  DeviceBuffer<GradientSum> d_out(c.data.NumRows());
+  for (double rate : {1.0, 0.7}) {
+    const RowSampling sampling{rate, 17, 4, c.data.first_row};
+    std::vector<uint8_t> keep;
+    if (rate < 1.0) {
+      for (uint64_t i = 0; i < c.data.NumRows(); ++i) {
+        keep.push_back(CounterUniform(17, static_cast<uint64_t>(RandomStream::kRowSubsample), 4,
+                                      c.data.first_row + i) < rate);
+      }
+    }
+    for (int k = 0; k < 3; ++k) {
+      const GradientQuantizer host_q(gpair, 3, k, comm.get(), 2);
+      const GradientQuantizer dev_q = dev.Quantizer(k, comm.get());
+      EXPECT_EQ(dev_q.grad_exp(), host_q.grad_exp()) << k;
+      EXPECT_EQ(dev_q.hess_exp(), host_q.hess_exp()) << k;
+      const std::vector<GradientSum> expected = host_q.QuantizeAll(gpair, 3, k, keep, 2);
+      const GradientSum sum = dev.Quantize(dev_q, k, sampling, d_out.data());
+      EXPECT_TRUE(d_out.ToHost() == expected) << "group " << k << " rate " << rate;
+      GradientSum expected_sum;
+      for (const GradientSum& q : expected) expected_sum += q;
+      EXPECT_EQ(sum, expected_sum) << "group " << k << " rate " << rate;
+    }
+  }
+#endif
+}
+
+TEST(DeviceGradient, NonFiniteGradientIsAnErrorNamingTheRow) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  GradientCase c = MakeCase("reg:squarederror", 1, 500, false);
+  std::vector<GradPair> gpair(500, GradPair{0.5f, 1.0f});
+  gpair[321].hess = INFINITY;
+  gpair[400].grad = NAN;
+  DeviceGradients dev(c.data, 1, c.margins);
+  dev.Upload(gpair);
+  auto comm = rabit::MakeLocalCommunicator();
+  try {
+    dev.Quantizer(0, comm.get());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("non-finite gradient at row 321"), std::string::npos)
+        << e.what();
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace ringboost

@@ -1,0 +1,71 @@
+// DeviceTreeGrower grows TreeGrower's trees (the CPU reference), node for node, bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "device_test_helpers.h"
+#include "tree/hist/grower.h"
+#ifdef RINGBOOST_USE_CUDA
+#include "tree/gpu_hist/grower.h"
+#endif
+
+namespace ringboost {
+namespace {
+
+#ifdef RINGBOOST_USE_CUDA
+void ExpectSameTree(const RegTree& a, const RegTree& b, const std::string& where) {
+  ASSERT_EQ(a.NumNodes(), b.NumNodes()) << where;
+  for (int i = 0; i < a.NumNodes(); ++i) {
+    const TreeNode &x = a[i], &y = b[i];
+    EXPECT_EQ(x.left, y.left) << where << " node " << i;
+    EXPECT_EQ(x.feature, y.feature) << where << " node " << i;
+    EXPECT_EQ(x.default_left, y.default_left) << where << " node " << i;
+    for (auto [p, q] : {std::pair{x.split_cond, y.split_cond},
+                        {x.leaf_value, y.leaf_value},
+                        {x.base_weight, y.base_weight},
+                        {x.gain, y.gain},
+                        {x.sum_hess, y.sum_hess}}) {
+      EXPECT_EQ(std::memcmp(&p, &q, sizeof(float)), 0) << where << " node " << i;
+    }
+  }
+}
+
+void ExpectSameTrees(const test::ShapeSpec& s, const Params& p, const std::string& policy) {
+  const test::BinnedData b = test::MakeBinnedData(s);
+  auto comm = rabit::MakeLocalCommunicator();
+  const SplitParams sp = SplitParams::From(p, 0.0f);
+  TreeGrower cpu(b.matrix.get(), &b.cuts, p, sp, comm.get(), 2);
+  const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+  DeviceTreeGrower dev(&dm, &b.cuts, p, sp, comm.get());
+  std::vector<float> preds(b.matrix->NumRows(), 0.5f);
+  DeviceBuffer<float> d_preds(preds);
+  for (uint64_t key = 0; key < 3; ++key) {
+    const RegTree expected = cpu.Grow(b.gpair, b.quantizer, key);
+    const RegTree got = dev.Grow(b.gpair, b.quantizer, key);
+    ExpectSameTree(got, expected, std::string(s.name) + " " + policy);
+    cpu.UpdatePredictions(expected, &preds, 1, 0);
+    dev.UpdatePredictions(got, d_preds.data(), 1, 0);
+  }
+  EXPECT_EQ(d_preds.ToHost(), preds) << s.name << " " << policy;
+}
+#endif
+
+TEST(DeviceGrower, SameTreesAsTreeGrower) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  for (const test::ShapeSpec& s : test::KernelShapes()) {
+    Params p;
+    p.max_depth = 5;
+    p.colsample_bynode = 0.8;
+    ExpectSameTrees(s, p, "depthwise");
+    p.grow_policy = "lossguide";
+    p.max_depth = 0;
+    p.max_leaves = 12;
+    ExpectSameTrees(s, p, "lossguide");
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace ringboost

@@ -1,0 +1,347 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "tree/hist/grower.h"
+#include "tree/tree_builders.h"
+
+namespace ringboost {
+namespace {
+
+struct Fixture {
+  DataSet data;
+  HistogramCuts cuts;
+  std::unique_ptr<BinnedMatrix> matrix;
+  std::unique_ptr<rabit::Communicator> comm = rabit::MakeLocalCommunicator();
+
+  explicit Fixture(DataSet d, int nthread = 2) : data(std::move(d)) {
+    cuts = ComputeCuts(data, data.num_col, 256, comm.get(), nthread);
+    matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, nthread));
+    matrix->BuildColumns(nthread);
+  }
+
+  // How the grower finds splits: histograms per node (subtraction), the wide way (one node at a
+  // time, no subtraction) by rows, or the wide way by columns where it serves (sparse, 1 worker).
+  enum class Mode { kNormal, kWideRows, kWideColumns };
+
+  // Squared error at margin 0: g = -y, h = 1.
+  RegTree Grow(const Params& p, int nthread = 2, std::vector<float>* preds = nullptr,
+               Mode mode = Mode::kNormal, const std::vector<uint8_t>& keep = {}) {
+    std::vector<GradPair> g;
+    for (float y : data.label) g.push_back(GradPair{-y, 1.0f});
+    GradientQuantizer q(g, 1, 0, comm.get());
+    TreeGrower grower(matrix.get(), &cuts, p, SplitParams::From(p, 0.0f), comm.get(), nthread);
+    if (mode != Mode::kNormal) grower.SetWideHistogramBytes(0);
+    grower.SetColumnwise(mode == Mode::kWideColumns);
+    RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, keep, nthread), q, 0);
+    if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
+    return tree;
+  }
+};
+
+Params StumpParams() {
+  Params p;
+  p.eta = 1.0;
+  p.max_depth = 1;
+  return p;
+}
+
+}  // namespace
+
+// x = 1,2,3,4 and y = 0,0,10,10: root G=-20 H=4 gain 400/5 = 80; best split x<3 with left
+// (0, 2) -> 0 and right (-20, 2) -> 400/3, loss change 133.33 - 80 = 53.33; right weight 20/3.
+TEST(TreeGrower, StumpSplitsWhereHandComputed) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}}, {0, 0, 10, 10}));
+  RegTree tree = fx.Grow(StumpParams());
+  ASSERT_EQ(tree.NumNodes(), 3);
+  EXPECT_EQ(tree[0].feature, 0u);
+  EXPECT_EQ(tree[0].split_cond, 3.0f);
+  EXPECT_FALSE(tree[0].default_left);
+  EXPECT_NEAR(tree[0].gain, 400.0 / 3 - 80, 1e-4);
+  EXPECT_FLOAT_EQ(tree[0].sum_hess, 4.0f);
+  EXPECT_FLOAT_EQ(tree[1].leaf_value, 0.0f);
+  EXPECT_FLOAT_EQ(tree[2].leaf_value, 20.0f / 3);
+  EXPECT_FLOAT_EQ(tree[2].sum_hess, 2.0f);
+}
+
+// A fifth row with the feature missing and y = 0. Forward (missing right): right (-20, 3) -> 100,
+// root (-20, 5) -> 66.7, change 33.3. Backward (missing left): left (0, 3), right (-20, 2) ->
+// 133.3, change 66.7: the learned default direction is left.
+TEST(TreeGrower, LearnsDefaultDirectionForMissing) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}, {NAN}}, {0, 0, 10, 10, 0}));
+  RegTree tree = fx.Grow(StumpParams());
+  ASSERT_EQ(tree.NumNodes(), 3);
+  EXPECT_TRUE(tree[0].default_left);
+  EXPECT_EQ(tree[0].split_cond, 3.0f);
+  EXPECT_NEAR(tree[0].gain, 400.0 / 3 - 400.0 / 6, 1e-4);
+  EXPECT_FLOAT_EQ(tree[1].sum_hess, 3.0f);
+}
+
+// With y = 10 on the missing row, missing goes right: change 225 - 150 = 75 beats 8.3.
+TEST(TreeGrower, MissingRightWhenBetter) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}, {NAN}}, {0, 0, 10, 10, 10}));
+  RegTree tree = fx.Grow(StumpParams());
+  EXPECT_FALSE(tree[0].default_left);
+  EXPECT_NEAR(tree[0].gain, 75.0, 1e-4);
+}
+
+// gamma above the only split's loss change keeps the root a leaf (weight 20/5 = 4).
+TEST(TreeGrower, GammaPrunesWeakSplit) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}}, {0, 0, 10, 10}));
+  Params p = StumpParams();
+  p.gamma = 60;
+  RegTree tree = fx.Grow(p);
+  EXPECT_EQ(tree.NumNodes(), 1);
+  EXPECT_FLOAT_EQ(tree[0].leaf_value, 4.0f);
+}
+
+// min_child_weight 3 forbids every split of 4 unit-hessian rows.
+TEST(TreeGrower, MinChildWeightBlocksLightChildren) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}}, {0, 0, 10, 10}));
+  Params p = StumpParams();
+  p.min_child_weight = 3;
+  EXPECT_EQ(fx.Grow(p).NumNodes(), 1);
+}
+
+// Ties between features keep the lower feature id: features 0 and 1 are copies.
+TEST(TreeGrower, TieKeepsLowerFeature) {
+  Fixture fx(test::DenseRows({{1, 1}, {2, 2}, {3, 3}, {4, 4}}, {0, 0, 10, 10}));
+  EXPECT_EQ(fx.Grow(StumpParams())[0].feature, 0u);
+}
+
+// Depthwise numbering: children are appended level by level, and the prediction cache adds each
+// row's leaf value.
+TEST(TreeGrower, DepthTwoNodeIdsAndPredictionCache) {
+  Fixture fx(
+      test::DenseRows({{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}}, {0, 1, 10, 11, 20, 21, 30, 31}));
+  Params p = StumpParams();
+  p.max_depth = 2;
+  p.lambda = 0;
+  std::vector<float> preds(8, 0.0f);
+  RegTree tree = fx.Grow(p, 2, &preds);
+  ASSERT_EQ(tree.NumNodes(), 7);
+  EXPECT_EQ(tree[0].split_cond, 5.0f);
+  EXPECT_EQ(tree[1].split_cond, 3.0f);
+  EXPECT_EQ(tree[2].split_cond, 7.0f);
+  EXPECT_EQ(tree[1].left, 3);
+  EXPECT_EQ(tree[2].left, 5);
+  // lambda 0: leaves are the means of their rows.
+  EXPECT_FLOAT_EQ(tree[3].leaf_value, 0.5f);
+  EXPECT_FLOAT_EQ(tree[6].leaf_value, 30.5f);
+  EXPECT_FLOAT_EQ(preds[0], 0.5f);
+  EXPECT_FLOAT_EQ(preds[5], 20.5f);
+}
+
+TEST(TreeGrower, LossguideRespectsMaxLeaves) {
+  Fixture fx(
+      test::DenseRows({{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}}, {0, 1, 10, 11, 20, 21, 30, 31}));
+  Params p = StumpParams();
+  p.grow_policy = "lossguide";
+  p.max_depth = 0;
+  p.max_leaves = 3;
+  RegTree tree = fx.Grow(p);
+  EXPECT_EQ(tree.NumLeaves(), 3);
+}
+
+// The same tree for 1 and 2 threads on a larger random set, sparse and dense layouts.
+// Levels of 255 nodes or more: the column-wise way's node slots (evaluation and partition) are 16
+// bits there. The target is the first feature, so levels fill up to depth 8 (its 256 bins); the
+// other features (permutations of the rows, 10% present) split further, and are sparse enough
+// for the partition to read the split features' columns.
+TEST(TreeGrower, ColumnwiseDeepLevelsGrowTheRowwiseTree) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<float> r;
+    for (int f = 0; f < 6; ++f) {  // each feature a different permutation of the rows
+      const int v = f == 0 ? i : (i * (2 * f + 3) * 7919) % 20000;
+      r.push_back(f > 0 && v % 10 != f ? NAN : static_cast<float>(v));  // f > 0: 10% present
+    }
+    labels.push_back(static_cast<float>(i - 10000));  // splits on the first feature's order
+    rows.push_back(r);
+  }
+  Fixture fx(test::DenseRows(rows, labels), 2);
+  Params p;
+  p.max_depth = 10;
+  p.min_child_weight = 0;
+  p.lambda = 0;  // (with lambda a node whose mean is far from 0 stops splitting)
+  const RegTree a = fx.Grow(p, 2);
+  const RegTree b = fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns);
+  std::vector<int> depth(a.NumNodes(), 0), splits(10, 0);  // splits per depth
+  for (int i = 0; i < a.NumNodes(); ++i) {
+    if (a[i].IsLeaf()) continue;
+    ++splits[depth[i]];
+    depth[a[i].left] = depth[a[i].left + 1] = depth[i] + 1;
+  }
+  EXPECT_EQ(splits[7], 128);
+  EXPECT_GE(splits[8], 255);  // a level of 256 nodes, and 255 splits or more of them
+  test::ExpectSameTree(a, b);
+}
+
+// Under 2^11 rows the largest quantized gradients reach 2^51 in magnitude, past the column-wise
+// way's fast sum (EntryGradient::Small): it adds them the plain way and grows the row-wise tree.
+TEST(TreeGrower, ColumnwiseLargeQuantizedGradientsGrowTheRowwiseTree) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 1000; ++i) {
+    std::vector<float> r{static_cast<float>(i)};
+    for (int f = 1; f < 4; ++f) {  // 10% present, each a different permutation of the rows
+      const int v = (i * (2 * f + 3) * 7919) % 1000;
+      r.push_back(v % 10 == f ? static_cast<float>(v) : NAN);
+    }
+    rows.push_back(r);
+    labels.push_back(static_cast<float>(i % 7) + (i < 300 ? 20.0f : 0.0f) +
+                     (std::isnan(r[2]) ? 0.0f : 5.0f));
+  }
+  Fixture fx(test::DenseRows(rows, labels), 2);
+  std::vector<GradPair> g;
+  for (float y : labels) g.push_back(GradPair{-y, 1.0f});  // as Fixture::Grow quantizes them
+  const GradientQuantizer q(g, 1, 0, fx.comm.get());
+  int64_t largest = 0;
+  for (const GradientSum& v : q.QuantizeAll(g, 1, 0, {}, 2)) {
+    largest = std::max({largest, std::abs(v.g), std::abs(v.h)});
+  }
+  EXPECT_GE(largest, int64_t{1} << 51);
+  Params p;
+  p.max_depth = 4;
+  p.min_child_weight = 0;
+  p.lambda = 0;
+  const RegTree a = fx.Grow(p, 2);
+  const RegTree b = fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns);
+  EXPECT_GE(a.NumNodes(), 15);
+  test::ExpectSameTree(a, b);
+}
+
+// Many features, so both threads take some (16 at a time) and prune with each other's finds:
+// still the row-wise tree of one thread. Several features carry signal, of different strength.
+TEST(TreeGrower, ColumnwiseThreadsShareTheirFinds) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  uint64_t s = 7;
+  for (int i = 0; i < 6000; ++i) {
+    std::vector<float> r;
+    float y = 0;
+    for (int f = 0; f < 96; ++f) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      const float v = static_cast<float>((s >> 33) % 500);
+      const bool present = (s >> 20) % 4 != 0;
+      r.push_back(present ? v : NAN);
+      if (present && f % 13 == 5) y += (v > 250 ? 1.0f : -1.0f) * static_cast<float>(f % 7 + 1);
+    }
+    rows.push_back(r);
+    labels.push_back(y);
+  }
+  Fixture fx1(test::DenseRows(rows, labels), 1);
+  Fixture fx2(test::DenseRows(rows, labels), 2);
+  Params p;
+  p.max_depth = 6;
+  const RegTree a = fx1.Grow(p, 1);
+  EXPECT_GT(a.NumNodes(), 63);
+  test::ExpectSameTree(a, fx2.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns));
+}
+
+// One grower, two trees: the column-wise way copies each tree's own gradients (the second tree
+// grown from the first tree's copy would split where the first one did).
+TEST(TreeGrower, ColumnwiseTakesEachTreesGradients) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  for (int i = 0; i < 4000; ++i) {
+    const float a = static_cast<float>(i % 100), b = static_cast<float>((i * 37) % 101);
+    rows.push_back({a, i % 3 == 0 ? NAN : b});
+    labels.push_back(a < 30 ? 1.0f : 0.0f);
+  }
+  Fixture fx(test::DenseRows(rows, labels), 2);
+  Params p;
+  p.max_depth = 3;
+  auto quantized = [&](const std::vector<float>& y, const GradientQuantizer& q) {
+    std::vector<GradPair> g;
+    for (float v : y) g.push_back(GradPair{-v, 1.0f});
+    return q.QuantizeAll(g, 1, 0, {}, 2);
+  };
+  std::vector<float> second(labels.size());  // the second tree's target follows the other feature
+  for (std::size_t i = 0; i < second.size(); ++i) second[i] = (i * 37) % 101 < 60 ? 2.0f : 0.0f;
+  std::vector<GradPair> scale;
+  for (float v : second) scale.push_back(GradPair{-v, 1.0f});
+  const GradientQuantizer q(scale, 1, 0, fx.comm.get());
+  std::vector<RegTree> trees[2];
+  for (bool columns : {false, true}) {
+    TreeGrower grower(fx.matrix.get(), &fx.cuts, p, SplitParams::From(p, 0.0f), fx.comm.get(), 2);
+    grower.SetWideHistogramBytes(0);
+    grower.SetColumnwise(columns);
+    for (const std::vector<float>* y : {&labels, &second}) {
+      trees[columns].push_back(grower.Grow(quantized(*y, q), q, 0));
+    }
+  }
+  EXPECT_EQ(trees[0][0][0].feature, 0u);
+  EXPECT_EQ(trees[0][1][0].feature, 1u);
+  for (int t = 0; t < 2; ++t) {
+    const RegTree& a = trees[0][t];
+    const RegTree& b = trees[1][t];
+    ASSERT_EQ(a.NumNodes(), b.NumNodes()) << t;
+    for (int i = 0; i < a.NumNodes(); ++i) {
+      EXPECT_EQ(a[i].feature, b[i].feature) << t << " " << i;
+      EXPECT_EQ(a[i].split_cond, b[i].split_cond) << t << " " << i;
+      EXPECT_EQ(a[i].leaf_value, b[i].leaf_value) << t << " " << i;
+    }
+  }
+}
+
+TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
+  for (bool sparse : {false, true}) {
+    std::vector<std::vector<float>> rows;
+    std::vector<float> labels;
+    uint64_t s = 42;
+    for (int i = 0; i < 5000; ++i) {
+      std::vector<float> r;
+      for (int f = 0; f < 6; ++f) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        float v = static_cast<float>((s >> 33) % 1000) / 10.0f;
+        r.push_back(sparse && (s >> 20) % 3 == 0 ? NAN : v);
+      }
+      labels.push_back((std::isnan(r[0]) ? 5.f : r[0]) * 0.1f + (r[3] > 50 ? 3.f : 0.f));
+      rows.push_back(r);
+    }
+    Fixture fx1(test::DenseRows(rows, labels), 1);
+    Fixture fx2(test::DenseRows(rows, labels), 2);
+    for (const char* policy : {"depthwise", "lossguide"}) {
+      Params p;
+      p.max_depth = 5;
+      p.grow_policy = policy;
+      p.colsample_bynode = 0.8;
+      RegTree a = fx1.Grow(p, 1);
+      // Threads, and the wide ways (no subtraction; touched chunks only, or column by column),
+      // change nothing.
+      using Mode = Fixture::Mode;
+      for (RegTree b :
+           {fx2.Grow(p, 2), fx2.Grow(p, 2, nullptr, Mode::kWideRows),
+            fx1.Grow(p, 1, nullptr, Mode::kWideRows), fx2.Grow(p, 2, nullptr, Mode::kWideColumns),
+            fx1.Grow(p, 1, nullptr, Mode::kWideColumns)}) {
+        ASSERT_EQ(a.NumNodes(), b.NumNodes());
+        for (int i = 0; i < a.NumNodes(); ++i) {
+          EXPECT_EQ(a[i].feature, b[i].feature);
+          EXPECT_EQ(a[i].split_cond, b[i].split_cond);
+          EXPECT_EQ(a[i].leaf_value, b[i].leaf_value);
+          EXPECT_EQ(a[i].gain, b[i].gain);
+          EXPECT_EQ(a[i].default_left, b[i].default_left);
+        }
+      }
+      EXPECT_GT(a.NumNodes(), 15);
+      // Rows left out by row subsampling (zero gradients) are skipped alike by every way.
+      std::vector<uint8_t> keep(rows.size());
+      for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7) % 10 < 7;
+      const RegTree c = fx1.Grow(p, 1, nullptr, Fixture::Mode::kNormal, keep);
+      for (RegTree d : {fx2.Grow(p, 2, nullptr, Fixture::Mode::kWideRows, keep),
+                        fx2.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns, keep)}) {
+        ASSERT_EQ(c.NumNodes(), d.NumNodes());
+        for (int i = 0; i < c.NumNodes(); ++i) {
+          EXPECT_EQ(c[i].split_cond, d[i].split_cond);
+          EXPECT_EQ(c[i].leaf_value, d[i].leaf_value);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ringboost

@@ -1,0 +1,186 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tree/hist/histogram.h"
+#include "tree/tree_builders.h"
+
+namespace ringboost {
+namespace {
+
+// Random rows (a third of the entries missing when sparse) and random quantized gradients.
+struct HistFixture {
+  DataSet data;
+  HistogramCuts cuts;
+  std::unique_ptr<BinnedMatrix> matrix;
+  std::vector<GradientSum> gpair;
+
+  HistFixture(bool sparse, int rows, int features = 5, int max_bin = 64) {
+    std::vector<std::vector<float>> values;
+    uint64_t s = 7;
+    auto next = [&s] {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      return s >> 33;
+    };
+    for (int i = 0; i < rows; ++i) {
+      std::vector<float> r;
+      for (int f = 0; f < features; ++f) {
+        float v = static_cast<float>(next() % 300);
+        r.push_back(sparse && next() % 3 == 0 ? NAN : v);
+      }
+      values.push_back(r);
+      gpair.push_back(GradientSum{static_cast<int64_t>(next() % 2001) - 1000,
+                                  static_cast<int64_t>(next() % 1000)});
+    }
+    data = test::DenseRows(values, std::vector<float>(rows, 0.0f));
+    auto comm = rabit::MakeLocalCommunicator();
+    cuts = ComputeCuts(data, data.num_col, max_bin, comm.get(), 2);
+    matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, 2));
+  }
+
+  // Direct sum over the rows of a node.
+  Histogram Naive(const RowPartitioner& p, int nid) const { return Naive(p, nid, gpair); }
+  Histogram Naive(const RowPartitioner& p, int nid, const std::vector<GradientSum>& g) const {
+    Histogram h(cuts.TotalBins());
+    auto r = p.NodeRange(nid);
+    for (uint64_t i = 0; i < r.size(); ++i) {
+      uint32_t row = p.NodeRows(nid)[i];
+      for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
+        int64_t bin = matrix->GetBin(row, f, cuts);
+        if (bin >= 0) h[bin] += g[row];
+      }
+    }
+    return h;
+  }
+};
+
+TEST(Histogram, EqualsDirectSumAnyThreadsAndLayout) {
+  for (bool sparse : {false, true}) {
+    HistFixture fx(sparse, 9000);  // several row blocks
+    EXPECT_EQ(fx.matrix->layout() == BinnedMatrix::Layout::kSparse, sparse);
+    RowPartitioner p(fx.data.NumRows());
+    p.Partition(
+        {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 3 != 0; }, 2);
+    for (int threads : {1, 2, 3}) {
+      HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads);
+      Histogram h1, h2;
+      builder.Build(fx.gpair, p, {1, 2}, {&h1, &h2});
+      EXPECT_EQ(h1, fx.Naive(p, 1)) << "threads " << threads;
+      EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
+      // Built twice: equal bit for bit.
+      Histogram again;
+      builder.Build(fx.gpair, p, {1}, {&again});
+      EXPECT_EQ(again, h1);
+    }
+  }
+}
+
+// Dense rows narrow enough for a record (16 bytes of gradient and the bins, up to 256 bytes): the
+// root's build stores each row's gradient beside its bins, and the deeper builds that reuse the
+// gradients read it from there, not from gpair. 8-bit and 16-bit bins.
+TEST(Histogram, DenseRecordsKeepTheRootsGradients) {
+  for (int max_bin : {64, 512}) {
+    HistFixture fx(false, 9000, 5, max_bin);
+    ASSERT_EQ(fx.matrix->BinBytes(), max_bin == 64 ? 1 : 2);
+    RowPartitioner root(fx.data.NumRows());
+    RowPartitioner p(fx.data.NumRows());
+    p.Partition(
+        {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 5 < 2; }, 2);
+    for (int threads : {1, 2}) {
+      HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads);
+      ASSERT_TRUE(builder.UsesRecords());
+      std::vector<GradientSum> first = fx.gpair, second = fx.gpair;
+      for (GradientSum& g : second) g = GradientSum{3 * g.g + 1, g.h / 2};
+      for (const auto* g : {&first, &second}) {  // two trees, new gradients each
+        Histogram h0, h1, h2;
+        builder.Build(*g, root, {0}, {&h0});
+        EXPECT_EQ(h0, fx.Naive(root, 0, *g)) << "threads " << threads;
+        builder.Build(*g, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
+        EXPECT_EQ(h1, fx.Naive(p, 1, *g)) << "threads " << threads;
+        EXPECT_EQ(h2, fx.Naive(p, 2, *g)) << "threads " << threads;
+      }
+      // Reusing reads the stored gradients: the second tree's, whatever gpair now says.
+      Histogram stale;
+      builder.Build(first, p, {1}, {&stale}, /*reuse_gradients=*/true);
+      EXPECT_EQ(stale, fx.Naive(p, 1, second));
+    }
+  }
+}
+
+// Rows too wide for a record (300 features): the builder reads the matrix's rows and gpair.
+TEST(Histogram, WideDenseRowsWithoutRecords) {
+  HistFixture fx(false, 3000, 300);
+  RowPartitioner p(fx.data.NumRows());
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 7 < 3; }, 2);
+  HistogramBuilder builder(fx.matrix.get(), &fx.cuts, 2);
+  EXPECT_FALSE(builder.UsesRecords());
+  Histogram h1, h2;
+  builder.Build(fx.gpair, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
+  EXPECT_EQ(h1, fx.Naive(p, 1));
+  EXPECT_EQ(h2, fx.Naive(p, 2));
+}
+
+TEST(Histogram, SubtractionGivesSibling) {
+  HistFixture fx(true, 3000);
+  RowPartitioner p(fx.data.NumRows());
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row < 1000; }, 2);
+  HistogramBuilder builder(fx.matrix.get(), &fx.cuts, 2);
+  Histogram root, left;
+  builder.Build(fx.gpair, RowPartitioner(fx.data.NumRows()), {0}, {&root});
+  builder.Build(fx.gpair, p, {1}, {&left});
+  HistogramBuilder::Subtract({&left}, {&root}, 2);  // the root's becomes the right child's
+  EXPECT_EQ(root, fx.Naive(p, 2));
+}
+
+// A level with a large node and a small one: with 2 threads the small one (an eighth of the
+// level's rows) is built whole into its output, the large one in blocks over private histograms;
+// with 3 threads both in blocks, with 1 both whole. Outputs that held other values come out right.
+TEST(Histogram, WholeNodesAndBlockedNodesInOneLevel) {
+  HistFixture fx(false, 40000);
+  RowPartitioner p(fx.data.NumRows());
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 8 != 0; }, 2);
+  ASSERT_EQ(p.NodeRange(2).size(), 5000u);
+  for (int threads : {1, 2, 3}) {
+    HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads);
+    Histogram h1(fx.cuts.TotalBins(), GradientSum{7, 7}), h2(3, GradientSum{1, 1});
+    builder.Build(fx.gpair, p, {1, 2}, {&h1, &h2});
+    EXPECT_EQ(h1, fx.Naive(p, 1)) << "threads " << threads;
+    EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
+  }
+}
+
+// The wide way builds one node at a time, touched chunks only, and clears what it used: the
+// same histogram as Build for every node, built in any order, for sparse and dense layouts.
+TEST(Histogram, WideEqualsBuildAndListsTouchedChunks) {
+  for (bool sparse : {true, false}) {
+    HistFixture fx(sparse, 5000);
+    RowPartitioner p(fx.data.NumRows());
+    p.Partition(
+        {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 4 == 0; }, 2);
+    // 1-4 threads own stripes of bins; more use private histograms merged over touched chunks.
+    for (int threads : {1, 2, 3, 6}) {
+      HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads);
+      for (int nid : {1, 2, 0, 1}) {
+        builder.BuildWide(fx.gpair, p, nid);
+        Histogram expected;
+        HistogramBuilder(fx.matrix.get(), &fx.cuts, 1).Build(fx.gpair, p, {nid}, {&expected});
+        ASSERT_EQ(builder.wide_hist(), expected) << "node " << nid;
+        const auto& chunks = builder.wide_chunks();
+        EXPECT_TRUE(std::is_sorted(chunks.begin(), chunks.end()));
+        for (std::size_t b = 0; b < expected.size(); ++b) {
+          if (expected[b] == GradientSum{}) continue;
+          EXPECT_TRUE(
+              std::binary_search(chunks.begin(), chunks.end(), b >> HistogramBuilder::kChunkShift))
+              << "bin " << b;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ringboost

@@ -1,0 +1,46 @@
+#include <gtest/gtest.h>
+
+#include "tree/hist/row_partitioner.h"
+
+namespace ringboost {
+
+TEST(RowPartitioner, StablePartitionOfTwoNodesAtOnce) {
+  for (int threads : {1, 2}) {
+    RowPartitioner p(10);
+    // Root: even rows left (node 1), odd right (node 2).
+    p.Partition(
+        {{0, 1, 2}}, [](std::size_t, uint32_t r) { return r % 2 == 0; }, threads);
+    EXPECT_EQ(p.NodeRange(1).size(), 5u);
+    EXPECT_EQ(std::vector<uint32_t>(p.NodeRows(1), p.NodeRows(1) + 5),
+              (std::vector<uint32_t>{0, 2, 4, 6, 8}));
+    // Node 1: rows < 5 left (3); node 2: rows > 6 left (4).
+    p.Partition(
+        {{1, 3, 4}, {2, 5, 6}}, [](std::size_t t, uint32_t r) { return t == 0 ? r < 5 : r > 6; },
+        threads);
+    EXPECT_EQ(std::vector<uint32_t>(p.NodeRows(3), p.NodeRows(3) + p.NodeRange(3).size()),
+              (std::vector<uint32_t>{0, 2, 4}));
+    EXPECT_EQ(std::vector<uint32_t>(p.NodeRows(4), p.NodeRows(4) + p.NodeRange(4).size()),
+              (std::vector<uint32_t>{6, 8}));
+    EXPECT_EQ(std::vector<uint32_t>(p.NodeRows(5), p.NodeRows(5) + p.NodeRange(5).size()),
+              (std::vector<uint32_t>{7, 9}));
+    EXPECT_EQ(std::vector<uint32_t>(p.NodeRows(6), p.NodeRows(6) + p.NodeRange(6).size()),
+              (std::vector<uint32_t>{1, 3, 5}));
+  }
+}
+
+TEST(RowPartitioner, LargeNodeSameLayoutForAnyThreadCount) {
+  const uint32_t n = 100000;  // several partition blocks
+  auto run = [&](int threads) {
+    RowPartitioner p(n);
+    p.Partition(
+        {{0, 1, 2}}, [](std::size_t, uint32_t r) { return (r * 2654435761u) % 7 < 3; }, threads);
+    std::vector<uint32_t> rows(p.NodeRows(1), p.NodeRows(1) + p.NodeRange(1).size());
+    rows.insert(rows.end(), p.NodeRows(2), p.NodeRows(2) + p.NodeRange(2).size());
+    return rows;
+  };
+  std::vector<uint32_t> one = run(1);
+  EXPECT_EQ(one, run(2));
+  EXPECT_TRUE(std::is_sorted(one.begin(), one.begin() + 10));
+}
+
+}  // namespace ringboost

@@ -1,0 +1,237 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "tree/hist/split_evaluator.h"
+
+namespace ringboost {
+namespace {
+
+struct Case {
+  HistogramCuts cuts;
+  GradientQuantizer quantizer;
+  std::vector<GradientSum> hist;  // the feature's bins
+  GradientSum node_sum;           // with the rows that miss the feature
+  std::vector<uint32_t> nonzero;
+  GradientSum present;
+  uint64_t side_grad = 0;  // the largest |g| of a prefix or suffix of the non-empty bins
+};
+
+// One feature of `nb` bins over `rows` rows, a share `missing` of them without it.
+Case MakeCase(std::mt19937* rng, uint32_t nb, int rows, double missing) {
+  Case c;
+  c.cuts.ptr = {0, nb};
+  for (uint32_t b = 0; b < nb; ++b) c.cuts.values.push_back(static_cast<float>(b + 1));
+  c.cuts.min_values = {0.0f};
+  std::uniform_real_distribution<float> grad(-1.0f, 1.0f), hess(0.0f, 0.25f), u(0.0f, 1.0f);
+  std::vector<GradPair> gpair(rows);
+  for (GradPair& p : gpair) p = GradPair{grad(*rng), hess(*rng)};
+  auto comm = rabit::MakeLocalCommunicator();
+  c.quantizer = GradientQuantizer(gpair, 1, 0, comm.get());
+  c.hist.assign(nb, GradientSum{});
+  for (const GradPair& p : gpair) {
+    const GradientSum q = c.quantizer.Quantize(p);
+    c.node_sum += q;
+    if (u(*rng) >= missing) c.hist[(*rng)() % nb] += q;
+  }
+  int64_t lo = 0, hi = 0;
+  for (uint32_t b = 0; b < nb; ++b) {
+    if ((c.hist[b].g | c.hist[b].h) == 0) continue;
+    c.nonzero.push_back(b);
+    c.present += c.hist[b];
+    lo = std::min(lo, c.present.g);
+    hi = std::max(hi, c.present.g);
+  }
+  c.side_grad = SplitEvaluator::SideGradBound(lo, hi, c.present.g);
+  // By brute force: every prefix and suffix.
+  uint64_t brute = 0;
+  GradientSum prefix;
+  for (uint32_t b : c.nonzero) {
+    prefix += c.hist[b];
+    brute = std::max(brute, static_cast<uint64_t>(std::llabs(prefix.g)));
+    brute =
+        std::max(brute, static_cast<uint64_t>(std::llabs(c.present.g - prefix.g + c.hist[b].g)));
+  }
+  EXPECT_EQ(c.side_grad, brute);
+  return c;
+}
+
+// The largest loss change of every allowed candidate, forward and backward, by brute force.
+float BestByBruteForce(const Case& c, const SplitParams& p, float node_gain) {
+  float best = -INFINITY;
+  const GradientQuantizer& q = c.quantizer;
+  for (int dir : {+1, -1}) {
+    GradientSum acc;
+    for (std::size_t k = 0; k < c.nonzero.size(); ++k) {
+      acc += c.hist[c.nonzero[dir > 0 ? k : c.nonzero.size() - 1 - k]];
+      const GradientSum rest = c.node_sum - acc;
+      const GradientSum& l = dir > 0 ? acc : rest;
+      const GradientSum& r = dir > 0 ? rest : acc;
+      best = std::max(
+          best, SplitLossChange(p, q.Grad(l.g), q.Hess(l.h), q.Grad(r.g), q.Hess(r.h), node_gain));
+    }
+  }
+  return best;
+}
+
+TEST(SplitEvaluator, LossChangeBoundIsAboveEveryCandidate) {
+  std::mt19937 rng(7);
+  int bounded = 0, no_split = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    SplitParams p;
+    p.lambda = std::vector<float>{1.0f, 0.5f, 0.0f}[trial % 3];
+    p.min_child_weight = std::vector<float>{1.0f, 0.1f, 0.0f, 5.0f}[(trial / 3) % 4];
+    const uint32_t nb = 1 + rng() % 40;
+    const Case c = MakeCase(&rng, nb, 2 + static_cast<int>(rng() % 300), (trial % 5) * 0.2);
+    const GradientQuantizer& q = c.quantizer;
+    const float node_gain = CalcGain(p, q.Grad(c.node_sum.g), q.Hess(c.node_sum.h));
+    const SplitEvaluator evaluator(&c.cuts, p, &q);
+    const double bound =
+        evaluator.LossChangeBound(c.present, c.side_grad, true, c.node_sum, node_gain);
+    const float best = BestByBruteForce(c, p, node_gain);
+    const SplitCandidate found = evaluator.EvaluateBins(
+        c.hist.data(), c.nonzero.data(), c.nonzero.size(), c.present, c.node_sum, node_gain, 0);
+    if (bound == -INFINITY) {  // no allowed candidate at all
+      EXPECT_EQ(best, -INFINITY) << trial;
+      EXPECT_FALSE(found.found) << trial;
+      ++no_split;
+      continue;
+    }
+    if (p.min_child_weight + p.lambda == 0.0f) {
+      EXPECT_EQ(bound, INFINITY) << trial;
+      continue;
+    }
+    ASSERT_TRUE(std::isfinite(bound)) << trial;
+    EXPECT_GT(bound, static_cast<double>(best)) << trial;
+    if (found.found) EXPECT_GT(bound, static_cast<double>(found.loss_chg)) << trial;
+    ++bounded;
+  }
+  EXPECT_GT(bounded, 200);  // both kinds of case were drawn
+  EXPECT_GT(no_split, 10);
+}
+
+// The best candidate by brute force, with the scan's order: forward by ascending bin, then
+// backward by descending bin; a later candidate replaces only with a strictly larger loss change.
+SplitCandidate BestCandidateByBruteForce(const Case& c, const SplitParams& p, float node_gain) {
+  SplitCandidate best;
+  const GradientQuantizer& q = c.quantizer;
+  const std::size_t n = c.nonzero.size();
+  for (int dir : {+1, -1}) {
+    GradientSum acc;
+    for (std::size_t k = 0; k < n; ++k) {
+      const uint32_t bin = c.nonzero[dir > 0 ? k : n - 1 - k];
+      acc += c.hist[bin];
+      const GradientSum rest = c.node_sum - acc;
+      const GradientSum& l = dir > 0 ? acc : rest;
+      const GradientSum& r = dir > 0 ? rest : acc;
+      const float loss =
+          SplitLossChange(p, q.Grad(l.g), q.Hess(l.h), q.Grad(r.g), q.Hess(r.h), node_gain);
+      if (loss == -INFINITY || !(loss > best.loss_chg)) continue;
+      best.loss_chg = loss;
+      best.split_bin = static_cast<int32_t>(dir > 0 ? bin : bin - 1);
+      best.default_left = dir < 0;
+      best.left_sum = l;
+      best.found = true;
+    }
+  }
+  return best;
+}
+
+// Steps are scanned in blocks that a bound may skip: over many bins (several blocks), with L1,
+// max_delta_step and min_child_weight, the scan finds the brute-force candidate, and a `must_beat`
+// up to its loss change (a tie included) still finds it; above it, nothing at or over must_beat.
+TEST(SplitEvaluator, SkippedStepsNeverHoldTheBestOrATie) {
+  std::mt19937 rng(11);
+  int found_cases = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    SplitParams p;
+    p.lambda = std::vector<float>{1.0f, 0.5f, 0.0f}[trial % 3];
+    p.min_child_weight = std::vector<float>{1.0f, 0.1f, 0.0f, 5.0f}[(trial / 3) % 4];
+    p.alpha = trial % 7 == 0 ? 0.3f : 0.0f;
+    p.max_delta_step = trial % 11 == 0 ? 0.7f : 0.0f;
+    const uint32_t nb = 1 + rng() % 300;
+    const Case c = MakeCase(&rng, nb, 2 + static_cast<int>(rng() % 3000), (trial % 4) * 0.25);
+    const GradientQuantizer& q = c.quantizer;
+    const float node_gain = CalcGain(p, q.Grad(c.node_sum.g), q.Hess(c.node_sum.h));
+    const SplitEvaluator evaluator(&c.cuts, p, &q);
+    const SplitCandidate brute = BestCandidateByBruteForce(c, p, node_gain);
+    auto scan = [&](float must_beat) {
+      return evaluator.EvaluateBins(c.hist.data(), c.nonzero.data(), c.nonzero.size(), c.present,
+                                    c.node_sum, node_gain, 0, must_beat);
+    };
+    for (float must_beat :
+         {-INFINITY, brute.loss_chg - 1.0f, std::nextafter(brute.loss_chg, -INFINITY),
+          brute.loss_chg, std::nextafter(brute.loss_chg, INFINITY), brute.loss_chg + 1.0f}) {
+      const SplitCandidate found = scan(must_beat);
+      if (brute.found && !(must_beat > brute.loss_chg)) {
+        ASSERT_TRUE(found.found) << trial << " " << must_beat;
+        EXPECT_EQ(found.loss_chg, brute.loss_chg) << trial;
+        EXPECT_EQ(found.split_bin, brute.split_bin) << trial;
+        EXPECT_EQ(found.default_left, brute.default_left) << trial;
+        EXPECT_EQ(found.left_sum, brute.left_sum) << trial;
+      } else if (found.found) {
+        EXPECT_LT(found.loss_chg, must_beat) << trial;
+      }
+    }
+    found_cases += brute.found;
+  }
+  EXPECT_GT(found_cases, 150);
+}
+
+// A block whose last step reaches min_child_weight exactly holds the best split: bins 0-15 one
+// row each (g -1, h 1/16: the left side's hessian is 1 = min_child_weight after bin 15), bin 16
+// ten rows (g +1, h 1). The split after bin 15 is the only allowed one.
+TEST(SplitEvaluator, BlockEndingAtMinChildWeightIsScanned) {
+  Case c;
+  c.cuts.ptr = {0, 17};
+  for (int b = 0; b < 17; ++b) c.cuts.values.push_back(static_cast<float>(b + 1));
+  c.cuts.min_values = {0.0f};
+  std::vector<GradPair> rows(16, GradPair{-1.0f, 1.0f / 16});
+  rows.resize(26, GradPair{1.0f, 1.0f});
+  auto comm = rabit::MakeLocalCommunicator();
+  c.quantizer = GradientQuantizer(rows, 1, 0, comm.get());
+  c.hist.assign(17, GradientSum{});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    c.hist[std::min<std::size_t>(i, 16)] += c.quantizer.Quantize(rows[i]);
+  }
+  for (uint32_t b = 0; b < 17; ++b) c.nonzero.push_back(b);
+  for (const GradientSum& h : c.hist) c.present += h;
+  c.node_sum = c.present;
+  SplitParams p;
+  p.min_child_weight = 1.0f;
+  const float node_gain =
+      CalcGain(p, c.quantizer.Grad(c.node_sum.g), c.quantizer.Hess(c.node_sum.h));
+  const SplitCandidate found =
+      SplitEvaluator(&c.cuts, p, &c.quantizer)
+          .EvaluateBins(c.hist.data(), c.nonzero.data(), 17, c.present, c.node_sum, node_gain, 0);
+  ASSERT_TRUE(found.found);
+  EXPECT_EQ(found.split_bin, 15);
+  EXPECT_EQ(c.quantizer.Hess(found.left_sum.h), 1.0);
+  // left (-16, 1): 256 / 2; right (10, 10): 100 / 11; node (-6, 11): 36 / 12.
+  EXPECT_FLOAT_EQ(found.loss_chg, 128.0f + 100.0f / 11.0f - 3.0f);
+}
+
+TEST(SplitEvaluator, LossChangeBoundIsUnknownWithL1MaxDeltaStepOrNegativeHessians) {
+  std::mt19937 rng(3);
+  const Case c = MakeCase(&rng, 8, 100, 0.3);
+  const float gain = 1.0f;
+  SplitParams p;
+  EXPECT_EQ(SplitEvaluator(&c.cuts, p, &c.quantizer)
+                .LossChangeBound(c.present, c.side_grad, false, c.node_sum, gain),
+            INFINITY);
+  p.alpha = 0.5f;
+  EXPECT_EQ(SplitEvaluator(&c.cuts, p, &c.quantizer)
+                .LossChangeBound(c.present, c.side_grad, true, c.node_sum, gain),
+            INFINITY);
+  p.alpha = 0.0f;
+  p.max_delta_step = 0.7f;
+  EXPECT_EQ(SplitEvaluator(&c.cuts, p, &c.quantizer)
+                .LossChangeBound(c.present, c.side_grad, true, c.node_sum, gain),
+            INFINITY);
+}
+
+}  // namespace
+}  // namespace ringboost

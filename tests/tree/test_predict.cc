@@ -1,0 +1,173 @@
+// PredictMargin against hand-computed margins, and bitwise equal for any thread count.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "common/error.h"
+#include "model/model.h"
+#include "model/model_builders.h"
+
+namespace ringboost {
+namespace {
+
+// Appends one CSR row of (feature, value) pairs.
+void AddRow(DataSet* data, const std::vector<std::pair<uint32_t, float>>& entries) {
+  for (const auto& [feature, value] : entries) {
+    data->index.push_back(feature);
+    data->value.push_back(value);
+    data->num_col = std::max(data->num_col, feature + 1);
+  }
+  data->row_ptr.push_back(data->index.size());
+  data->label.push_back(0.0f);
+}
+
+// Round 0: f0 < 1.5 (missing right) -> [1: f2 < -1 (missing left) -> 3 | 4] | 2.
+// Round 1: f1 < 0 (missing left) -> 1 | 2.
+Model HandModel() {
+  Model m;
+  m.base_margin = 0.5f;
+  m.num_feature = 3;
+  m.num_rounds = 2;
+  RegTree t0;
+  t0.Split(0, 0, 1.5f, false, 1.0f);
+  t0.Split(1, 2, -1.0f, true, 1.0f);
+  t0[2].leaf_value = 0.25f;
+  t0[3].leaf_value = -0.5f;
+  t0[4].leaf_value = 1.0f;
+  RegTree t1;
+  t1.Split(0, 1, 0.0f, true, 1.0f);
+  t1[1].leaf_value = 0.125f;
+  t1[2].leaf_value = -0.0625f;
+  m.trees = {t0, t1};
+  m.tree_group = {0, 0};
+  return m;
+}
+
+DataSet HandData() {
+  DataSet data;
+  AddRow(&data, {{0, 1.0f}, {2, -2.0f}});             // t0 -> 3, t1 missing -> 1
+  AddRow(&data, {});                                  // t0 missing -> 2, t1 missing -> 1
+  AddRow(&data, {{0, 0.0f}, {1, 3.0f}});              // t0 -> 1, f2 missing -> 3; t1 -> 2
+  AddRow(&data, {{0, 2.0f}, {1, -1.0f}, {5, 9.0f}});  // t0 -> 2, t1 -> 1; f5 is unknown
+  return data;
+}
+
+TEST(PredictMargin, MatchesHandComputation) {
+  const std::vector<float> margins = PredictMargin(HandModel(), HandData(), 0, 1);
+  EXPECT_EQ(margins, (std::vector<float>{0.125f, 0.875f, -0.0625f, 0.875f}));
+}
+
+TEST(PredictMargin, FirstRoundsOnly) {
+  const std::vector<float> margins = PredictMargin(HandModel(), HandData(), 1, 1);
+  EXPECT_EQ(margins, (std::vector<float>{0.0f, 0.75f, 0.0f, 0.75f}));
+  EXPECT_EQ(PredictMargin(HandModel(), HandData(), 2, 1),
+            PredictMargin(HandModel(), HandData(), 0, 1));
+}
+
+TEST(PredictMargin, RoundsBeyondTheModelAreAnError) {
+  EXPECT_THROW(PredictMargin(HandModel(), HandData(), 3, 1), Error);
+  EXPECT_THROW(PredictMargin(HandModel(), HandData(), -1, 1), Error);
+}
+
+TEST(PredictMargin, GroupsAreColumnsOfTheRow) {
+  Model m = HandModel();
+  m.num_groups = 2;
+  m.num_rounds = 1;
+  m.tree_group = {0, 1};
+  const std::vector<float> margins = PredictMargin(m, HandData(), 0, 1);
+  // Row r: (0.5 + t0 leaf, 0.5 + t1 leaf).
+  EXPECT_EQ(margins,
+            (std::vector<float>{0.0f, 0.625f, 0.75f, 0.625f, 0.0f, 0.4375f, 0.75f, 0.625f}));
+}
+
+TEST(PredictMargin, EmptyDataAndNoTrees) {
+  EXPECT_TRUE(PredictMargin(HandModel(), DataSet(), 0, 2).empty());
+  Model m;
+  m.base_margin = -1.5f;
+  m.num_feature = 3;
+  EXPECT_EQ(PredictMargin(m, HandData(), 0, 2), std::vector<float>(4, -1.5f));
+}
+
+// A random model of depth-4 trees and random sparse rows: 1, 2 and 3 threads agree bit for bit.
+TEST(PredictMargin, SameBitsForAnyThreadCount) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  Model m;
+  m.base_margin = 0.3f;
+  m.num_feature = 20;
+  m.num_rounds = 30;
+  for (int t = 0; t < m.num_rounds; ++t) {
+    RegTree tree;
+    for (int nid = 0; nid < 15; ++nid) {
+      tree.Split(nid, rng() % 20, uniform(rng), rng() % 2 == 0, 1.0f);
+    }
+    for (TreeNode& node : tree.nodes()) node.leaf_value = uniform(rng) * 0.1f;
+    m.trees.push_back(tree);
+    m.tree_group.push_back(0);
+  }
+  DataSet data;
+  for (int r = 0; r < 1000; ++r) {
+    std::vector<std::pair<uint32_t, float>> row;
+    for (uint32_t f = 0; f < 20; ++f) {
+      if (rng() % 3 != 0) row.emplace_back(f, uniform(rng));
+    }
+    AddRow(&data, row);
+  }
+  const std::vector<float> one = PredictMargin(m, data, 0, 1);
+  const std::vector<float> two = PredictMargin(m, data, 0, 2);
+  const std::vector<float> three = PredictMargin(m, data, 0, 3);
+  ASSERT_EQ(one.size(), 1000u);
+  for (size_t i = 0; i < one.size(); ++i) {
+    ASSERT_EQ(test::Bits(one[i]), test::Bits(two[i])) << "row " << i;
+    ASSERT_EQ(test::Bits(one[i]), test::Bits(three[i])) << "row " << i;
+  }
+}
+
+// The dense matrix of a set walks to the same margins as its CSR: rows with missing values,
+// entries of features beyond the model's (left out) and a tree that splits on such a feature.
+TEST(AddTreeMargins, DenseRowsGiveTheCsrMargins) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<RegTree> trees(12);
+  std::vector<const RegTree*> pointers;
+  std::vector<int> groups;
+  for (RegTree& tree : trees) {
+    std::vector<int> leaves = {0};
+    for (int s = 0; s < 20; ++s) {
+      const std::size_t pick = rng() % leaves.size();
+      const int left = tree.Split(leaves[pick], rng() % 7, uniform(rng), rng() % 2 == 0, 1.0f);
+      leaves[pick] = left;
+      leaves.push_back(left + 1);
+    }
+    for (TreeNode& node : tree.nodes()) node.leaf_value = uniform(rng);
+    pointers.push_back(&tree);
+    groups.push_back(static_cast<int>(groups.size() % 2));
+  }
+  DataSet data;
+  for (int r = 0; r < 203; ++r) {  // not a multiple of the walker's block
+    std::vector<std::pair<uint32_t, float>> row;
+    for (uint32_t f = 0; f < 8; ++f) {
+      if (rng() % 5 != 0) row.emplace_back(f, uniform(rng));
+    }
+    AddRow(&data, row);
+  }
+  const uint32_t num_feature = 6;  // the trees split on feature 6 too; the rows hold 6 and 7
+  ASSERT_TRUE(DenseRows::Pays(data, num_feature));
+  const DenseRows dense = DenseRows::From(data, num_feature, 2);
+  ASSERT_EQ(dense.NumRows(), 203u);
+  std::vector<float> by_csr(203 * 2, 0.5f), by_dense(203 * 2, 0.5f);
+  AddTreeMargins(pointers, groups, num_feature, data, 2, by_csr.data(), 3);
+  AddTreeMargins(pointers, groups, dense, 2, by_dense.data(), 2);
+  for (std::size_t i = 0; i < by_csr.size(); ++i) {
+    ASSERT_EQ(test::Bits(by_csr[i]), test::Bits(by_dense[i])) << i;
+  }
+  EXPECT_NE(by_csr[0], 0.5f);
+  // One entry a row in 1000 columns: the CSR is the smaller.
+  DataSet sparse;
+  for (int r = 0; r < 10; ++r) AddRow(&sparse, {{static_cast<uint32_t>(r * 100), 1.0f}});
+  EXPECT_FALSE(DenseRows::Pays(sparse, 1000));
+}
+
+}  // namespace
+}  // namespace ringboost
