@@ -100,6 +100,24 @@ TEST(Progress, SubmitOnATerminalRelaysRankZerosProgress) {
   EXPECT_FALSE(Contains(out, "[rank 1] [ringboost] round")) << out;
 }
 
+// scripts/demo builds the ringboost program only (here a no-op in this build folder, which keeps
+// its settings) and says what each step does, then trains.
+TEST(Demo, BuildsOnlyTheProgramAndSaysWhatItDoes) {
+  test::TempDir dir;
+  test::RunResult r = test::RunInDir(
+      test::SourceDir(), "SKIP_APT=1 BUILD_DIR='" + std::string(RINGBOOST_BINARY_DIR) +
+                             "' timeout 240 bash scripts/demo regression num_round=2 nthread=1 "
+                             "model_out='" +
+                             dir.File("m.json") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(Contains(r.out, "[demo] step 1 of 2: building ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "[setup] building ringboost only with ")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "everything")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "[demo] step 2 of 2: training: ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "[1]\ttest-rmse:")) << r.out;
+  EXPECT_TRUE(test::FileExists(dir.File("m.json")));
+}
+
 TEST(DataKey, MissingFilesNameTheirConfigKey) {
   test::TempDir dir;
   WriteSmallJob(dir);
