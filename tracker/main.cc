@@ -75,6 +75,7 @@ std::unique_ptr<rabit::Tracker> StartTracker(const SubmitOptions& options, const
   t.host = host;
   t.num_workers = options.num_workers;
   t.token = token;
+  t.verbose = options.log_level == "DEBUG";  // where each rank listens, for debugging links
   t.log = [log](const std::string& line) { log->Line(line); };
   Status last;
   for (int port = 9091; port < 9091 + 1000; ++port) {

@@ -14,11 +14,14 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "common/logging.h"
+#include "common/output_path.h"
 #include "common/threads.h"
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
+#include "learner/prediction_output.h"
 #include "learner/progress.h"
-#include "tree/gpu_hist/trainer.h"
+#include "learner/run_identity.h"
+#include "tree/trainer.h"
 
 namespace ringboost {
 namespace {
@@ -34,13 +37,6 @@ std::string ShortestDouble(double v) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v);
   return std::string(buf, res.ptr);
-}
-
-// A float printed as XGBoost's CLI prints predictions (9 significant digits).
-std::string FloatText(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(v));
-  return buf;
 }
 
 std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
@@ -85,9 +81,32 @@ struct EarlyStop {
       best = value;
       best_round = round;
     }
-    return patience > 0 && round - best_round >= patience;
+    return Exhausted(round);
+  }
+  // True when the rounds up to `round` have used up the patience (a resumed run that stopped).
+  bool Exhausted(int round) const {
+    return patience > 0 && best_round >= 0 && round - best_round >= patience;
   }
 };
+
+// Every output path is checked before any data is read (rank 0's paths: only rank 0 writes);
+// every rank stops with rank 0's error.
+void CheckOutputPaths(const Params& params, rabit::Communicator* comm) {
+  std::string problem = comm->Rank() == 0 ? OutputPathsProblem(params) : "";
+  if (comm->WorldSize() > 1) problem = BroadcastText(problem, 0, comm);
+  if (!problem.empty()) RB_FAIL(problem);
+}
+
+// XGBoost refuses early stopping without a validation set ("Must have at least 1 validation
+// dataset for early stopping"); silently training every round would be the surprise.
+void CheckEarlyStopping(const Params& params) {
+  if (params.early_stopping_rounds > 0 && params.evals.empty() && !params.eval_train) {
+    RB_FAIL("early_stopping_rounds=" << params.early_stopping_rounds
+                                     << " needs an eval set to watch: add eval[NAME]=<data uri> "
+                                        "(the last one is watched), or set eval_train=1 to "
+                                        "watch the training data, or early_stopping_rounds=0");
+  }
+}
 
 // Every worker must train with the same settings (nthread and verbosity excepted: they are the
 // machine's own). Each rank's explicitly given keys are gathered; all ranks stop with the same
@@ -148,34 +167,52 @@ KillHook KillHookFromEnvironment() {
   return hook;
 }
 
-// The model to start from: the communicator's checkpoint after a recovery, else the newest
-// checkpoint of checkpoint_dir, else model_in. *resumed: training goes on from its round.
-bool StartingModel(const Params& params, rabit::Communicator* comm, Model* init, bool* resumed) {
+// Where training starts: the communicator's checkpoint after a recovery, else a checkpoint of
+// checkpoint_dir that belongs to this run, else model_in, else nothing.
+struct Start {
+  bool have_init = false;
+  Model init;
+  int base_rounds = 0;   // model_in's rounds: this run adds num_round rounds to them
+  int rounds_done = 0;   // rounds of this run already in `init` (a resumed checkpoint)
+  std::string identity;  // the run's identity, with checkpoint_dir (checkpoint.h)
+};
+
+Start StartingModel(const Params& params, const DataSet& train,
+                    const std::vector<std::pair<std::string, DataSet>>& evals,
+                    rabit::Communicator* comm) {
+  Start s;
+  std::string model_in_text;
+  if (!params.model_in.empty()) {
+    model_in_text = ReadWholeFile(params.model_in);
+    s.init = Model::FromJson(model_in_text, params.model_in);
+    s.have_init = true;
+    s.base_rounds = s.init.num_rounds;
+  }
+  if (!params.checkpoint_dir.empty()) {
+    s.identity = RunIdentity(params, train, evals, model_in_text, s.base_rounds, comm);
+  }
   int version = 0;
   std::string text;
   ThrowIfError(comm->LoadCheckPoint(&text, &version));
   if (version > 0) {
-    *init = Model::FromJson(text, "the checkpoint of the job");
-    *resumed = true;
-    RB_LOG(kWarning, "rank " << comm->Rank() << " resumes at round " << init->num_rounds);
-    return true;
+    s.init = Model::FromJson(text, "the checkpoint of the job");
+    s.have_init = true;
+    s.rounds_done = s.init.num_rounds - s.base_rounds;
+    RB_LOG(kWarning, "rank " << comm->Rank() << " resumes at round " << s.rounds_done);
+    return s;
   }
-  if (!params.checkpoint_dir.empty()) {
-    std::string path;
-    text = LoadNewestCheckpoint(params.checkpoint_dir, comm, &path);
-    if (!text.empty()) {
-      *init = Model::FromJson(text, path.empty() ? "checkpoint" : path);
-      *resumed = true;
-      if (comm->Rank() == 0) {
-        std::fprintf(stderr, "[ringboost] resuming from round %d (%s)\n", init->num_rounds,
-                     path.c_str());
-      }
-      return true;
+  if (params.checkpoint_dir.empty()) return s;
+  ResumePoint point = ResumeFromCheckpointDir(params, s.identity, s.base_rounds, comm);
+  if (point.found) {
+    s.init = std::move(point.model);
+    s.have_init = true;
+    s.rounds_done = s.init.num_rounds - s.base_rounds;
+    if (comm->Rank() == 0) {
+      std::fprintf(stderr, "[ringboost] resuming from round %d (%s)\n", s.rounds_done,
+                   point.path.c_str());
     }
   }
-  if (params.model_in.empty()) return false;
-  *init = Model::Load(params.model_in);
-  return true;
+  return s;
 }
 
 int TrainOnce(const Params& params, rabit::Communicator* comm);
@@ -184,8 +221,9 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
-  if (params.device != "cpu") OpenDevice(params.device);  // fails early, before any data is read
+  RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
+  CheckEarlyStopping(params);
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
                                 << comm->WorldSize() << ", " << ResolveThreads(params.nthread)
@@ -207,6 +245,7 @@ namespace {
 
 int TrainOnce(const Params& params, rabit::Communicator* comm) {
   CheckSameConfig(params, comm);
+  CheckOutputPaths(params, comm);
   Learner learner(params, comm);
   auto t0 = Clock::now();
   DataSet train = LoadFor("data", params.data, params, &learner.objective(), *comm);
@@ -216,22 +255,28 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
         e.first, LoadFor("eval[" + e.first + "]", e.second, params, &learner.objective(), *comm));
   }
   double load_s = Seconds(t0);
-  Model init;
-  bool resumed = false;
-  const bool have_init = StartingModel(params, comm, &init, &resumed);
-  SetupTimes setup = learner.Setup(std::move(train), std::move(evals), have_init ? &init : nullptr);
+  const Start start = StartingModel(params, train, evals, comm);
+  SetupTimes setup =
+      learner.Setup(std::move(train), std::move(evals), start.have_init ? &start.init : nullptr);
   RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
                                << setup.binning_s << " s");
   const bool is_root = comm->Rank() == 0;
   EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
+  // A resumed checkpoint carries the early stopping state (best_iteration is absolute).
+  if (start.rounds_done > 0 && start.init.best_iteration >= start.base_rounds) {
+    stop.best_round = start.init.best_iteration - start.base_rounds;
+    stop.best = start.init.best_score;
+  }
   auto train_start = Clock::now();
   const rabit::CollectiveStats before = comm->Stats();
-  // A checkpoint resumes at its round; model_in adds num_round rounds to its own.
-  const int first_round = resumed ? init.num_rounds : 0;
+  // A checkpoint resumes at its round; model_in adds num_round rounds to its own. A checkpoint
+  // of a run that early stopping ended trains no more rounds.
+  const int first_round = start.rounds_done;
   Progress progress(first_round, params.num_round, is_root);
   const KillHook kill_hook = KillHookFromEnvironment();
   int rounds_done = first_round;
-  for (int i = first_round; i < params.num_round; ++i) {
+  const bool stopped_before = first_round > 0 && stop.Exhausted(first_round - 1);
+  for (int i = first_round; i < params.num_round && !stopped_before; ++i) {
     kill_hook.MaybeDie(comm->Rank(), i);
     auto round_start = Clock::now();
     learner.UpdateOneRound();
@@ -249,16 +294,21 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
       std::fflush(stdout);
     }
     progress.Update(i + 1, !results.empty());
+    const std::size_t watched = learner.EarlyStoppingIndex();
+    const bool stop_now = watched < results.size() && stop.Observe(i, results[watched].second);
+    if (params.early_stopping_rounds > 0 && stop.best_round >= 0) {  // checkpoints carry it
+      learner.model().best_iteration = start.base_rounds + stop.best_round;
+      learner.model().best_score = stop.best;
+    }
     const int every = params.save_period > 0 ? params.save_period : 1;
     if (!params.checkpoint_dir.empty() && is_root && (i + 1) % every == 0) {
-      WriteCheckpoint(params.checkpoint_dir, learner.model(), i + 1);
+      WriteCheckpoint(params.checkpoint_dir, learner.model(), i + 1, start.identity);
     }
     if (comm->Recovers()) ThrowIfError(comm->CheckPoint(learner.model().ToJson()));
     if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
       learner.model().Save(ModelPath(params, i + 1));
     }
-    const std::size_t watched = learner.EarlyStoppingIndex();
-    if (watched < results.size() && stop.Observe(i, results[watched].second)) {
+    if (stop_now) {
       if (is_root) {
         std::printf("Stopping. Best iteration:\n[%d]\t%s:%s\n", stop.best_round,
                     results[watched].first.c_str(), ShortestDouble(stop.best).c_str());
@@ -279,10 +329,6 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
                       << "% of training)");
   }
   RB_LOG(kDebug, "phases: " << learner.PhaseReport());
-  if (params.early_stopping_rounds > 0 && stop.best_round >= 0) {
-    learner.model().best_iteration = stop.best_round;
-    learner.model().best_score = stop.best;
-  }
   std::string out = params.model_out.empty() ? ModelPath(params, rounds_done) : params.model_out;
   // The last snapshot already is the final model unless early stopping added its best round.
   bool saved_by_period = params.model_out.empty() && params.save_period > 0 &&
@@ -296,32 +342,36 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
 
 int RunPredict(const Params& params) {
   SetVerbosity(params.verbosity);
-  if (params.device != "cpu") OpenDevice(params.device);
+  RoundTrainer::CheckDevice(params.device);
   if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
   if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
   auto comm = OpenCommunicator(params);
+  CheckOutputPaths(params, comm.get());
   Model model = Model::Load(params.model_in);
   Params p = params;
   p.objective = model.objective;
   p.num_class = model.num_class;
   std::unique_ptr<Objective> objective = Objective::Create(p);
   DataSet test = LoadFor("test:data", params.test_data, params, nullptr, *comm);
-  int rounds = params.ntree_limit;
-  if (rounds == 0 && model.best_iteration >= 0) rounds = model.best_iteration + 1;
+  CheckFeatureCount(params.test_data, comm->AllreduceValue<uint64_t>(test.num_col, rabit::Op::kMax),
+                    params.model_in, model.num_feature);
+  // ntree_limit=0 predicts with every round, also after early stopping (XGBoost's Booster).
+  const int rounds = params.ntree_limit;
+  if (rounds == 0 && model.best_iteration >= 0 && model.best_iteration + 1 < model.num_rounds &&
+      comm->Rank() == 0) {
+    std::fprintf(stderr,
+                 "[ringboost] predicting with all %d rounds; early stopping found round %d best: "
+                 "ntree_limit=%d predicts with the rounds up to it\n",
+                 model.num_rounds, model.best_iteration, model.best_iteration + 1);
+  }
   std::vector<float> preds =
-      params.device == "cpu" ? PredictMargin(model, test, rounds, ResolveThreads(params.nthread))
-                             : PredictMarginOnDevice(params.device, model, test, rounds);
+      PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
   int per_row = model.num_groups;
   if (!params.pred_margin) {
     objective->PredTransform(&preds);
     per_row = static_cast<int>(preds.size() / std::max<uint64_t>(test.NumRows(), 1));
   }
-  std::string text;
-  text.reserve(preds.size() * 12);
-  for (std::size_t i = 0; i < preds.size(); ++i) {
-    text += FloatText(preds[i]);
-    text += (per_row > 0 && (i + 1) % per_row == 0) ? '\n' : '\t';
-  }
+  const std::string text = PredictionText(preds, per_row, params.pred_layout);
   // Each worker predicted its share of the rows; shares are consecutive in the input, so rank
   // order is input order.
   std::vector<char> all;
@@ -334,6 +384,7 @@ int RunPredict(const Params& params) {
 int RunDump(const Params& params) {
   SetVerbosity(params.verbosity);
   if (params.model_in.empty()) RB_FAIL("task=dump needs model_in=<model file>");
+  if (const std::string problem = OutputPathsProblem(params); !problem.empty()) RB_FAIL(problem);
   Model model = Model::Load(params.model_in);
   FeatureMap fmap;
   if (!params.fmap.empty()) fmap = FeatureMap::Load(params.fmap);

@@ -1,6 +1,7 @@
 #include "common/file_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,32 +13,100 @@
 #include "common/error.h"
 
 namespace ringboost {
+namespace {
 
-void WriteFileAtomic(const std::string& path, const std::string& content) {
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) ThrowIfError(ErrnoStatus("open", "'" + tmp + "' for writing"));
+constexpr int kMaxLinkHops = 40;  // as the kernel's ELOOP limit
+
+std::string ReadLink(const std::string& path) {
+  std::string target(4096, '\0');
+  const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+  if (n < 0) ThrowIfError(ErrnoStatus("readlink", "'" + path + "'"));
+  target.resize(static_cast<std::size_t>(n));
+  return target;
+}
+
+// The folder part of `path` with its trailing '/', or "" for a bare name.
+std::string FolderOf(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+// Writes all of `content` to fd; the failing call's Status otherwise.
+Status WriteAll(int fd, const std::string& content, const std::string& what) {
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
+    const ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      Status s = ErrnoStatus("write", "'" + tmp + "'");
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      ThrowIfError(s);
+      return ErrnoStatus("write", what);
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    Status s = ErrnoStatus("fsync/close", "'" + tmp + "'");
-    ::unlink(tmp.c_str());
-    ThrowIfError(s);
+  return Status::OK();
+}
+
+// A special file or a /proc-named open file: no temporary file, no rename, no fsync (a pipe
+// has none to give). A regular file behind /proc (`> out.txt` seen as /dev/stdout) is appended
+// to, as writing to the open descriptor would.
+void WriteInPlace(const std::string& path, const WriteTarget& target, const std::string& content) {
+  struct stat st;
+  const bool regular = ::stat(target.path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const int fd = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | (regular ? O_APPEND : 0));
+  if (fd < 0) ThrowIfError(ErrnoStatus("open", "'" + path + "' for writing"));
+  Status s = WriteAll(fd, content, "'" + path + "'");
+  if (::close(fd) != 0 && s.ok()) s = ErrnoStatus("close", "'" + path + "'");
+  ThrowIfError(s);
+}
+
+}  // namespace
+
+WriteTarget ResolveWriteTarget(const std::string& path) {
+  WriteTarget t;
+  t.path = path;
+  struct stat st;
+  const bool special =
+      ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+  for (int hops = 0; !special; ++hops) {
+    if (::lstat(t.path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    if (hops == kMaxLinkHops) RB_FAIL("'" << path << "': too many levels of symbolic links");
+    // /proc's links (/dev/stdout -> /proc/self/fd/1 -> pipe:[7]) name open files, not paths.
+    if (t.path.rfind("/proc/", 0) == 0) {
+      t.in_place = true;
+      break;
+    }
+    const std::string link = ReadLink(t.path);
+    t.path = link[0] == '/' ? link : FolderOf(t.path) + link;
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status s = ErrnoStatus("rename", "'" + tmp + "' to '" + path + "'");
+  t.exists = ::stat(t.path.c_str(), &st) == 0;
+  t.is_folder = t.exists && S_ISDIR(st.st_mode);
+  if (t.exists && !S_ISREG(st.st_mode) && !t.is_folder) t.in_place = true;
+  return t;
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& content) {
+  const WriteTarget target = ResolveWriteTarget(path);
+  if (target.is_folder) RB_FAIL("cannot write '" << path << "': it is a folder");
+  if (target.in_place) return WriteInPlace(path, target, content);
+  const std::string named =
+      target.path == path ? "'" + path + "'" : "'" + path + "' (-> '" + target.path + "')";
+  mode_t mode = 0644;
+  struct stat st;
+  if (target.exists && ::stat(target.path.c_str(), &st) == 0) mode = st.st_mode & 07777;
+  const std::string tmp = target.path + ".tmp-" + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    ThrowIfError(ErrnoStatus("open", "a temporary file '" + tmp + "' to write " + named));
+  }
+  Status s = WriteAll(fd, content, named + " (temporary file '" + tmp + "')");
+  if (s.ok() && target.exists && ::fchmod(fd, mode) != 0) s = ErrnoStatus("fchmod", named);
+  if (s.ok() && ::fsync(fd) != 0) s = ErrnoStatus("fsync", named);
+  if (::close(fd) != 0 && s.ok()) s = ErrnoStatus("close", named);
+  if (s.ok() && ::rename(tmp.c_str(), target.path.c_str()) != 0) {
+    s = ErrnoStatus("rename", "'" + tmp + "' to " + named);
+  }
+  if (!s.ok()) {
     ::unlink(tmp.c_str());
     ThrowIfError(s);
   }

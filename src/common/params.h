@@ -55,10 +55,12 @@ struct Params {
   std::string model_out;
   std::string model_dir;
   int save_period = 0;
-  std::string checkpoint_dir;  // restart checkpoints of a job (empty: none)
+  std::string checkpoint_dir;                 // restart checkpoints of a job (empty: none)
+  std::string checkpoint_mismatch = "error";  // error | fresh: a checkpoint of another run
   // --- prediction and dump ------------------------------------------------------------------
   std::string name_pred = "pred.txt";
   bool pred_margin = false;
+  std::string pred_layout = "value";  // value: one number a line (XGBoost) | row: a row a line
   int ntree_limit = 0;
   std::string name_dump = "dump.txt";
   std::string dump_format = "text";  // text | json

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -151,8 +152,10 @@ std::vector<ParamSpec> BuildTable() {
                        "given means the objective's default."));
   t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
                   .Min(0)
-                  .Doc("Stop when the last metric on the last eval set has not improved for this "
-                       "many rounds; 0 means never."));
+                  .Doc("Stop when the last metric on the last eval set (train with eval_train "
+                       "and no eval[NAME]) has not improved for this many rounds; 0 means "
+                       "never. The model keeps every round and records best_iteration (as "
+                       "XGBoost); it needs an eval set."));
 
   s = "Data";
   t.push_back(P(s, "data", &Params::data, "")
@@ -190,16 +193,32 @@ std::vector<ParamSpec> BuildTable() {
           .Doc("Folder (shared by the workers' rank 0 runs) for restart checkpoints: rank 0 "
                "writes checkpoint-NNNNNN.model there every save_period rounds (every "
                "round when save_period = 0), and a job started again with the same "
-               "command resumes from the newest one, to the same final model."));
+               "command resumes from the newest one, to the same final model. A checkpoint "
+               "records what determines the model (the parameters that shape it, the data's "
+               "paths, sizes and content fingerprint, model_in) and is resumed only when they "
+               "match; a larger num_round continues it."));
+  t.push_back(P(s, "checkpoint_mismatch", &Params::checkpoint_mismatch, "error")
+                  .OneOf({"error", "fresh"})
+                  .Doc("When checkpoint_dir holds a checkpoint of another run (other parameters "
+                       "or data, or more rounds than num_round): error stops, naming what "
+                       "differs; fresh trains from scratch and replaces it."));
 
   s = "Prediction and dump";
   t.push_back(P(s, "name_pred", &Params::name_pred, "pred.txt")
-                  .Doc("File that task=pred writes, one prediction per line."));
+                  .Doc("File that task=pred writes (see pred_layout); a FIFO or device such as "
+                       "/dev/stdout is written in place."));
   t.push_back(P(s, "pred_margin", &Params::pred_margin, "0")
                   .Doc("Predict raw margins instead of transformed outputs."));
+  t.push_back(P(s, "pred_layout", &Params::pred_layout, "value")
+                  .OneOf({"value", "row"})
+                  .Doc("value: one number per line, as XGBoost's CLI (multi:softprob and "
+                       "pred_margin write num_class lines per row); row: one line per row, its "
+                       "values separated by tabs."));
   t.push_back(P(s, "ntree_limit", &Params::ntree_limit, "0")
                   .Min(0)
-                  .Doc("Predict with the first this many trees only; 0 means all."));
+                  .Doc("Predict with the trees of the first this many rounds only; 0 means "
+                       "all, also after early stopping (as XGBoost; best_iteration + 1 predicts "
+                       "with the best round's model)."));
   t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt")
                   .Doc("File that task=dump writes (- for stdout)."));
   t.push_back(P(s, "dump_format", &Params::dump_format, "text")
@@ -416,6 +435,29 @@ std::string ValuesText(const ParamSpec& spec) {
   }
   std::string list;
   for (const std::string& v : spec.allowed) list += (list.empty() ? "" : ", ") + v;
+  return list;
+}
+
+std::string ValueText(const ParamSpec& spec, const Params& params) {
+  const ParamField& f = spec.field;
+  if (auto* m = std::get_if<double Params::*>(&f)) {
+    char buf[64];
+    const auto end = std::to_chars(buf, buf + sizeof(buf), params.*(*m)).ptr;
+    return std::string(buf, end);
+  }
+  if (auto* m = std::get_if<int Params::*>(&f)) return std::to_string(params.*(*m));
+  if (auto* m = std::get_if<uint64_t Params::*>(&f)) return std::to_string(params.*(*m));
+  if (auto* m = std::get_if<bool Params::*>(&f)) return params.*(*m) ? "1" : "0";
+  if (auto* m = std::get_if<std::string Params::*>(&f)) return params.*(*m);
+  std::string list;
+  if (auto* m = std::get_if<std::vector<std::string> Params::*>(&f)) {
+    for (const std::string& v : params.*(*m)) list += (list.empty() ? "" : ", ") + v;
+  }
+  if (auto* m = std::get_if<EvalList Params::*>(&f)) {
+    for (const auto& [name, uri] : params.*(*m)) {
+      list += (list.empty() ? "" : ", ") + name + "=" + uri;
+    }
+  }
   return list;
 }
 

@@ -106,6 +106,11 @@ std::string TypeName(const ParamSpec& spec);
 // The bounds or allowed values as text ("[0, inf)", "(0, 1]", "gbtree"); "" if none.
 std::string ValuesText(const ParamSpec& spec);
 
+// The value of `spec`'s field in `params` as text that reads back as the same value (doubles
+// in the shortest form that reads back the same; repeatable keys joined by ", "); "" for ignored
+// keys.
+std::string ValueText(const ParamSpec& spec, const Params& params);
+
 // The known key or alias nearest to `key` by edit distance, or "" if none is close.
 std::string ClosestKey(const std::string& key);
 

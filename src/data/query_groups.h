@@ -1,5 +1,5 @@
-// Internals shared by the objectives (and the metrics that read query groups): the query-group
-// layout and per-group weights. The float arithmetic (Sigmoid, Fmax, ExpF) is in elementwise.h.
+// Query groups of a data set, for the ranking objectives and the metrics that read them: the
+// group layout and per-group weights.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "data/data.h"
 
-namespace ringboost::objective_detail {
+namespace ringboost::query_groups {
 
 // The query groups of `data` as offsets (size groups + 1). Data without groups is one group, as
 // XGBoost does. Throws Error when the groups do not cover the rows exactly.
@@ -36,4 +36,4 @@ inline float GroupWeight(const DataSet& data, const std::vector<uint32_t>& gptr,
                     << " query groups; give one weight per row or per group");
 }
 
-}  // namespace ringboost::objective_detail
+}  // namespace ringboost::query_groups

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "learner/run_identity.h"
 
 namespace ringboost {
 namespace {
@@ -40,6 +41,42 @@ std::vector<std::pair<int, std::string>> Checkpoints(const std::string& dir) {
   return found;
 }
 
+// Path of the newest checkpoint in dir, or "".
+std::string Newest(const std::string& dir) {
+  int newest = -1;
+  std::string path;
+  for (const auto& [round, file] : Checkpoints(dir)) {
+    if (round > newest) newest = round, path = file;
+  }
+  return path;
+}
+
+enum Verdict : int64_t { kNoCheckpoint = 0, kResume = 1, kFresh = 2, kRefuse = 3 };
+
+// Rank 0: reads the checkpoint at `path` into *text; why it is not this run's ("" when it is).
+// Never throws: the other ranks wait for rank 0's verdict.
+std::string WhyNotThisRun(const Params& params, const std::string& identity, int base_rounds,
+                          const std::string& path, std::string* text) {
+  Model model;
+  try {
+    *text = ReadWholeFile(path);
+    model = Model::FromJson(*text, path);
+  } catch (const std::exception& e) {
+    return std::string("it cannot be read (") + e.what() + ")";
+  }
+  if (model.config.empty()) {
+    return "it records no identity of its run (written by an older ringboost)";
+  }
+  std::string why = IdentityDifferences(model.config, identity);
+  const int rounds = model.num_rounds - base_rounds;
+  if (why.empty() && rounds > params.num_round) {
+    why = "it holds " + std::to_string(rounds) +
+          " rounds, more than num_round=" + std::to_string(params.num_round) +
+          " (fewer rounds are another model)";
+  }
+  return why;
+}
+
 }  // namespace
 
 std::string CheckpointPath(const std::string& dir, int rounds) {
@@ -48,33 +85,61 @@ std::string CheckpointPath(const std::string& dir, int rounds) {
   return dir + "/" + name;
 }
 
-std::string LoadNewestCheckpoint(const std::string& dir, rabit::Communicator* comm,
-                                 std::string* path) {
-  std::string text;
-  if (comm->Rank() == 0) {
-    int newest = -1;
-    for (const auto& [round, file] : Checkpoints(dir)) {
-      if (round > newest) {
-        newest = round;
-        *path = file;
-      }
-    }
-    if (newest >= 0) text = ReadWholeFile(*path);
-  }
-  int64_t size = static_cast<int64_t>(text.size());
-  comm->Broadcast(Span<int64_t>(&size, 1), 0);
-  text.resize(static_cast<std::size_t>(size));
-  if (size > 0) comm->Broadcast(Span<char>(text.data(), text.size()), 0);
-  return text;
+std::string BroadcastText(const std::string& text, int root, rabit::Communicator* comm) {
+  std::string out = text;
+  int64_t size = static_cast<int64_t>(out.size());
+  comm->Broadcast(Span<int64_t>(&size, 1), root);
+  out.resize(static_cast<std::size_t>(size));
+  if (size > 0) comm->Broadcast(Span<char>(out.data(), out.size()), root);
+  return out;
 }
 
-void WriteCheckpoint(const std::string& dir, const Model& model, int rounds) {
+ResumePoint ResumeFromCheckpointDir(const Params& params, const std::string& identity,
+                                    int base_rounds, rabit::Communicator* comm) {
+  const std::string& dir = params.checkpoint_dir;
+  int64_t verdict = kNoCheckpoint;
+  std::string text, message;
+  ResumePoint point;
+  if (comm->Rank() == 0) {
+    point.path = Newest(dir);
+    if (!point.path.empty()) {
+      const std::string why = WhyNotThisRun(params, identity, base_rounds, point.path, &text);
+      verdict = why.empty() ? kResume : params.checkpoint_mismatch == "fresh" ? kFresh : kRefuse;
+      message = "checkpoint_dir=" + dir + " holds a checkpoint of another run (" + point.path +
+                "): " + why;
+    }
+    if (verdict == kFresh) {
+      std::fprintf(stderr, "[ringboost] %s; training from scratch (checkpoint_mismatch=fresh)\n",
+                   message.c_str());
+      std::error_code ec;
+      for (const auto& entry : Checkpoints(dir)) fs::remove(entry.second, ec);
+    }
+  }
+  comm->Broadcast(Span<int64_t>(&verdict, 1), 0);
+  if (verdict == kRefuse) {
+    RB_FAIL(BroadcastText(message, 0, comm)
+            << ". Resuming it would not give the model asked for. To train from scratch, set "
+               "checkpoint_mismatch=fresh (this run's checkpoints replace it) or remove the "
+               "folder "
+            << dir);
+  }
+  if (verdict != kResume) return point;
+  point.found = true;
+  point.model = Model::FromJson(BroadcastText(text, 0, comm), point.path);
+  point.model.config.clear();
+  return point;
+}
+
+void WriteCheckpoint(const std::string& dir, const Model& model, int rounds,
+                     const std::string& identity) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) RB_FAIL("checkpoint_dir=" << dir << ": cannot create the folder: " << ec.message());
-  WriteFileAtomic(CheckpointPath(dir, rounds), model.ToJson());
+  Model recorded = model;
+  recorded.config = identity;
+  WriteFileAtomic(CheckpointPath(dir, rounds), recorded.ToJson());
   for (const auto& [round, file] : Checkpoints(dir)) {
-    if (round < rounds) fs::remove(file, ec);  // the newest one is enough to resume
+    if (round != rounds) fs::remove(file, ec);  // the newest one is enough to resume
   }
 }
 

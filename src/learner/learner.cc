@@ -6,10 +6,8 @@
 #include "common/error.h"
 #include "common/random.h"
 #include "common/threads.h"
-#include "tree/gpu_hist/trainer.h"
-#include "tree/gradient.h"
-#include "tree/hist/grower.h"
 #include "tree/split_math.h"
+#include "tree/trainer.h"
 
 namespace ringboost {
 namespace {
@@ -57,9 +55,12 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
       static_cast<uint32_t>(comm_->AllreduceValue<uint64_t>(train.num_col, rabit::Op::kMax));
   if (init != nullptr) {
     model_ = *init;
-    RB_CHECK_MSG(model_.objective == objective_->Name(),
-                 "model_in was trained with objective=" << model_.objective << ", not "
-                                                        << objective_->Name());
+    if (model_.objective != objective_->Name()) {
+      RB_FAIL("model_in was trained with objective="
+              << model_.objective << ", but this run has "
+              << "objective=" << objective_->Name() << ": continue it with objective="
+              << model_.objective << ", or train from scratch without model_in");
+    }
   } else {
     model_ = Model();
     model_.objective = objective_->Name();
@@ -102,55 +103,18 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     set.data = std::move(e.second);
     evals_.push_back(std::move(set));
   }
-  const SplitParams split_params = SplitParams::From(params_, max_delta_step_);
-  if (params_.device == "cpu") {
-    grower_ =
-        std::make_unique<TreeGrower>(matrix_.get(), &cuts_, params_, split_params, comm_, nthread_);
-  } else {
-    device_ = DeviceTrainer::Create(params_.device, *matrix_, cuts_, params_, split_params, comm_,
-                                    nthread_, train_.data, groups, train_.margins);
-  }
+  // The trainer keeps the training margins; the learner keeps a copy only for eval_train.
+  std::vector<float> margins = params_.eval_train ? train_.margins : std::move(train_.margins);
+  trainer_ = RoundTrainer::Create(
+      params_.device,
+      TrainerSetup{*matrix_, cuts_, params_, SplitParams::From(params_, max_delta_step_), comm_,
+                   nthread_, train_.data, groups, std::move(margins)});
   return times;
 }
 
 void Learner::UpdateOneRound() {
-  if (device_ != nullptr) return UpdateOneRoundOnDevice();
   const int round = model_.num_rounds;
-  const int groups = model_.num_groups;
-  auto start = PhaseTimer::Clock::now();
-  objective_->GetGradient(train_.data, train_.margins, round, &gpair_);
-  timer_.Add("gradients", start);
-  RB_CHECK(gpair_.size() == train_.data.NumRows() * groups);
-  std::vector<uint8_t> keep;
-  if (params_.subsample < 1.0) {
-    keep.resize(train_.data.NumRows());
-    const uint64_t first = train_.data.first_row;
-    for (uint64_t i = 0; i < keep.size(); ++i) {
-      keep[i] = CounterUniform(params_.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
-                               static_cast<uint64_t>(round), first + i) < params_.subsample;
-    }
-  }
-  for (int k = 0; k < groups; ++k) {
-    start = PhaseTimer::Clock::now();
-    GradientQuantizer quantizer(gpair_, groups, k, comm_, nthread_);
-    quantizer.QuantizeAll(gpair_, groups, k, keep, nthread_, &qgrad_);
-    timer_.Add("quantize", start);
-    const uint64_t tree_key = static_cast<uint64_t>(round) * groups + k;
-    RegTree tree = grower_->Grow(qgrad_, quantizer, tree_key);
-    grower_->UpdatePredictions(tree, &train_.margins, groups, k);
-    start = PhaseTimer::Clock::now();
-    AddTreeToEvalCaches(tree, k);
-    timer_.Add("eval predictions", start);
-    model_.trees.push_back(std::move(tree));
-    model_.tree_group.push_back(k);
-  }
-  model_.num_rounds = round + 1;
-}
-
-// The device keeps the training margins; the host copy is refreshed only for eval_train's metrics.
-void Learner::UpdateOneRoundOnDevice() {
-  const int round = model_.num_rounds;
-  std::vector<RegTree> trees = device_->BoostOneRound(*objective_, train_.data, round);
+  std::vector<RegTree> trees = trainer_->BoostOneRound(*objective_, train_.data, round);
   for (int k = 0; k < static_cast<int>(trees.size()); ++k) {
     const auto start = PhaseTimer::Clock::now();
     AddTreeToEvalCaches(trees[k], k);
@@ -158,13 +122,11 @@ void Learner::UpdateOneRoundOnDevice() {
     model_.trees.push_back(std::move(trees[k]));
     model_.tree_group.push_back(k);
   }
-  if (params_.eval_train) train_.margins = device_->Margins();
+  if (params_.eval_train) train_.margins = trainer_->Margins();
   model_.num_rounds = round + 1;
 }
 
-double Learner::LastRoundDeviceSeconds() const {
-  return device_ != nullptr ? device_->LastRoundSeconds() : -1.0;
-}
+double Learner::LastRoundDeviceSeconds() const { return trainer_->LastRoundSeconds(); }
 
 void Learner::AddTreeToEvalCaches(const RegTree& tree, int group) {
   for (CachedSet& set : evals_) {
@@ -195,10 +157,7 @@ std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
 }
 
 std::string Learner::PhaseReport() const {
-  const std::string grower = grower_   ? grower_->timer().Report()
-                             : device_ ? device_->PhaseReport()
-                                       : "";
-  return PhaseTimer::Join(timer_.Report(), grower);
+  return PhaseTimer::Join(timer_.Report(), trainer_ ? trainer_->PhaseReport() : "");
 }
 
 std::size_t Learner::EarlyStoppingIndex() const {

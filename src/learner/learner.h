@@ -17,7 +17,6 @@
 #include "rabit/communicator.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
-#include "tree/gradient.h"
 
 namespace ringboost {
 
@@ -58,10 +57,9 @@ class Learner {
     std::string name;
     DataSet data;                // eval sets walked as `dense`: labels, weights, groups only
     DenseRows dense;             // where it pays (DenseRows::Pays); empty otherwise
-    std::vector<float> margins;  // rows x groups
+    std::vector<float> margins;  // rows x groups (train: the trainer's, copied for eval_train)
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);
-  void UpdateOneRoundOnDevice();
 
   Params params_;
   rabit::Communicator* comm_;
@@ -73,13 +71,8 @@ class Learner {
   std::vector<CachedSet> evals_;
   HistogramCuts cuts_;
   std::unique_ptr<BinnedMatrix> matrix_;
-  std::unique_ptr<class TreeGrower> grower_;     // device=cpu
-  std::unique_ptr<class DeviceTrainer> device_;  // device=cuda, cuda:N
+  std::unique_ptr<class RoundTrainer> trainer_;  // HistTrainer or CudaTrainer, by device
   float max_delta_step_ = 0.0f;
-  // A round's gradients, raw and quantized: kept between rounds, so that each round writes into
-  // pages it already has (new vectors cost 24 MB of zeroing and page faults a round at 1M rows).
-  std::vector<GradPair> gpair_;
-  std::vector<GradientSum> qgrad_;
   mutable PhaseTimer timer_;
 };
 

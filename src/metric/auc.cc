@@ -223,7 +223,7 @@ class AucMetric : public Metric {
   double RankingAuc(const std::vector<float>& preds, const DataSet& data,
                     rabit::Communicator* comm) const {
     std::vector<uint32_t> gptr = data.group_ptr;
-    if (gptr.empty()) gptr = objective_detail::GroupPtrOf(data);  // a worker without groups
+    if (gptr.empty()) gptr = query_groups::GroupPtrOf(data);  // a worker without groups
     const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
     if (!roc_) {
       for (float y : data.label) {
@@ -250,7 +250,7 @@ class AucMetric : public Metric {
   double GroupAuc(const std::vector<float>& preds, const DataSet& data,
                   const std::vector<uint32_t>& gptr, int64_t g) const {
     const size_t begin = gptr[g], n = gptr[g + 1] - gptr[g];
-    const float w = objective_detail::GroupWeight(data, gptr, g);
+    const float w = query_groups::GroupWeight(data, gptr, g);
     if (roc_) {
       if (n < 3) return kNaN;
       return GroupRankingRoc(&preds[begin], &data.label[begin], n, w);

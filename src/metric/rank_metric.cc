@@ -48,7 +48,7 @@ class RankMetric : public Metric {
     if (num_groups != 1 || preds.size() != data.NumRows()) {
       RB_FAIL("eval_metric=" << name_ << " needs one prediction per row");
     }
-    const std::vector<uint32_t> gptr = objective_detail::GroupPtrOf(data);
+    const std::vector<uint32_t> gptr = query_groups::GroupPtrOf(data);
     const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
     std::vector<double> scores(groups);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthread_)

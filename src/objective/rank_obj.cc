@@ -29,8 +29,8 @@
 namespace ringboost {
 namespace {
 
-using objective_detail::GroupPtrOf;
-using objective_detail::GroupWeight;
+using query_groups::GroupPtrOf;
+using query_groups::GroupWeight;
 
 struct ListEntry {
   float pred;

@@ -1,5 +1,9 @@
 #include "rabit/protocol.h"
 
+#include <algorithm>
+
+#include "rabit/auth.h"
+
 namespace ringboost::rabit::proto {
 
 Status SendInt(TcpSocket* sock, int32_t value, Deadline deadline) {
@@ -29,6 +33,67 @@ Status RecvStr(TcpSocket* sock, std::string* value, Deadline deadline, int32_t m
   return sock->RecvAll(value->data(), value->size(), deadline);
 }
 
+namespace {
+
+Status CheckAssignment(const std::string& tracker, const Assignment& a,
+                       const std::set<int>& neighbours) {
+  auto fail = [&](const std::string& what) {
+    return Status::Fail(tracker + " gave rank " + std::to_string(a.rank) + " " + what);
+  };
+  if (a.next != (a.rank + 1) % a.world || a.prev != (a.rank + a.world - 1) % a.world) {
+    return fail("the ring neighbours " + std::to_string(a.prev) + " and " + std::to_string(a.next) +
+                "; ringboost needs the ring in rank order");
+  }
+  if (a.parent != -1 && std::find(a.tree.begin(), a.tree.end(), a.parent) == a.tree.end()) {
+    return fail("the parent " + std::to_string(a.parent) + ", not one of its tree neighbours");
+  }
+  for (int r : neighbours) {
+    if (r < 0 || r >= a.world || r == a.rank) {
+      return fail("an invalid neighbour rank " + std::to_string(r));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status RecvAssignment(TcpSocket* tracker, Deadline deadline, Assignment* a,
+                      std::set<int>* neighbours) {
+  int32_t count = 0;
+  Status s = RecvInt(tracker, &a->rank, deadline);
+  if (!s.ok()) {
+    return s.Wrap(
+        "no rank from the tracker (a tracker that requires a job token closes the "
+        "connection of a worker without it; RINGBOOST_JOB_TOKEN)");
+  }
+  if (s.ok()) s = RecvInt(tracker, &a->parent, deadline);
+  if (s.ok()) s = RecvInt(tracker, &a->world, deadline);
+  if (s.ok()) s = RecvInt(tracker, &count, deadline);
+  if (!s.ok()) return s;
+  if (a->world < 1 || a->world > kMaxWorldSize || a->rank < 0 || a->rank >= a->world || count < 0 ||
+      count > a->world) {
+    return Status::Fail(tracker->peer() + " sent an invalid assignment: rank " +
+                        std::to_string(a->rank) + ", world size " + std::to_string(a->world) +
+                        ", " + std::to_string(count) + " neighbours");
+  }
+  a->tree.clear();
+  for (int i = 0; i < count && s.ok(); ++i) {
+    int32_t r = 0;
+    s = RecvInt(tracker, &r, deadline);
+    a->tree.push_back(r);
+  }
+  if (s.ok()) s = RecvInt(tracker, &a->prev, deadline);
+  if (s.ok()) s = RecvInt(tracker, &a->next, deadline);
+  if (!s.ok()) return s;
+  if (a->prev < 0) a->prev = a->rank;
+  if (a->next < 0) a->next = a->rank;
+  neighbours->clear();
+  neighbours->insert(a->tree.begin(), a->tree.end());
+  if (a->prev != a->rank) neighbours->insert(a->prev);
+  if (a->next != a->rank) neighbours->insert(a->next);
+  return CheckAssignment(tracker->peer(), *a, *neighbours);
+}
+
 std::string TaskIdWithToken(const std::string& task_id, const std::string& token) {
   std::string bare;
   // ringboost-submit already puts the token in DMLC_TASK_ID (for foreign workers' sake).
@@ -41,11 +106,10 @@ bool TaskIdHasToken(const std::string& task_id, const std::string& token, std::s
     *bare_id = task_id;
     return true;
   }
+  // Constant time (auth::SameSecret): a stranger's timing tells nothing about the token.
   const std::string suffix = ":" + token;
-  if (task_id.size() < suffix.size() ||
-      task_id.compare(task_id.size() - suffix.size(), suffix.size(), suffix) != 0) {
-    return false;
-  }
+  const std::size_t cut = task_id.size() >= suffix.size() ? task_id.size() - suffix.size() : 0;
+  if (!auth::SameSecret(std::string_view(task_id).substr(cut), suffix)) return false;
   *bare_id = task_id.substr(0, task_id.size() - suffix.size());
   return true;
 }

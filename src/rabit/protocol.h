@@ -19,12 +19,34 @@
 //   worker  -> the port it listens on for the links it accepts.
 // Each worker connects to peers that got their rank before it and accepts from the later ones.
 //
-// ringboost's job token travels inside the task id ("<id>:<token>", DESIGN.md), so a foreign
-// worker launched with that task id presents it unknowingly; peer links of ringboost workers
-// present it in their own hello (kPeerMagic, rank, token).
+// The job token (ringboost-submit makes a fresh one per job) is proven, never sent, by ringboost
+// workers: HMAC-SHA256 keyed with the token over both ends' fresh nonces and a label naming the
+// prover's role (rabit/auth.h), so that a proof can neither be replayed nor reflected.
+//
+// A ringboost worker that has a token (RINGBOOST_JOB_TOKEN) opens each tracker connection with
+//   worker  -> kAuthMagic, nonce_w (32 bytes)
+//   tracker -> kAuthMagic, nonce_t, HMAC(token, kTrackerProof | nonce_w | nonce_t)
+//   worker  -> HMAC(token, kWorkerProof | nonce_w | nonce_t)   (after checking the tracker's)
+// and then goes on as above from "rank" with its bare task id. Without a token it speaks the
+// plain protocol (foreign trackers: dmlc-core's, XGBoost's RabitTracker, know no kAuthMagic).
+// A foreign worker under ringboost-submit speaks the plain protocol and shows the token inside
+// its task id ("<id>:<token>", set in DMLC_TASK_ID): that exposes the token to anyone who reads
+// that connection (docs/collective.md).
+//
+// Peer links (ours on both ends) prove the token both ways before anything else is sent:
+//   connector -> kPeerMagic, nonce_c
+//   acceptor  -> kPeerMagic, nonce_a, rank_a, flags_a,
+//                HMAC(token, kAcceptorProof | nonce_c | nonce_a | rank_a | flags_a)
+//   connector -> rank_c, flags_c, HMAC(token, kConnectorProof | nonce_c | nonce_a | rank_c |
+//   flags_c)
+// flags: kFlagRecovering when the sender is re-linking after a lost peer (a restarted worker
+// joins the checkpoint agreement only then); kFlagHeartbeat on the second link the connector
+// opens to each peer right after the first, on which both ends beat (rabit/heartbeat.h). Without a
+// token the same exchange runs with an empty key: it frames the link but proves nothing.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,7 +57,17 @@ namespace ringboost::rabit::proto {
 
 constexpr int32_t kMagic = 0xff99;
 // The hello of a ringboost peer link (not part of dmlc's protocol: links are ours on both ends).
-constexpr int32_t kPeerMagic = 0x7262ff99;
+constexpr int32_t kPeerMagic = 0x7262ff9a;
+// A ringboost worker's tracker hello when it proves the job token (not part of dmlc's protocol).
+constexpr int32_t kAuthMagic = 0x7262ff9b;
+constexpr int32_t kFlagRecovering = 1;
+constexpr int32_t kFlagHeartbeat = 2;
+
+// The labels of the proofs: each role signs its own, so one cannot stand for another.
+inline constexpr const char* kTrackerProof = "ringboost tracker proof v1";
+inline constexpr const char* kWorkerProof = "ringboost worker proof v1";
+inline constexpr const char* kAcceptorProof = "ringboost peer acceptor proof v1";
+inline constexpr const char* kConnectorProof = "ringboost peer connector proof v1";
 
 inline constexpr const char* kStart = "start";
 inline constexpr const char* kRecover = "recover";
@@ -45,6 +77,13 @@ inline constexpr const char* kShutdown = "shutdown";
 // Bounds checked before anything is allocated from a length read off the wire.
 constexpr int32_t kMaxStringBytes = 1 << 20;
 constexpr int32_t kMaxWorldSize = 1 << 16;
+constexpr int32_t kMaxTaskIdBytes = 4096;  // 256 for the id, the rest for ":<token>"
+constexpr int32_t kMaxCommandBytes = 64;
+constexpr int32_t kMaxHostBytes = 1024;
+// Sizes that collectives read from peers: a checkpoint (AgreeOnCheckpoint) and the sum of an
+// Allgatherv's blocks; above them a peer's claim is refused before anything is allocated.
+constexpr int64_t kMaxCheckpointBytes = int64_t{1} << 34;
+constexpr int64_t kMaxAllgathervBytes = int64_t{1} << 36;
 
 Status SendInt(TcpSocket* sock, int32_t value, Deadline deadline);
 Status RecvInt(TcpSocket* sock, int32_t* value, Deadline deadline);
@@ -52,6 +91,18 @@ Status SendStr(TcpSocket* sock, const std::string& value, Deadline deadline);
 // Refuses (without reading it) a string longer than max_bytes.
 Status RecvStr(TcpSocket* sock, std::string* value, Deadline deadline,
                int32_t max_bytes = kMaxStringBytes);
+
+// The tracker's answer to start/recover, as a worker uses it.
+struct Assignment {
+  int32_t rank = -1, parent = -1, world = 0;
+  std::vector<int> tree;         // tree neighbours, the parent included
+  int32_t prev = -1, next = -1;  // ring neighbours (the rank itself in a world of one)
+};
+// Reads and checks it: ranks within the world, the parent among the tree neighbours, no rank
+// its own neighbour, the ring in rank order (ringboost's ring collectives index chunks by
+// rank; XGBoost's tracker and ours both hand it out so). *neighbours: every rank to link with.
+Status RecvAssignment(TcpSocket* tracker, Deadline deadline, Assignment* out,
+                      std::set<int>* neighbours);
 
 // "<id>:<token>" when a token is set and the id does not carry it yet, else the id unchanged.
 std::string TaskIdWithToken(const std::string& task_id, const std::string& token);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -89,7 +90,8 @@ std::string Endpoint(const std::string& host, int port) {
 
 TcpSocket::~TcpSocket() { Close(); }
 
-TcpSocket::TcpSocket(TcpSocket&& other) noexcept : fd_(other.fd_), peer_(std::move(other.peer_)) {
+TcpSocket::TcpSocket(TcpSocket&& other) noexcept
+    : fd_(other.fd_), peer_(std::move(other.peer_)), liveness_(std::move(other.liveness_)) {
   other.fd_ = -1;
 }
 
@@ -98,6 +100,7 @@ TcpSocket& TcpSocket::operator=(TcpSocket&& other) noexcept {
     Close();
     fd_ = other.fd_;
     peer_ = std::move(other.peer_);
+    liveness_ = std::move(other.liveness_);
     other.fd_ = -1;
   }
   return *this;
@@ -197,28 +200,52 @@ namespace {
 // mpi_yield_when_idle); a longer wait costs at most this much CPU.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
-// poll() that first spins for kSpin with a zero timeout.
-int SpinThenPoll(pollfd* fds, std::size_t count, Deadline deadline) {
+// How often a wait on links with a heartbeat looks at their liveness.
+constexpr int kLivenessCheckMs = 100;
+
+// poll() that first spins for kSpin with a zero timeout; sleeps at most max_ms (-1: no cap).
+int SpinThenPoll(pollfd* fds, std::size_t count, Deadline deadline, int max_ms = -1) {
   const auto until = std::chrono::steady_clock::now() + kSpin;
   do {
     int rc = ::poll(fds, count, 0);
     if (rc != 0) return rc;
     sched_yield();  // when workers outnumber cores, the one we wait for may need this core
   } while (std::chrono::steady_clock::now() < until);
-  return ::poll(fds, count, deadline.RemainingMs());
+  int ms = deadline.RemainingMs();
+  if (max_ms >= 0 && (ms < 0 || ms > max_ms)) ms = max_ms;
+  return ::poll(fds, count, ms);
 }
 
 }  // namespace
 
+int64_t Liveness::NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Status TcpSocket::CheckLiveness() const {
+  if (liveness_ == nullptr || !liveness_->Lost()) return Status::OK();
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                ": no heartbeat for %.1f s (limit %.1f s, rabit_peer_timeout_sec): the process is "
+                "stopped, hung or cut off",
+                liveness_->SilentSeconds(), liveness_->timeout_s);
+  return Status::Timeout(peer_ + text);
+}
+
 Status TcpSocket::WaitFor(short events, Deadline deadline, const char* call) {
   for (;;) {
     pollfd p{fd_, events, 0};
-    int rc = SpinThenPoll(&p, 1, deadline);
+    int rc = SpinThenPoll(&p, 1, deadline, liveness_ != nullptr ? kLivenessCheckMs : -1);
     if (rc < 0) {
       if (errno == EINTR) continue;
       return ErrnoStatus("poll", std::string("in ") + call + " with " + peer_);
     }
     if (rc == 0) {
+      Status alive = CheckLiveness();
+      if (!alive.ok()) return alive.Wrap(call);
+      if (!deadline.Expired()) continue;
       return Status::Timeout(std::string(call) + " with " + peer_ + " timed out");
     }
     // Errors and hang-ups are reported by the call that follows.
@@ -305,18 +332,26 @@ std::string TcpSocket::PeerAddress() const {
 Status PollLinks(TcpSocket* const* sockets, const bool* want_read, const bool* want_write,
                  std::size_t count, Deadline deadline, const std::string& what, bool* ready) {
   std::vector<pollfd> fds(count);
+  bool watched = false;  // some socket has a heartbeat
   for (std::size_t i = 0; i < count; ++i) {
     fds[i].fd = sockets[i] != nullptr ? sockets[i]->fd() : -1;
     fds[i].events = static_cast<short>((want_read[i] ? POLLIN : 0) | (want_write[i] ? POLLOUT : 0));
     if (fds[i].events == 0) fds[i].fd = -1;  // poll ignores negative descriptors
+    watched = watched || (fds[i].fd >= 0 && sockets[i]->watched());
   }
   for (;;) {
-    int rc = SpinThenPoll(fds.data(), fds.size(), deadline);
+    int rc = SpinThenPoll(fds.data(), fds.size(), deadline, watched ? kLivenessCheckMs : -1);
     if (rc < 0) {
       if (errno == EINTR) continue;
       return ErrnoStatus("poll", "in " + what);
     }
     if (rc == 0) {
+      for (std::size_t i = 0; watched && i < count; ++i) {
+        if (fds[i].fd < 0) continue;
+        Status alive = sockets[i]->CheckLiveness();
+        if (!alive.ok()) return alive.Wrap(what);
+      }
+      if (!deadline.Expired()) continue;
       std::string waiting;
       for (std::size_t i = 0; i < count; ++i) {
         if (fds[i].fd < 0) continue;

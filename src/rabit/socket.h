@@ -3,9 +3,11 @@
 // peer ("host:port", or "rank N" once the link knows it) with errno.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "common/error.h"
@@ -24,6 +26,20 @@ class Deadline {
  private:
   std::chrono::steady_clock::time_point at_{};
   bool never_ = false;
+};
+
+// What a link knows of its peer being alive: a heartbeat thread stamps `last_heard` (steady
+// clock, ms) whenever the peer's heartbeat arrives; a wait on the link fails (a timeout naming
+// the peer) once that is older than `timeout_s`, whatever the wait's own deadline.
+struct Liveness {
+  explicit Liveness(double timeout) : last_heard_ms(NowMs()), timeout_s(timeout) {}
+  static int64_t NowMs();
+  void Heard() { last_heard_ms.store(NowMs()); }
+  double SilentSeconds() const { return (NowMs() - last_heard_ms.load()) / 1000.0; }
+  bool Lost() const { return SilentSeconds() > timeout_s; }
+
+  std::atomic<int64_t> last_heard_ms;
+  const double timeout_s;
 };
 
 class TcpSocket {
@@ -67,6 +83,11 @@ class TcpSocket {
   // How errors name the other end; defaults to "host:port".
   const std::string& peer() const { return peer_; }
   void set_peer(std::string name) { peer_ = std::move(name); }
+  // Waits on this socket also end when the peer's heartbeat is lost (null: never).
+  void set_liveness(std::shared_ptr<const Liveness> liveness) { liveness_ = std::move(liveness); }
+  bool watched() const { return liveness_ != nullptr; }
+  // A timeout naming the peer when its heartbeat is lost, else OK.
+  Status CheckLiveness() const;
   void Close();
 
  private:
@@ -75,6 +96,7 @@ class TcpSocket {
 
   int fd_ = -1;
   std::string peer_;
+  std::shared_ptr<const Liveness> liveness_;
 };
 
 // Waits until any of the sockets can make progress: want_read[i]/want_write[i] select the

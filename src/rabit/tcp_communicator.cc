@@ -8,26 +8,21 @@
 #include <set>
 
 #include "common/logging.h"
+#include "rabit/handshake.h"
+#include "rabit/heartbeat.h"
+#include "rabit/hello.h"
 #include "rabit/protocol.h"
 #include "rabit/socket.h"
 
 namespace ringboost::rabit {
 namespace {
 
-bool SameToken(const std::string& a, const std::string& b) {
-  // Compares every byte whatever the first difference, so timing does not reveal a prefix.
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  }
-  return diff == 0;
-}
-
 // ---- the communicator ---------------------------------------------------------------------------
 
 class TcpCommunicator : public InMemoryCheckpointCommunicator {
  public:
-  explicit TcpCommunicator(TcpSettings settings) : settings_(std::move(settings)) {}
+  explicit TcpCommunicator(TcpSettings settings)
+      : settings_(std::move(settings)), heartbeat_(settings_.heartbeat_s) {}
   ~TcpCommunicator() override = default;
 
   Status Init();
@@ -71,9 +66,15 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   Status ConnectTracker(const std::string& command, TcpSocket* tracker);
   Status ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours);
   Status LinkPeers(TcpSocket* tracker, const std::set<int>& neighbours);
-  Status Hello(TcpSocket* sock, int* peer_rank);
   Status AcceptPeers(int count, const std::set<int>& neighbours);
-  void AddLink(int peer_rank, TcpSocket sock);
+  void AddLink(int peer_rank, int peer_flags, TcpSocket sock);
+  void AddHeartbeat(int peer_rank, TcpSocket sock);
+  Status ConnectPeer(const std::string& host, int port, int peer_rank, bool heartbeat,
+                     TcpSocket* sock, int32_t* peer_flags);
+  Deadline ConnectWait() const {
+    return Deadline::After(std::min(settings_.connect_timeout_s, settings_.timeout_s));
+  }
+  int32_t Flags() const { return recovering_ ? proto::kFlagRecovering : 0; }
 
   Status TreeAllreduce(char* buf, std::size_t count, DataType type, Op op);
   Status RingAllreduce(char* buf, std::size_t count, DataType type, Op op);
@@ -91,113 +92,85 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   int ring_next_ = -1;
   TcpSocket listener_;
   std::map<int, TcpSocket> links_;
+  Heartbeat heartbeat_;
   bool shut_down_ = false;
-  int seq_ = 0;  // collective calls since the last checkpoint
+  bool recovering_ = false;        // in Recover(): told to peers in the link hello
+  bool peers_recovering_ = false;  // a peer linked while it was recovering
+  int seq_ = 0;                    // collective calls since the last checkpoint
 };
 
 Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tracker) {
   const std::string where = "tracker " + settings_.tracker_uri + ":" +
                             std::to_string(settings_.tracker_port) + " (" + command + ")";
-  Deadline deadline = Wait();
-  Status s = TcpSocket::Connect(settings_.tracker_uri, settings_.tracker_port, deadline, tracker);
-  if (!s.ok()) return s.Wrap(where);
+  // A tracker that refuses connections is retried for connect_timeout_s (it may be starting
+  // up); one that died is reported then, not after the whole rabit_timeout_sec.
+  Status s =
+      TcpSocket::Connect(settings_.tracker_uri, settings_.tracker_port, ConnectWait(), tracker);
+  if (!s.ok()) return s.Wrap(where + ": is the tracker (ringboost-submit) still running?");
   tracker->set_peer(where);
-  int32_t magic = 0;
-  s = proto::SendInt(tracker, proto::kMagic, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &magic, deadline);
-  if (s.ok() && magic != proto::kMagic) {
-    return Status::Fail(where + " answered magic " + std::to_string(magic) + ", not " +
-                        std::to_string(proto::kMagic) + ": is it a Rabit tracker?");
+  Deadline deadline = Wait();
+  std::string task_id = settings_.task_id;
+  if (settings_.token.empty()) {
+    // The plain dmlc hello (foreign trackers).
+    int32_t magic = 0;
+    s = proto::SendInt(tracker, proto::kMagic, deadline);
+    if (s.ok()) s = proto::RecvInt(tracker, &magic, deadline);
+    if (s.ok() && magic != proto::kMagic) {
+      return Status::Fail(where + " answered magic " + std::to_string(magic) + ", not " +
+                          std::to_string(proto::kMagic) + ": is it a Rabit tracker?");
+    }
+  } else {
+    // The token is proven, never sent: the bare task id goes out.
+    s = ProveToTracker(tracker, settings_.token, deadline);
+    proto::TaskIdHasToken(settings_.task_id, settings_.token, &task_id);
   }
   if (s.ok()) s = proto::SendInt(tracker, rank_, deadline);
   if (s.ok()) s = proto::SendInt(tracker, settings_.world_size, deadline);
-  if (s.ok()) {
-    s = proto::SendStr(tracker, proto::TaskIdWithToken(settings_.task_id, settings_.token),
-                       deadline);
-  }
+  if (s.ok()) s = proto::SendStr(tracker, task_id, deadline);
   if (s.ok()) s = proto::SendStr(tracker, command, deadline);
   return s;
 }
 
 Status TcpCommunicator::ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours) {
-  Deadline deadline = Wait();
-  int32_t rank = 0, parent = 0, world = 0, count = 0, prev = 0, next = 0;
-  Status s = proto::RecvInt(tracker, &rank, deadline);
-  if (!s.ok()) {
-    return s.Wrap(
-        "no rank from the tracker (a tracker that requires a job token closes the "
-        "connection of a worker without it; RINGBOOST_JOB_TOKEN)");
-  }
-  if (s.ok()) s = proto::RecvInt(tracker, &parent, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &world, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &count, deadline);
+  proto::Assignment a;
+  Status s = proto::RecvAssignment(tracker, Wait(), &a, neighbours);
   if (!s.ok()) return s;
-  if (world < 1 || world > proto::kMaxWorldSize || rank < 0 || rank >= world || count < 0 ||
-      count > world) {
-    return Status::Fail(tracker->peer() + " sent an invalid assignment: rank " +
-                        std::to_string(rank) + ", world size " + std::to_string(world) + ", " +
-                        std::to_string(count) + " neighbours");
-  }
-  tree_.clear();
-  for (int i = 0; i < count && s.ok(); ++i) {
-    int32_t r = 0;
-    s = proto::RecvInt(tracker, &r, deadline);
-    tree_.push_back(r);
-  }
-  if (s.ok()) s = proto::RecvInt(tracker, &prev, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &next, deadline);
-  if (!s.ok()) return s;
-  rank_ = rank;
-  world_ = world;
-  parent_ = parent;
-  ring_prev_ = prev < 0 ? rank : prev;
-  ring_next_ = next < 0 ? rank : next;
-  // The ring allreduce and allgather index chunks by rank: they need the ring in rank order,
-  // which both XGBoost's tracker and ours hand out.
-  if (ring_next_ != (rank_ + 1) % world_ || ring_prev_ != (rank_ + world_ - 1) % world_) {
-    return Status::Fail(tracker->peer() + " gave rank " + std::to_string(rank_) +
-                        " the ring neighbours " + std::to_string(prev) + " and " +
-                        std::to_string(next) + "; ringboost needs the ring in rank order");
-  }
-  neighbours->clear();
-  for (int r : tree_) neighbours->insert(r);
-  if (ring_prev_ != rank_) neighbours->insert(ring_prev_);
-  if (ring_next_ != rank_) neighbours->insert(ring_next_);
-  for (int r : *neighbours) {
-    if (r < 0 || r >= world_ || r == rank_) {
-      return Status::Fail(tracker->peer() + " sent an invalid neighbour rank " + std::to_string(r));
-    }
-  }
+  rank_ = a.rank;
+  world_ = a.world;
+  parent_ = a.parent;
+  tree_ = a.tree;
+  ring_prev_ = a.prev;
+  ring_next_ = a.next;
   return Status::OK();
 }
 
-// Both ends send (magic, rank, token) and check what the other sent.
-Status TcpCommunicator::Hello(TcpSocket* sock, int* peer_rank) {
-  Deadline deadline = Wait();
-  Status s = proto::SendInt(sock, proto::kPeerMagic, deadline);
-  if (s.ok()) s = proto::SendInt(sock, rank_, deadline);
-  if (s.ok()) s = proto::SendStr(sock, settings_.token, deadline);
-  int32_t magic = 0, rank = -1;
-  std::string token;
-  if (s.ok()) s = proto::RecvInt(sock, &magic, deadline);
-  if (s.ok() && magic != proto::kPeerMagic) {
-    return Status::Fail(sock->peer() + " is not a ringboost worker (wrong hello)");
-  }
-  if (s.ok()) s = proto::RecvInt(sock, &rank, deadline);
-  if (s.ok()) s = proto::RecvStr(sock, &token, deadline, 4096);
-  if (!s.ok()) return s;
-  if (!SameToken(token, settings_.token)) {
-    return Status::Fail(sock->peer() + " presented " +
-                        (token.empty() ? std::string("no job token") : "a wrong job token"));
-  }
-  *peer_rank = rank;
-  return Status::OK();
-}
-
-void TcpCommunicator::AddLink(int peer_rank, TcpSocket sock) {
+void TcpCommunicator::AddLink(int peer_rank, int peer_flags, TcpSocket sock) {
   sock.set_peer("rank " + std::to_string(peer_rank) + " (" + sock.PeerAddress() + ")");
   if (settings_.socket_buffer > 0) ThrowIfError(sock.SetBufferSize(settings_.socket_buffer));
+  if ((peer_flags & proto::kFlagRecovering) != 0) peers_recovering_ = true;
   links_[peer_rank] = std::move(sock);
+}
+
+void TcpCommunicator::AddHeartbeat(int peer_rank, TcpSocket sock) {
+  links_[peer_rank].set_liveness(
+      heartbeat_.Add(peer_rank, std::move(sock), settings_.peer_timeout_s));
+}
+
+// A link (or its heartbeat link) to the peer the tracker named, with the hello of both.
+Status TcpCommunicator::ConnectPeer(const std::string& host, int port, int peer_rank,
+                                    bool heartbeat, TcpSocket* sock, int32_t* peer_flags) {
+  Status s = TcpSocket::Connect(host, port, ConnectWait(), sock);
+  const int32_t flags = Flags() | (heartbeat ? proto::kFlagHeartbeat : 0);
+  int32_t hello_rank = -1;
+  if (s.ok()) {
+    s = ConnectPeerHello(sock, settings_.token, rank_, flags, Wait(), &hello_rank, peer_flags);
+  }
+  if (s.ok() && hello_rank != peer_rank) {
+    s = Status::Fail(host + ":" + std::to_string(port) + " answered as rank " +
+                     std::to_string(hello_rank) + ", the tracker said rank " +
+                     std::to_string(peer_rank));
+  }
+  return s;
 }
 
 // The connect loop of the protocol: the tracker names the peers to connect to (those ranked
@@ -225,22 +198,24 @@ Status TcpCommunicator::LinkPeers(TcpSocket* tracker, const std::set<int>& neigh
   for (int i = 0; i < num_connect; ++i) {
     std::string host;
     int32_t port = 0, peer_rank = 0;
-    s = proto::RecvStr(tracker, &host, deadline, 1024);
+    s = proto::RecvStr(tracker, &host, deadline, proto::kMaxHostBytes);
     if (s.ok()) s = proto::RecvInt(tracker, &port, deadline);
     if (s.ok()) s = proto::RecvInt(tracker, &peer_rank, deadline);
     if (!s.ok()) return s;
-    TcpSocket sock;
-    s = TcpSocket::Connect(host, port, Wait(), &sock);
-    int hello_rank = -1;
-    if (s.ok()) s = Hello(&sock, &hello_rank);
-    if (s.ok() && hello_rank != peer_rank) {
-      s = Status::Fail(host + ":" + std::to_string(port) + " answered as rank " +
-                       std::to_string(hello_rank) + ", the tracker said rank " +
-                       std::to_string(peer_rank));
+    if (port < 1 || port > 65535 || neighbours.count(peer_rank) == 0 ||
+        links_.count(peer_rank) != 0) {
+      return Status::Fail(tracker->peer() + " named " + QuoteWire(host) + ":" +
+                          std::to_string(port) + " as rank " + std::to_string(peer_rank) +
+                          ", not a missing neighbour's address");
     }
+    TcpSocket sock, beat;
+    int32_t flags = 0, beat_flags = 0;
+    s = ConnectPeer(host, port, peer_rank, /*heartbeat=*/false, &sock, &flags);
+    if (s.ok()) s = ConnectPeer(host, port, peer_rank, /*heartbeat=*/true, &beat, &beat_flags);
     // Connect retries until the timeout itself: a failure here is final, not retried.
     if (!s.ok()) return s.Wrap("linking to rank " + std::to_string(peer_rank));
-    AddLink(peer_rank, std::move(sock));
+    AddLink(peer_rank, flags, std::move(sock));
+    AddHeartbeat(peer_rank, std::move(beat));
   }
   s = proto::SendInt(tracker, 0, deadline);  // no failed connects
   if (s.ok()) s = proto::SendInt(tracker, listener_.LocalPort(), deadline);
@@ -248,28 +223,49 @@ Status TcpCommunicator::LinkPeers(TcpSocket* tracker, const std::set<int>& neigh
   return AcceptPeers(num_accept, neighbours);
 }
 
+// The peers' hellos run concurrently with those of any strangers on the port (HandshakePool), so
+// a silent connection delays no link.
 Status TcpCommunicator::AcceptPeers(int count, const std::set<int>& neighbours) {
-  Deadline deadline = Wait();
-  while (count > 0) {
-    TcpSocket sock;
-    Status s = listener_.Accept(deadline, &sock);
-    if (!s.ok()) {
-      return s.Wrap("waiting for " + std::to_string(count) + " more peer link(s) to rank " +
-                    std::to_string(rank_));
+  HandshakeLimits limits;
+  limits.timeout_s = settings_.handshake_timeout_s;
+  const int32_t flags = Flags();
+  HandshakePool pool(
+      &listener_, limits,
+      [&] { return std::make_unique<PeerHello>(settings_.token, rank_, flags); },
+      [this](const std::string& host, const std::string& why) {
+        RB_LOG(kWarning, Where() << ": refused a link from " << host << ": " << why);
+      });
+  // Each peer opens its data link, then its heartbeat link.
+  std::set<int> linked, beating;
+  const Deadline deadline = Wait();
+  while (count > 0 || beating.size() < linked.size()) {
+    if (deadline.Expired()) {
+      return Status::Timeout("waiting for " + std::to_string(count) +
+                             " more peer link(s) to rank " + std::to_string(rank_) + " timed out");
     }
-    int peer_rank = -1;
-    s = Hello(&sock, &peer_rank);
-    if (s.ok() && (neighbours.count(peer_rank) == 0 || links_.count(peer_rank) != 0)) {
-      s = Status::Fail(sock.peer() + " claims rank " + std::to_string(peer_rank) +
-                       ", not a missing neighbour");
+    std::vector<HandshakePool::Done> done;
+    Status s = pool.Step(std::min(deadline.RemainingMs(), 200), &done);
+    if (!s.ok()) return s;
+    for (HandshakePool::Done& d : done) {
+      const auto* h = static_cast<const PeerHello*>(d.handshake.get());
+      const int r = h->peer_rank;
+      const bool beat = (h->peer_flags & proto::kFlagHeartbeat) != 0;
+      const bool wanted = beat ? linked.count(r) != 0 && beating.count(r) == 0
+                               : count > 0 && neighbours.count(r) != 0 && links_.count(r) == 0;
+      if (!wanted) {
+        RB_LOG(kWarning, Where() << ": refused a link from " << d.host << ": it claims rank " << r
+                                 << ", not a missing neighbour");
+        continue;
+      }
+      if (beat) {
+        AddHeartbeat(r, std::move(d.sock));
+        beating.insert(r);
+      } else {
+        AddLink(r, h->peer_flags, std::move(d.sock));
+        linked.insert(r);
+        --count;
+      }
     }
-    if (!s.ok()) {
-      // A stray or hostile connection is dropped; the expected peers may still come.
-      RB_LOG(kWarning, Where() << ": refused a link: " << s.message());
-      continue;
-    }
-    AddLink(peer_rank, std::move(sock));
-    --count;
   }
   return Status::OK();
 }
@@ -279,8 +275,11 @@ Status TcpCommunicator::Init() {
   if (!s.ok()) return s.Wrap("tcp worker");
   s = Link(proto::kStart);
   // A restarted worker of a recovering job: the survivors are re-linking and agreeing on the
-  // checkpoint now; it takes part and gets the checkpoint (LoadCheckPoint then returns it).
-  if (s.ok() && settings_.recover && settings_.num_attempt > 0) s = AgreeOnCheckpoint();
+  // checkpoint now; it takes part and gets the checkpoint (LoadCheckPoint then returns it). A
+  // worker restarted before the job's first link-up finds no peer recovering: a plain start.
+  if (s.ok() && settings_.recover && settings_.num_attempt > 0 && peers_recovering_) {
+    s = AgreeOnCheckpoint();
+  }
   return s;
 }
 
@@ -453,8 +452,18 @@ Status TcpCommunicator::AllgathervOnce(const void* in, std::size_t bytes, std::v
   sizes[rank_] = static_cast<int64_t>(bytes);
   Status s = AllreduceOnce(sizes.data(), sizes.size(), DataType::kInt64, Op::kSum);
   if (!s.ok()) return s;
+  // Each rank's size comes from that rank alone: ours must have come back unchanged, and the sum
+  // is bounded before anything is allocated.
   std::vector<std::size_t> offsets(world_ + 1, 0);
-  for (int r = 0; r < world_; ++r) offsets[r + 1] = offsets[r] + static_cast<std::size_t>(sizes[r]);
+  for (int r = 0; r < world_; ++r) {
+    if (sizes[r] < 0 || sizes[r] > proto::kMaxAllgathervBytes - static_cast<int64_t>(offsets[r]) ||
+        (r == rank_ && sizes[r] != static_cast<int64_t>(bytes))) {
+      return Status::Fail(Where() + ": Allgatherv: rank " + std::to_string(r) + " announced " +
+                          std::to_string(sizes[r]) + " bytes (allowed: a total of 0 to " +
+                          std::to_string(proto::kMaxAllgathervBytes) + ")");
+    }
+    offsets[r + 1] = offsets[r] + static_cast<std::size_t>(sizes[r]);
+  }
   out->resize(offsets[world_]);
   if (bytes != 0) std::memcpy(out->data() + offsets[rank_], in, bytes);
   if (world_ == 1) return Status::OK();
@@ -474,6 +483,7 @@ Status TcpCommunicator::Shutdown() {
   shut_down_ = true;
   TcpSocket tracker;
   Status s = ConnectTracker(proto::kShutdown, &tracker);
+  heartbeat_.Clear();
   links_.clear();
   listener_.Close();
   return s.Wrap(Where() + ": Shutdown");
@@ -517,8 +527,11 @@ Status TcpCommunicator::Robust(const char* what, Call call) {
 // (`recover`: same rank; the restarted worker comes with `start` and its task id), then all agree
 // on the newest checkpoint.
 Status TcpCommunicator::Recover() {
+  heartbeat_.Clear();
   links_.clear();
+  recovering_ = true;
   Status s = Link(proto::kRecover);
+  recovering_ = false;
   return s.ok() ? AgreeOnCheckpoint() : s;
 }
 
@@ -531,7 +544,16 @@ Status TcpCommunicator::AgreeOnCheckpoint() {
   int64_t holder = version_ == newest ? rank_ : world_;
   if (s.ok()) s = AllreduceOnce(&holder, 1, DataType::kInt64, Op::kMin);
   int64_t size = static_cast<int64_t>(checkpoint_.size());
+  if (s.ok() && (newest < 0 || holder < 0 || holder >= world_)) {
+    s = Status::Fail(Where() + ": peers agreed on checkpoint " + std::to_string(newest) +
+                     " held by rank " + std::to_string(holder) + ", which is impossible");
+  }
   if (s.ok()) s = BroadcastOnce(&size, sizeof(size), static_cast<int>(holder));
+  if (s.ok() && (size < 0 || size > proto::kMaxCheckpointBytes)) {
+    s = Status::Fail(Where() + ": rank " + std::to_string(holder) + " announced a checkpoint of " +
+                     std::to_string(size) + " bytes (allowed: 0 to " +
+                     std::to_string(proto::kMaxCheckpointBytes) + ")");
+  }
   if (!s.ok()) return s;
   std::string agreed =
       rank_ == holder ? checkpoint_ : std::string(static_cast<std::size_t>(size), '\0');

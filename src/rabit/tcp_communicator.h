@@ -24,7 +24,18 @@ struct TcpSettings {
   int num_attempt = 0;           // DMLC_NUM_ATTEMPT (restarts so far)
   std::string token;             // RINGBOOST_JOB_TOKEN (empty: no token)
   double timeout_s = 1800;       // rabit_timeout_sec: longest wait for a peer or the tracker
-  std::string listen_host;       // rabit_listen_host ("" = all addresses)
+  // rabit_connect_timeout_sec: how long a refused connect to the tracker or a peer is retried
+  // (a tracker that died is reported after it).
+  double connect_timeout_s = 30;
+  // rabit_handshake_timeout_sec: a connection to this worker's peer port that has not proven
+  // the token by then is dropped (others' hellos go on meanwhile).
+  double handshake_timeout_s = 5;
+  // rabit_heartbeat_sec: each worker beats on a heartbeat link next to each peer link this
+  // often; rabit_peer_timeout_sec: a peer not heard for that long (stopped, hung, cut off) ends
+  // the wait on it with an error naming its rank and host (rabit/heartbeat.h).
+  double heartbeat_s = 1;
+  double peer_timeout_s = 30;
+  std::string listen_host;  // rabit_listen_host ("" = all addresses)
   int64_t ring_min_count =
       32768;              // rabit_reduce_ring_mincount: elements from which to use the ring
   int socket_buffer = 0;  // rabit_socket_buffer: SO_SNDBUF/SO_RCVBUF of links (0: default)

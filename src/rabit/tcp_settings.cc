@@ -30,6 +30,12 @@ constexpr SettingKey kRole{"DMLC_ROLE", nullptr, "DMLC_ROLE"};
 constexpr SettingKey kNumAttempt{"DMLC_NUM_ATTEMPT", "rabit_num_trial", "DMLC_NUM_ATTEMPT"};
 constexpr SettingKey kToken{"RINGBOOST_JOB_TOKEN", nullptr, "RINGBOOST_JOB_TOKEN"};
 constexpr SettingKey kTimeout{"rabit_timeout_sec", nullptr, "RABIT_TIMEOUT_SEC"};
+constexpr SettingKey kConnectTimeout{"rabit_connect_timeout_sec", nullptr,
+                                     "RABIT_CONNECT_TIMEOUT_SEC"};
+constexpr SettingKey kHandshakeTimeout{"rabit_handshake_timeout_sec", nullptr,
+                                       "RABIT_HANDSHAKE_TIMEOUT_SEC"};
+constexpr SettingKey kHeartbeat{"rabit_heartbeat_sec", nullptr, "RABIT_HEARTBEAT_SEC"};
+constexpr SettingKey kPeerTimeout{"rabit_peer_timeout_sec", nullptr, "RABIT_PEER_TIMEOUT_SEC"};
 constexpr SettingKey kListenHost{"rabit_listen_host", nullptr, "RABIT_LISTEN_HOST"};
 constexpr SettingKey kRingMinCount{"rabit_reduce_ring_mincount", nullptr,
                                    "RABIT_REDUCE_RING_MINCOUNT"};
@@ -37,8 +43,9 @@ constexpr SettingKey kSocketBuffer{"rabit_socket_buffer", nullptr, "RABIT_SOCKET
 constexpr SettingKey kRecover{"rabit_recover", nullptr, "RABIT_RECOVER"};
 constexpr SettingKey kMock{"rabit_mock", nullptr, "RABIT_MOCK"};
 constexpr SettingKey kAllKeys[] = {
-    kTrackerUri, kTrackerPort, kTaskId,       kNumWorker,    kRole,    kNumAttempt, kToken,
-    kTimeout,    kListenHost,  kRingMinCount, kSocketBuffer, kRecover, kMock};
+    kTrackerUri, kTrackerPort,  kTaskId,         kNumWorker,        kRole,      kNumAttempt,
+    kToken,      kTimeout,      kConnectTimeout, kHandshakeTimeout, kHeartbeat, kPeerTimeout,
+    kListenHost, kRingMinCount, kSocketBuffer,   kRecover,          kMock};
 
 // The value of a setting: the last matching key=value argument, else the environment.
 std::optional<std::pair<std::string, std::string>> Lookup(const CommunicatorConfig& config,
@@ -135,6 +142,14 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
   if (auto v = Lookup(config, kToken)) t.token = v->second;
   if (t.token.size() > 1024) RB_FAIL("RINGBOOST_JOB_TOKEN: longer than 1024 characters");
   if (auto v = Lookup(config, kTimeout)) t.timeout_s = ParseSeconds(*v);
+  if (auto v = Lookup(config, kConnectTimeout)) t.connect_timeout_s = ParseSeconds(*v);
+  if (auto v = Lookup(config, kHandshakeTimeout)) t.handshake_timeout_s = ParseSeconds(*v);
+  if (auto v = Lookup(config, kHeartbeat)) t.heartbeat_s = ParseSeconds(*v);
+  if (auto v = Lookup(config, kPeerTimeout)) t.peer_timeout_s = ParseSeconds(*v);
+  if (t.peer_timeout_s <= t.heartbeat_s) {
+    RB_FAIL("rabit_peer_timeout_sec=" << t.peer_timeout_s << " must be above rabit_heartbeat_sec="
+                                      << t.heartbeat_s << " (a few beats at least)");
+  }
   if (auto v = Lookup(config, kListenHost)) t.listen_host = v->second;
   if (auto v = Lookup(config, kRingMinCount)) {
     t.ring_min_count = ParseInteger(*v, 1, int64_t{1} << 62);

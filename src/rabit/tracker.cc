@@ -1,12 +1,12 @@
 // The serving side of the Rabit tracker protocol (rabit/protocol.h), following XGBoost 1.7's
-// RabitTracker.accept_workers: one connection at a time, ranks handed out in one sorted batch,
-// peers' addresses handed out so that each worker connects to the earlier ones and accepts the
-// later ones.
+// RabitTracker.accept_workers: ranks handed out in one sorted batch, peers' addresses handed
+// out so that each worker connects to the earlier ones and accepts the later ones.
 //
-// Unlike the Python tracker, a connection that breaks the protocol (wrong magic, over-long
-// string, missing job token, impossible rank or world size) or stalls past io_timeout_s is
-// logged and dropped; the tracker keeps serving the others. Only Stop() or the last shutdown
-// ends Run().
+// Unlike the Python tracker, hellos are read concurrently (HandshakePool: a stranger that
+// connects and stalls delays nobody), and a connection that breaks the protocol (wrong magic,
+// over-long string, missing job token, impossible rank or world size) or stalls is logged and
+// dropped; the tracker keeps serving the others. Only Stop() or the last shutdown ends Run(),
+// which then closes the listening socket.
 #include "rabit/tracker.h"
 
 #include <poll.h>
@@ -18,6 +18,8 @@
 #include <set>
 #include <sstream>
 
+#include "rabit/handshake.h"
+#include "rabit/hello.h"
 #include "rabit/protocol.h"
 
 namespace ringboost::rabit {
@@ -25,11 +27,12 @@ namespace {
 
 // How often Run() looks at the stop flag while no worker is connecting.
 constexpr int kStopPollMs = 200;
+// After the last shutdown: steps of this long for hellos still arriving (prints).
+constexpr int kDrainSteps = 4;
+constexpr int kDrainStepMs = 50;
 // Bound on the connect rounds of one assignment (a worker that keeps reporting failed connects
 // would otherwise hold the tracker forever); XGBoost's tracker loops without bound.
 constexpr int kMaxConnectRounds = 64;
-// Bound on the length of a command name read off the wire.
-constexpr int32_t kMaxCommandBytes = 64;
 // dmlc's task id meaning "none": never remembered for recovery.
 constexpr const char* kNullTaskId = "NULL";
 
@@ -41,6 +44,7 @@ struct Hello {
   int32_t world_size = -1;
   std::string task_id;  // without the job token
   std::string cmd;
+  std::string message;  // of a print
 };
 
 // A worker that has its rank and still expects `wait_accept` peers to connect to it.
@@ -65,12 +69,6 @@ bool TaskIdLess(const std::string& a, const std::string& b) {
     if (c != 0) return c < 0;
   }
   return a < b;
-}
-
-// For log lines: a string from the wire, shortened.
-std::string Quote(const std::string& s) {
-  constexpr std::size_t kMax = 64;
-  return "'" + (s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "'";
 }
 
 std::string StripTrailingSpace(std::string s) {
@@ -111,7 +109,7 @@ class Session {
   Status Serve();
 
  private:
-  Status ReadHello(TcpSocket sock, Hello* hello) const;
+  void StepAndDispatch(HandshakePool* pool, int wait_ms);
   void Dispatch(Hello hello);
   void HandlePrint(Hello* hello);
   void HandleShutdown(const Hello& hello);
@@ -135,56 +133,44 @@ class Session {
   std::set<int> shutdown_;
 };
 
-Status Session::Serve() {
-  TcpSocket& listener = impl_->listener;
-  while (static_cast<int>(shutdown_.size()) != num_workers_) {
-    if (impl_->stop.load()) return Status::Fail("tracker stopped");
-    pollfd p{listener.fd(), POLLIN, 0};
-    const int rc = ::poll(&p, 1, kStopPollMs);
-    if (rc <= 0) continue;  // timeout or EINTR: look at the stop flag again
-    TcpSocket conn;
-    Status s = listener.Accept(Deadline::After(impl_->options.io_timeout_s), &conn);
-    if (!s.ok()) {
-      impl_->Log("tracker: accept failed: " + s.message());
-      continue;
-    }
-    Hello hello;
-    hello.host = conn.PeerAddress();
-    s = ReadHello(std::move(conn), &hello);
-    if (!s.ok()) {
-      impl_->Refuse(hello.host, s.message());
-      continue;
-    }
-    Dispatch(std::move(hello));
+void Session::StepAndDispatch(HandshakePool* pool, int wait_ms) {
+  std::vector<HandshakePool::Done> done;
+  Status s = pool->Step(wait_ms, &done);
+  if (!s.ok()) impl_->Log("tracker: " + s.message());
+  for (HandshakePool::Done& d : done) {
+    auto* h = static_cast<TrackerHello*>(d.handshake.get());
+    Dispatch(Hello{std::move(d.sock), d.host, h->rank, h->world_size, h->task_id, h->cmd,
+                   std::move(h->message)});
   }
-  impl_->Log("tracker: all " + std::to_string(num_workers_) + " workers have shut down");
-  return Status::OK();
 }
 
-Status Session::ReadHello(TcpSocket sock, Hello* hello) const {
-  hello->sock = std::move(sock);
-  TcpSocket* w = &hello->sock;
-  const Deadline deadline = Deadline::After(impl_->options.io_timeout_s);
-  int32_t magic = 0;
-  Status s = proto::RecvInt(w, &magic, deadline);
-  if (!s.ok()) return s;
-  if (magic != proto::kMagic) {
-    std::ostringstream oss;
-    oss << "wrong magic 0x" << std::hex << magic << " (expected 0x" << proto::kMagic << ")";
-    return Status::Fail(oss.str());
+Status Session::Serve() {
+  const TrackerOptions& o = impl_->options;
+  HandshakeLimits limits;
+  limits.timeout_s = o.handshake_timeout_s;
+  limits.per_source = o.max_pending_per_source;
+  HandshakePool pool(
+      &impl_->listener, limits, [&o] { return std::make_unique<TrackerHello>(o.token); },
+      [this](const std::string& host, const std::string& why) { impl_->Refuse(host, why); });
+  Status result = Status::OK();
+  while (static_cast<int>(shutdown_.size()) != num_workers_) {
+    if (impl_->stop.load()) {
+      result = Status::Fail("tracker stopped");
+      break;
+    }
+    StepAndDispatch(&pool, kStopPollMs);
   }
-  std::string task_id;
-  if (!(s = proto::SendInt(w, proto::kMagic, deadline)).ok() ||
-      !(s = proto::RecvInt(w, &hello->rank, deadline)).ok() ||
-      !(s = proto::RecvInt(w, &hello->world_size, deadline)).ok() ||
-      !(s = proto::RecvStr(w, &task_id, deadline)).ok() ||
-      !(s = proto::RecvStr(w, &hello->cmd, deadline, kMaxCommandBytes)).ok()) {
-    return s;
+  // Prints still arriving (sent before their worker's shutdown) get a moment; then the job is
+  // over: late clients are refused, not left waiting.
+  for (int i = 0; result.ok() && i < kDrainSteps && pool.pending() > 0; ++i) {
+    StepAndDispatch(&pool, kDrainStepMs);
   }
-  if (!proto::TaskIdHasToken(task_id, impl_->options.token, &hello->task_id)) {
-    return Status::Fail("task id " + Quote(task_id) + " does not carry the job token");
+  pool.CloseAll();
+  impl_->listener.Close();
+  if (result.ok()) {
+    impl_->Log("tracker: all " + std::to_string(num_workers_) + " workers have shut down");
   }
-  return Status::OK();
+  return result;
 }
 
 void Session::Dispatch(Hello hello) {
@@ -195,18 +181,12 @@ void Session::Dispatch(Hello hello) {
   } else if (hello.cmd == proto::kStart || hello.cmd == proto::kRecover) {
     HandleStart(std::move(hello));
   } else {
-    impl_->Refuse(hello.host, "unknown command " + Quote(hello.cmd));
+    impl_->Refuse(hello.host, "unknown command " + QuoteWire(hello.cmd));
   }
 }
 
 void Session::HandlePrint(Hello* hello) {
-  std::string message;
-  Status s = proto::RecvStr(&hello->sock, &message, Deadline::After(impl_->options.io_timeout_s));
-  if (!s.ok()) {
-    impl_->Refuse(hello->host, "print: " + s.message());
-    return;
-  }
-  impl_->Log("[rank " + std::to_string(hello->rank) + "] " + StripTrailingSpace(message));
+  impl_->Log("[rank " + std::to_string(hello->rank) + "] " + StripTrailingSpace(hello->message));
 }
 
 void Session::HandleShutdown(const Hello& hello) {
@@ -264,7 +244,7 @@ void Session::HandleStart(Hello hello) {
     Assign(&hello, rank);
   } else if (hello.cmd == proto::kRecover) {
     impl_->Refuse(hello.host,
-                  "recover without a rank from unknown task id " + Quote(hello.task_id));
+                  "recover without a rank from unknown task id " + QuoteWire(hello.task_id));
     return;
   } else if (todo_.empty()) {
     impl_->Refuse(hello.host, "all " + std::to_string(num_workers_) + " ranks are taken");
@@ -320,11 +300,15 @@ bool Session::Assign(Hello* worker, int rank) {
     s = Status::Fail("listening port " + std::to_string(port) + " out of range");
   }
   if (!s.ok()) {
-    impl_->Log("tracker: dropped worker " + worker->host + " (task " + Quote(worker->task_id) +
+    impl_->Log("tracker: dropped worker " + worker->host + " (task " + QuoteWire(worker->task_id) +
                ", rank " + std::to_string(rank) + "): " + s.message());
     return false;
   }
   Commit(rank, *worker, port, connects, num_accept);
+  if (impl_->options.verbose) {
+    impl_->Log("tracker: rank " + std::to_string(rank) + " listens on " + worker->host + ":" +
+               std::to_string(port));
+  }
   return true;
 }
 

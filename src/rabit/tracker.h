@@ -22,11 +22,18 @@ struct TrackerOptions {
   // The world size, unless the first worker to start states its own (as XGBoost's tracker);
   // every later worker that states one must agree with it.
   int num_workers = 1;
-  // When not empty, a connection whose task id does not carry this token ("<id>:<token>") is
-  // refused and the refusal logged; empty: the plain dmlc protocol, any task id.
+  // When not empty, a worker must prove it (ringboost workers, rabit/protocol.h) or show it in
+  // its task id ("<id>:<token>", foreign workers); others are refused and the refusal logged.
+  // Empty: the plain dmlc protocol, any task id.
   std::string token;
-  // Bound on each exchange with one worker (a stray or stuck connection is dropped after it).
+  // Hellos run concurrently, each dropped when not complete within handshake_timeout_s; at
+  // most max_pending_per_source are pending from one address (the oldest is dropped first).
+  double handshake_timeout_s = 5;
+  int max_pending_per_source = 16;
+  // Bound on each later exchange with a worker that passed its hello (ranks and links).
   double io_timeout_s = 30;
+  // Also log where each rank listens for its peers ("rank R listens on HOST:PORT").
+  bool verbose = false;
   // Where lines go: print messages ("[rank R] message"), refusals, progress. Default: stderr.
   std::function<void(const std::string&)> log;
 };
@@ -42,7 +49,8 @@ class Tracker {
   // The environment a worker needs: DMLC_TRACKER_URI, DMLC_TRACKER_PORT, DMLC_NUM_WORKER.
   std::vector<std::pair<std::string, std::string>> WorkerEnv() const;
 
-  // Serves until every worker has shut down (OK) or Stop() is called (a failure saying so).
+  // Serves until every worker has shut down (OK) or Stop() is called (a failure saying so);
+  // then stops listening (later connections are refused by the kernel). Callable once.
   // Start and recover are served as XGBoost's tracker does: new workers are ranked in one batch
   // once all have arrived (sorted by host, then by task id, numerically where both are
   // numbers); a worker whose task id already has a rank (recover, or a restarted worker's

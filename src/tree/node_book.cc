@@ -10,7 +10,7 @@ bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Para
   if (!s.found || s.loss_chg <= kRtEps) return false;
   if (s.left_sum.h == 0 || s.right_sum.h == 0) return false;
   if (s.loss_chg < split_params.gamma) return false;
-  if (params.max_depth > 0 && depth >= params.max_depth) return false;
+  if (!BelowMaxDepth(depth, params)) return false;
   if (params.max_leaves > 0 && num_leaves >= params.max_leaves) return false;
   return true;
 }

@@ -1,7 +1,9 @@
-// What both tree growers (grower.h on the CPU, device_grower.h on the GPU) share, so that they
-// cannot drift apart: the statistics of each node, the rules for applying a split, and the order
-// in which nodes are expanded (XGBoost's depthwise levels, or its lossguide queue: larger loss
-// change first, then the older node), which fixes the node ids of the tree.
+// What both tree growers (hist/grower.h on the CPU, gpu_hist/grower.h on the GPU) share, so that
+// they cannot drift apart: the statistics of each node, every growth rule (whether a node's split
+// is applied, whether its children may be split, which child's histogram is built and which is
+// subtracted), and the order in which nodes are expanded (XGBoost's depthwise levels, or its
+// lossguide queue: larger loss change first, then the older node), which fixes the node ids of the
+// tree.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,11 @@ struct Expansion {
   int nid, left, right;
 };
 
+// Whether a node at `depth` may be split: max_depth (0: no limit). The one place it is checked.
+inline bool BelowMaxDepth(int depth, const Params& params) {
+  return params.max_depth <= 0 || depth < params.max_depth;
+}
+
 // Whether a node's best split `s` is applied (XGBoost hist's rules): a real loss change above
 // gamma, both sides with hessian, depth and leaf limits.
 bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
@@ -54,6 +61,19 @@ class NodeBook {
   }
   Node& operator[](int nid) { return nodes_[nid]; }
   const Node& operator[](int nid) const { return nodes_[nid]; }
+
+  // Whether the children of `e` may be split; those at the depth limit are leaves and need no
+  // histogram.
+  bool ChildrenMaySplit(const Expansion& e) const {
+    return BelowMaxDepth(nodes_[e.left].depth, params_);
+  }
+  // Which child of `e` gets its histogram built from its rows (`left_rows`, `right_rows`: counts
+  // over all workers): the smaller, left on a tie; the other is its parent's minus it. Returns
+  // {parent, built child, sibling}.
+  static Expansion BuiltChild(const Expansion& e, uint64_t left_rows, uint64_t right_rows) {
+    const bool left_smaller = left_rows <= right_rows;
+    return left_smaller ? Expansion{e.nid, e.left, e.right} : Expansion{e.nid, e.right, e.left};
+  }
 
   // Node `nid`, child of `parent` (-1: the root), with gradient sum `sum`.
   void InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree) {

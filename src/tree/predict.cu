@@ -1,4 +1,4 @@
-// Device side of prediction (device_predict.h): one thread per row.
+// Device side of prediction (predict_device.h): one thread per row.
 #include <algorithm>
 #include <sstream>
 

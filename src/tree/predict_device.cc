@@ -1,4 +1,4 @@
-// Host side of device prediction (device_predict.h): flattening the trees, and the reference.
+// Host side of device prediction (predict_device.h): flattening the trees, and the reference.
 #include "tree/predict_device.h"
 
 #include <algorithm>

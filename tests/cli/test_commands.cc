@@ -46,8 +46,9 @@ TEST_F(Commands, DumpOfModelFileEqualsTaskDump) {
   EXPECT_NE(direct.out.find("cover="), std::string::npos);
 }
 
-TEST_F(Commands, SoftprobWritesOneLinePerRowWithEveryClass) {
-  test::RunResult r = test::RunRingboost(dir_.path(), "predict m.conf model_in=m.json");
+TEST_F(Commands, SoftprobRowLayoutWritesOneLinePerRowWithEveryClass) {
+  test::RunResult r =
+      test::RunRingboost(dir_.path(), "predict m.conf model_in=m.json pred_layout=row");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream in(test::ReadFile(dir_.File("pred.txt")));
   std::string line;
@@ -116,6 +117,58 @@ TEST_F(Rounds, EarlyStoppingStopsAndRecordsBestIteration) {
   EXPECT_NE(r.out.find("Stopping. Best iteration:\n[0]\tflipped-logloss:"), std::string::npos)
       << r.out;
   EXPECT_NE(test::ReadFile(dir_.File("m.json")).find("\"best_iteration\":0"), std::string::npos);
+}
+
+// As XGBoost: the model keeps every round (best_iteration recorded) and predict uses them all
+// unless ntree_limit says otherwise; the note on stderr says how to predict with the best round.
+TEST_F(Rounds, PredictAfterEarlyStoppingUsesEveryRound) {
+  ASSERT_EQ(test::RunRingboost(dir_.path(),
+                               "train r.conf early_stopping_rounds=2 model_out=m.json "
+                               "test:data=good.txt")
+                .exit_code,
+            0);
+  test::RunResult all = test::RunRingboost(dir_.path(),
+                                           "predict r.conf model_in=m.json "
+                                           "test:data=good.txt name_pred=all.txt");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.err.find("ntree_limit=1 predicts"), std::string::npos) << all.err;
+  for (const char* limit : {"1", "3"}) {
+    ASSERT_EQ(test::RunRingboost(dir_.path(), std::string("predict r.conf model_in=m.json "
+                                                          "test:data=good.txt name_pred=") +
+                                                  limit + ".txt ntree_limit=" + limit)
+                  .exit_code,
+              0);
+  }
+  EXPECT_EQ(test::ReadFile(dir_.File("all.txt")), test::ReadFile(dir_.File("3.txt")));
+  EXPECT_NE(test::ReadFile(dir_.File("all.txt")), test::ReadFile(dir_.File("1.txt")));
+}
+
+// XGBoost refuses early stopping without a validation set; so does ringboost, naming the fix.
+TEST_F(Rounds, EarlyStoppingWithoutAnEvalSetIsRefused) {
+  test::WriteFile(dir_.File("n.conf"),
+                  "objective = binary:logistic\nnum_round = 10\ndata = \"good.txt\"\n");
+  test::RunResult r =
+      test::RunRingboost(dir_.path(), "train n.conf early_stopping_rounds=2 model_out=m.json");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("early_stopping_rounds=2 needs an eval set"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("eval[NAME]="), std::string::npos) << r.err;
+  EXPECT_FALSE(test::FileExists(dir_.File("m.json")));
+  // eval_train is an eval set: the training data is watched.
+  EXPECT_EQ(test::RunRingboost(dir_.path(),
+                               "train n.conf early_stopping_rounds=2 eval_train=1 model_out=m.json")
+                .exit_code,
+            0);
+}
+
+// A run that early stopping ended, started again with its checkpoint_dir, trains no more rounds.
+TEST_F(Rounds, ResumedEarlyStoppedRunTrainsNoMoreRounds) {
+  const std::string args = "train r.conf early_stopping_rounds=2 checkpoint_dir=ck model_out=";
+  ASSERT_EQ(test::RunRingboost(dir_.path(), args + "a.json").exit_code, 0);
+  test::RunResult again = test::RunRingboost(dir_.path(), args + "b.json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("resuming from round 3"), std::string::npos) << again.err;
+  EXPECT_EQ(again.out.find("[3]\t"), std::string::npos) << again.out;
+  EXPECT_EQ(test::ReadFile(dir_.File("b.json")), test::ReadFile(dir_.File("a.json")));
 }
 
 TEST_F(Rounds, SavePeriodWritesSnapshotsInModelDir) {

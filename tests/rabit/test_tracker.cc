@@ -358,13 +358,36 @@ TEST(Tracker, RefusesHugeStringWithoutReadingIt) {
 
 TEST(Tracker, DropsStalledConnection) {
   TrackerOptions o = Options(1);
-  o.io_timeout_s = 0.3;
+  o.handshake_timeout_s = 0.3;
   RunningTracker t(o);
   TcpSocket silent;  // connects and never says a word
   ASSERT_TRUE(
       TcpSocket::Connect("127.0.0.1", t.port(), Deadline::After(kClientTimeoutS), &silent).ok());
-  EXPECT_TRUE(t.WaitForLog("timed out")) << t.Log();
+  EXPECT_TRUE(t.WaitForLog("no complete handshake within 0.3")) << t.Log();
   ServeOneWorker(&t);
+}
+
+// Silent connections beyond the cap per address: the oldest are closed once they have waited
+// half a second, the worker that comes after them is served at once (not after their timeouts).
+TEST(Tracker, IdleConnectionsDelayNoWorkerAndLateClientsAreRefused) {
+  TrackerOptions o = Options(1);
+  o.handshake_timeout_s = 30;
+  o.max_pending_per_source = 8;
+  RunningTracker t(o);
+  // 20 at once (none judged idle yet), then 5 more after half a second: each closes an old one.
+  std::vector<TcpSocket> idle(25);
+  for (std::size_t i = 0; i < idle.size(); ++i) {
+    if (i == 20) std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ASSERT_TRUE(
+        TcpSocket::Connect("127.0.0.1", t.port(), Deadline::After(kClientTimeoutS), &idle[i]).ok());
+  }
+  EXPECT_TRUE(t.WaitForLog("handshakes pending from this address; the oldest is closed"))
+      << t.Log();
+  const int port = t.port();
+  ServeOneWorker(&t);  // within the fake worker's kClientTimeoutS, far below 30 s
+  // The job is over: the port no longer listens.
+  TcpSocket late;
+  EXPECT_FALSE(TcpSocket::Connect("127.0.0.1", port, Deadline::After(0.2), &late).ok());
 }
 
 TEST(Tracker, StopEndsRunWithFailure) {

@@ -30,6 +30,7 @@ class TrackerThread {
   ~TrackerThread() { Finish(/*stop=*/true); }
 
   int port() const { return tracker_->port(); }
+  const Tracker& tracker() const { return *tracker_; }
   // The key=value settings a worker with this task id needs.
   std::vector<std::pair<std::string, std::string>> WorkerArgs(int task_id) const {
     return {{"DMLC_TRACKER_URI", "127.0.0.1"},

@@ -1,4 +1,4 @@
-// Device detection, memory checks and raw device memory calls (device_common.h).
+// Device detection, memory checks and raw device memory calls (common.h).
 #include <cuda_runtime.h>
 
 #include <sstream>

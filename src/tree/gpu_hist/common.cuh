@@ -1,5 +1,5 @@
 // CUDA-only helpers of the tree kernels (nvcc only): the one checking macro, the tuning policy,
-// 64-bit integer atomics on GradientSum. Host-visible declarations are in device_common.h.
+// 64-bit integer atomics on GradientSum. Host-visible declarations are in common.h.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,6 +1,6 @@
 // The device (CUDA) side of the tree module, as seen from plain C++: device detection, device
 // memory checks and an owning buffer of device memory. Includable by g++ in every build; the
-// definitions are in device_common.cu with CUDA and device_stub.cc without it (there every call
+// definitions are in common.cu with CUDA and stub.cc without it (there every call
 // that needs a device throws "built without CUDA", and DeviceCount() is 0).
 //
 // Why not unified memory: the histogram and partition kernels stream the binned matrix every

@@ -1,4 +1,4 @@
-// Device side of the gradients (device_gradient.h): objective, scale and quantization kernels.
+// Device side of the gradients (gradient.h): objective, scale and quantization kernels.
 #include <cstring>
 #include <cub/block/block_reduce.cuh>
 #include <cuda/functional>

@@ -63,7 +63,7 @@ class DeviceGradients {
   DeviceBuffer<float> d_weights_;  // empty: every weight 1
   DeviceBuffer<float> d_margins_;
   DeviceBuffer<GradPair> d_gpair_;
-  DeviceBuffer<uint8_t> d_reduced_;  // what the reduction kernels write (device_gradient.cu)
+  DeviceBuffer<uint8_t> d_reduced_;  // what the reduction kernels write (gradient.cu)
 };
 
 }  // namespace ringboost

@@ -1,4 +1,4 @@
-// DeviceTreeGrower (device_grower.h): TreeGrower's steps with the data on the device.
+// DeviceTreeGrower (gpu_hist/grower.h): TreeGrower's steps with the data on the device.
 #ifdef RINGBOOST_USE_CUDA
 
 #include "tree/gpu_hist/grower.h"
@@ -100,15 +100,15 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
   std::vector<HistNode> nodes;
   for (std::size_t i = 0; i < expansions.size(); ++i) {
     const Expansion& e = expansions[i];
-    if (params_.max_depth > 0 && nodes_[e.left].depth >= params_.max_depth) {
+    if (!nodes_.ChildrenMaySplit(e)) {
       nodes_[e.nid].hist.reset();  // children are leaves at the depth limit
       continue;
     }
-    const bool left_smaller = counts[2 * i] <= counts[2 * i + 1];
-    const int small = left_smaller ? e.left : e.right;
-    nodes.push_back(HistNode{partitioner_.d_node_rows(small), partitioner_.NodeRange(small).size(),
+    const Expansion b = NodeBook<NodeState>::BuiltChild(e, counts[2 * i], counts[2 * i + 1]);
+    nodes.push_back(HistNode{partitioner_.d_node_rows(b.left),
+                             partitioner_.NodeRange(b.left).size(),
                              static_cast<uint32_t>(built.size())});
-    built.push_back(Expansion{e.nid, small, left_smaller ? e.right : e.left});
+    built.push_back(b);
     children.push_back(e.left);
     children.push_back(e.right);
   }

@@ -4,7 +4,7 @@
 // TreeGrower (node_book.h), so the trees are the same (the kernels equal their CPU references bit
 // for bit).
 //
-// device=cuda reaches it through DeviceTrainer (device_trainer.h). Several workers allreduce the
+// device=cuda reaches it through CudaTrainer (gpu_hist/trainer.h). Several workers allreduce the
 // histograms through host memory (the collective's buffers are host memory).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Host side of the device histograms (device_histogram.h): feature groups and block tasks.
+// Host side of the device histograms (histogram.h): feature groups and block tasks.
 #include "tree/gpu_hist/histogram.h"
 
 #include <algorithm>

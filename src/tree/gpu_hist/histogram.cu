@@ -1,4 +1,4 @@
-// Device side of the histograms (device_histogram.h): the accumulation kernels and their launch.
+// Device side of the histograms (histogram.h): the accumulation kernels and their launch.
 #include <algorithm>
 
 #include "tree/gpu_hist/common.cuh"

@@ -1,4 +1,4 @@
-// Host side of the device binned matrix (device_matrix.h): shape, memory need, packing, upload.
+// Host side of the device binned matrix (matrix.h): shape, memory need, packing, upload.
 #include "tree/gpu_hist/matrix.h"
 
 #include <omp.h>

@@ -142,7 +142,7 @@ class DeviceMatrix {
 };
 
 #ifdef RINGBOOST_USE_CUDA
-// For tests: GetBin of every (row, feature), row-major, read on the device (device_matrix.cu).
+// For tests: GetBin of every (row, feature), row-major, read on the device (matrix.cu).
 std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix);
 #endif
 

@@ -1,4 +1,4 @@
-// Host-only parts of device_common.h, the same in every build.
+// Host-only parts of common.h, the same in every build.
 #include <sstream>
 
 #include "common/error.h"

@@ -1,4 +1,4 @@
-// Device side of the row partition (device_partition.h): mark, scan, scatter.
+// Device side of the row partition (partition.h): mark, scan, scatter.
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Host side of the device split evaluation (device_split.h): the CPU reference of the kernel's
+// Host side of the device split evaluation (split.h): the CPU reference of the kernel's
 // scan, the work list, and the per-node reduction.
 #include "tree/gpu_hist/split.h"
 

@@ -1,4 +1,4 @@
-// Device side of split evaluation (device_split.h): one block scans one (node, feature).
+// Device side of split evaluation (split.h): one block scans one (node, feature).
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 

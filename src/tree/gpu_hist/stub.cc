@@ -1,9 +1,10 @@
-// The device functions of device_common.h in a build without CUDA: no device is ever found, and
-// whatever needs one says that the build has no CUDA and how to get it.
+// The device functions of common.h and trainer.h in a build without CUDA: no device is ever
+// found, and whatever needs one says that the build has no CUDA and how to get it.
 #ifndef RINGBOOST_USE_CUDA
 
 #include "common/error.h"
 #include "tree/gpu_hist/common.h"
+#include "tree/gpu_hist/trainer.h"
 
 namespace ringboost {
 namespace {
@@ -32,6 +33,21 @@ DeviceEventTimer::DeviceEventTimer() { NoCuda("device timer"); }
 DeviceEventTimer::~DeviceEventTimer() = default;
 void DeviceEventTimer::Start() { NoCuda("device timer"); }
 double DeviceEventTimer::Stop() { NoCuda("device timer"); }
+
+int OpenDevice(const std::string& device) {
+  RB_FAIL("device=" << device
+                    << ": this ringboost was built without CUDA (rebuild with "
+                       "-DRINGBOOST_USE_CUDA=ON where nvcc is installed, or use device=cpu)");
+}
+std::unique_ptr<RoundTrainer> CreateCudaTrainer(const std::string& device, TrainerSetup) {
+  OpenDevice(device);
+  return nullptr;
+}
+std::vector<float> PredictMarginOnDevice(const std::string& device, const Model&, const DataSet&,
+                                         int) {
+  OpenDevice(device);
+  return {};
+}
 
 }  // namespace ringboost
 

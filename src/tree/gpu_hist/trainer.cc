@@ -1,3 +1,6 @@
+// CudaTrainer; stub.cc stands for this file in a build without CUDA.
+#ifdef RINGBOOST_USE_CUDA
+
 #include "tree/gpu_hist/trainer.h"
 
 #include <algorithm>
@@ -6,15 +9,12 @@
 
 #include "common/error.h"
 #include "common/logging.h"
-
-#ifdef RINGBOOST_USE_CUDA
 #include "common/timer.h"
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/gradient.h"
 #include "tree/gpu_hist/grower.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/predict_device.h"
-#endif
 
 namespace ringboost {
 namespace {
@@ -29,32 +29,6 @@ int LocalRank() {
 }
 
 }  // namespace
-
-#ifndef RINGBOOST_USE_CUDA
-
-int OpenDevice(const std::string& device) {
-  (void)LocalRank;
-  RB_FAIL("device=" << device
-                    << ": this ringboost was built without CUDA (rebuild with "
-                       "-DRINGBOOST_USE_CUDA=ON where nvcc is installed, or use device=cpu)");
-}
-
-std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(const std::string& device, const BinnedMatrix&,
-                                                     const HistogramCuts&, const Params&,
-                                                     const SplitParams&, rabit::Communicator*, int,
-                                                     const DataSet&, int,
-                                                     const std::vector<float>&) {
-  OpenDevice(device);
-  return nullptr;
-}
-
-std::vector<float> PredictMarginOnDevice(const std::string& device, const Model&, const DataSet&,
-                                         int) {
-  OpenDevice(device);
-  return {};
-}
-
-#else
 
 int OpenDevice(const std::string& device) {
   std::string reason;
@@ -89,18 +63,16 @@ std::size_t TrainingBytes(const BinnedMatrix& matrix, const HistogramCuts& cuts,
   return DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) + rows * (40 + 12 * groups) + hist_bytes;
 }
 
-class CudaTrainer : public DeviceTrainer {
+class CudaTrainer : public RoundTrainer {
  public:
-  CudaTrainer(const BinnedMatrix& matrix, const HistogramCuts& cuts, const Params& params,
-              const SplitParams& split_params, rabit::Communicator* comm, int nthread,
-              const DataSet& train, int groups, const std::vector<float>& margins)
-      : params_(params),
-        comm_(comm),
-        groups_(groups),
-        matrix_(DeviceMatrix::Create(matrix, cuts, nthread)),
-        gradients_(train, groups_, margins),
-        d_quantized_(train.NumRows()),
-        grower_(&matrix_, &cuts, params, split_params, comm) {}
+  explicit CudaTrainer(const TrainerSetup& setup)
+      : params_(setup.params),
+        comm_(setup.comm),
+        groups_(setup.groups),
+        matrix_(DeviceMatrix::Create(setup.matrix, setup.cuts, setup.nthread)),
+        gradients_(setup.train, groups_, setup.margins),
+        d_quantized_(setup.train.NumRows()),
+        grower_(&matrix_, &setup.cuts, setup.params, setup.split_params, setup.comm) {}
 
   std::vector<RegTree> BoostOneRound(const Objective& objective, const DataSet& train,
                                      int round) override {
@@ -158,14 +130,13 @@ class CudaTrainer : public DeviceTrainer {
 
 }  // namespace
 
-std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(
-    const std::string& device, const BinnedMatrix& matrix, const HistogramCuts& cuts,
-    const Params& params, const SplitParams& split_params, rabit::Communicator* comm, int nthread,
-    const DataSet& train, int groups, const std::vector<float>& margins) {
+std::unique_ptr<RoundTrainer> CreateCudaTrainer(const std::string& device, TrainerSetup setup) {
+  const BinnedMatrix& matrix = setup.matrix;
+  const HistogramCuts& cuts = setup.cuts;
   const int ordinal = OpenDevice(device);
   std::ostringstream what;
   what << "training " << matrix.NumRows() << " rows with " << cuts.TotalBins() << " bins";
-  const std::size_t need = TrainingBytes(matrix, cuts, params, groups);
+  const std::size_t need = TrainingBytes(matrix, cuts, setup.params, setup.groups);
   const DeviceMemoryInfo memory = QueryDeviceMemory();
   constexpr double kMiB = 1024.0 * 1024.0;
   RB_LOG(kInfo, "device cuda:" << ordinal << ": " << what.str() << " takes about " << need / kMiB
@@ -173,8 +144,7 @@ std::unique_ptr<DeviceTrainer> DeviceTrainer::Create(
                                << DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) / kMiB
                                << " MiB); " << memory.free_bytes / kMiB << " MiB free");
   CheckDeviceMemoryFits(need, memory.free_bytes, what.str());
-  return std::make_unique<CudaTrainer>(matrix, cuts, params, split_params, comm, nthread, train,
-                                       groups, margins);
+  return std::make_unique<CudaTrainer>(setup);
 }
 
 std::vector<float> PredictMarginOnDevice(const std::string& device, const Model& model,
@@ -183,6 +153,6 @@ std::vector<float> PredictMarginOnDevice(const std::string& device, const Model&
   return PredictMarginOnDevice(model, data, num_rounds);
 }
 
-#endif  // RINGBOOST_USE_CUDA
-
 }  // namespace ringboost
+
+#endif  // RINGBOOST_USE_CUDA

@@ -177,7 +177,7 @@ std::vector<int> TreeGrower::ExpandChildren(const std::vector<GradientSum>& gpai
   }
   std::vector<int> children;
   for (const Expansion& e : expansions) {
-    if (params_.max_depth > 0 && nodes_[e.left].depth >= params_.max_depth) continue;
+    if (!nodes_.ChildrenMaySplit(e)) continue;
     children.push_back(e.left);
     children.push_back(e.right);
   }
@@ -290,14 +290,12 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   std::vector<Expansion> built;  // (parent, built child, sibling)
   for (std::size_t i = 0; i < expansions.size(); ++i) {
     const Expansion& e = expansions[i];
-    if (params_.max_depth > 0 && nodes_[e.left].depth >= params_.max_depth) {
+    if (!nodes_.ChildrenMaySplit(e)) {
       nodes_[e.nid].hist = Histogram();  // children are leaves at the depth limit
       continue;
     }
-    bool left_smaller = counts[2 * i] <= counts[2 * i + 1];
-    int small = left_smaller ? e.left : e.right;
-    built.push_back(Expansion{e.nid, small, left_smaller ? e.right : e.left});
-    build_nids.push_back(small);
+    built.push_back(NodeBook<NodeState>::BuiltChild(e, counts[2 * i], counts[2 * i + 1]));
+    build_nids.push_back(built.back().left);
     children.push_back(e.left);
     children.push_back(e.right);
   }

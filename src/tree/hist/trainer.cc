@@ -1,0 +1,51 @@
+#include "tree/hist/trainer.h"
+
+#include <utility>
+
+#include "common/error.h"
+#include "common/random.h"
+
+namespace ringboost {
+
+HistTrainer::HistTrainer(TrainerSetup setup)
+    : params_(setup.params),
+      comm_(setup.comm),
+      nthread_(setup.nthread),
+      groups_(setup.groups),
+      margins_(std::move(setup.margins)),
+      grower_(&setup.matrix, &setup.cuts, setup.params, setup.split_params, setup.comm,
+              setup.nthread) {}
+
+std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, const DataSet& train,
+                                                int round) {
+  auto start = PhaseTimer::Clock::now();
+  objective.GetGradient(train, margins_, round, &gpair_);
+  timer_.Add("gradients", start);
+  RB_CHECK(gpair_.size() == train.NumRows() * groups_);
+  std::vector<uint8_t> keep;
+  if (params_.subsample < 1.0) {
+    keep.resize(train.NumRows());
+    const uint64_t first = train.first_row;
+    for (uint64_t i = 0; i < keep.size(); ++i) {
+      keep[i] = CounterUniform(params_.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
+                               static_cast<uint64_t>(round), first + i) < params_.subsample;
+    }
+  }
+  std::vector<RegTree> trees;
+  for (int k = 0; k < groups_; ++k) {
+    start = PhaseTimer::Clock::now();
+    GradientQuantizer quantizer(gpair_, groups_, k, comm_, nthread_);
+    quantizer.QuantizeAll(gpair_, groups_, k, keep, nthread_, &qgrad_);
+    timer_.Add("quantize", start);
+    const uint64_t tree_key = static_cast<uint64_t>(round) * groups_ + k;
+    trees.push_back(grower_.Grow(qgrad_, quantizer, tree_key));
+    grower_.UpdatePredictions(trees.back(), &margins_, groups_, k);
+  }
+  return trees;
+}
+
+std::string HistTrainer::PhaseReport() const {
+  return PhaseTimer::Join(timer_.Report(), grower_.timer().Report());
+}
+
+}  // namespace ringboost

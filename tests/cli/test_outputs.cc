@@ -1,0 +1,116 @@
+// Outputs: every path a task writes is checked before the data is read, the error naming the key
+// and the path as written; writes follow symbolic links to their targets and write FIFOs and
+// devices in place, never replacing them with a regular file.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "cli_runner.h"
+#include "helpers.h"
+
+namespace ringboost {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Outputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::WriteFile(dir_.File("d.txt"), "1 0:1 1:2\n0 0:2 1:1\n1 0:3 1:0\n0 0:4 1:5\n");
+    // A malformed line: a run that reads the data before checking its outputs fails here.
+    test::WriteFile(dir_.File("bad.txt"), "1 0:1\nnot a row\n");
+    test::WriteFile(dir_.File("o.conf"),
+                    "objective = binary:logistic\nnum_round = 2\nmin_child_weight = 0\n"
+                    "data = \"d.txt\"\ntest:data = \"d.txt\"\n");
+    ASSERT_EQ(test::RunRingboost(dir_.path(), "train o.conf model_out=m.json").exit_code, 0);
+  }
+  // Expects `args` to fail on the output path, naming `named`, before reading bad.txt.
+  void ExpectPathError(const std::string& args, const std::string& named, const std::string& why) {
+    test::RunResult r = test::RunRingboost(dir_.path(), args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.err.find(named), std::string::npos) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.find(".tmp-"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("bad.txt"), std::string::npos) << r.err;  // the data was not read
+  }
+  bool IsFifo(const std::string& path) {
+    struct stat st;
+    return ::lstat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  }
+  test::TempDir dir_;
+};
+
+TEST_F(Outputs, EveryOutputPathIsCheckedBeforeTheDataIsRead) {
+  const std::string does_not_exist = "the folder 'nodir' does not exist; create it";
+  ExpectPathError("train o.conf data=bad.txt model_out=nodir/m.json", "model_out=nodir/m.json",
+                  does_not_exist);
+  ExpectPathError("train o.conf data=bad.txt model_dir=nodir save_period=1", "model_dir=nodir",
+                  "the folder does not exist");
+  ExpectPathError("predict o.conf test:data=bad.txt model_in=m.json name_pred=nodir/p.txt",
+                  "name_pred=nodir/p.txt", does_not_exist);
+  ExpectPathError("predict o.conf test:data=bad.txt model_in=m.json name_pred=.", "name_pred=.",
+                  "is a folder");
+  ExpectPathError("dump o.conf model_in=m.json name_dump=nodir/d.txt", "name_dump=nodir/d.txt",
+                  does_not_exist);
+  ExpectPathError("train o.conf data=bad.txt model_out=x.json checkpoint_dir=d.txt/ck",
+                  "checkpoint_dir=d.txt/ck", "'d.txt' is not a folder");
+  // An output that can be written lets the run go on to the data.
+  test::RunResult r = test::RunRingboost(dir_.path(), "train o.conf data=bad.txt model_out=x.json");
+  EXPECT_NE(r.err.find("bad.txt:2"), std::string::npos) << r.err;
+}
+
+TEST_F(Outputs, CheckpointDirIsCreatedWithItsParents) {
+  test::RunResult r =
+      test::RunRingboost(dir_.path(), "train o.conf model_out=x.json checkpoint_dir=a/b/ck");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(test::FileExists(dir_.File("a/b/ck/checkpoint-000002.model")));
+}
+
+TEST_F(Outputs, ASymbolicLinkIsFollowedToItsTarget) {
+  fs::create_directory(dir_.File("models"));
+  test::WriteFile(dir_.File("models/target.json"), "old");
+  fs::create_symlink("models/target.json", dir_.File("link.json"));
+  fs::create_symlink("nowhere/t.json", dir_.File("dangling.json"));
+  ASSERT_EQ(test::RunRingboost(dir_.path(), "train o.conf model_out=link.json").exit_code, 0);
+  EXPECT_TRUE(fs::is_symlink(dir_.File("link.json")));
+  EXPECT_EQ(test::ReadFile(dir_.File("models/target.json")), test::ReadFile(dir_.File("m.json")));
+  // A link into a folder that does not exist names both.
+  ExpectPathError("train o.conf data=bad.txt model_out=dangling.json", "model_out=dangling.json",
+                  "the folder 'nowhere' does not exist (the link leads to 'nowhere/t.json')");
+}
+
+TEST_F(Outputs, AFifoIsWrittenInPlace) {
+  ASSERT_EQ(::mkfifo(dir_.File("p.fifo").c_str(), 0644), 0);
+  const std::string cmd =
+      "cd '" + dir_.path() + "' && (timeout 20 cat p.fifo > got.txt &) && timeout 20 '" +
+      RINGBOOST_EXE + "' predict o.conf model_in=m.json name_pred=p.fifo > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_TRUE(IsFifo(dir_.File("p.fifo")));
+  ASSERT_EQ(test::RunRingboost(dir_.path(), "predict o.conf model_in=m.json").exit_code, 0);
+  for (int i = 0; i < 100 && test::ReadFile(dir_.File("got.txt")).empty(); ++i) {
+    std::system("sleep 0.05");  // the reader may still be writing got.txt
+  }
+  EXPECT_EQ(test::ReadFile(dir_.File("got.txt")), test::ReadFile(dir_.File("pred.txt")));
+}
+
+TEST_F(Outputs, DevStdoutIsTheProcessOutput) {
+  ASSERT_EQ(test::RunRingboost(dir_.path(), "predict o.conf model_in=m.json").exit_code, 0);
+  const std::string expected = test::ReadFile(dir_.File("pred.txt"));
+  // stdout a file (RunRingboost redirects it) and a pipe.
+  test::RunResult to_file =
+      test::RunRingboost(dir_.path(), "predict o.conf model_in=m.json name_pred=/dev/stdout");
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_EQ(to_file.out, expected);
+  test::RunResult to_pipe = test::RunInDir(
+      dir_.path(), "('" + std::string(RINGBOOST_EXE) +
+                       "' predict o.conf model_in=m.json name_pred=/dev/stdout | cat)");
+  ASSERT_EQ(to_pipe.exit_code, 0) << to_pipe.err;
+  EXPECT_EQ(to_pipe.out, expected);
+  EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
+}
+
+}  // namespace
+}  // namespace ringboost

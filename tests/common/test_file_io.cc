@@ -1,0 +1,76 @@
+// WriteFileAtomic writes what the user named: a link's target (through a chain of relative
+// links), keeping an existing file's permissions; OutputFileProblem / OutputFolderProblem name the
+// key, the path and what is wrong.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+
+#include "common/error.h"
+#include "common/file_io.h"
+#include "common/output_path.h"
+#include "helpers.h"
+
+namespace ringboost {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(FileIo, AChainOfRelativeLinksIsFollowedToItsTarget) {
+  test::TempDir dir;
+  fs::create_directory(dir.File("sub"));
+  test::WriteFile(dir.File("sub/target.txt"), "old");
+  fs::create_symlink("target.txt", dir.File("sub/inner"));  // relative to sub/
+  fs::create_symlink("sub/inner", dir.File("outer"));
+  WriteFileAtomic(dir.File("outer"), "new");
+  EXPECT_TRUE(fs::is_symlink(dir.File("outer")));
+  EXPECT_TRUE(fs::is_symlink(dir.File("sub/inner")));
+  EXPECT_EQ(test::ReadFile(dir.File("sub/target.txt")), "new");
+  EXPECT_EQ(ResolveWriteTarget(dir.File("outer")).path, dir.File("sub/target.txt"));
+}
+
+TEST(FileIo, AnExistingFileKeepsItsPermissions) {
+  test::TempDir dir;
+  test::WriteFile(dir.File("f.txt"), "old");
+  ASSERT_EQ(::chmod(dir.File("f.txt").c_str(), 0600), 0);
+  WriteFileAtomic(dir.File("f.txt"), "new");
+  struct stat st;
+  ASSERT_EQ(::stat(dir.File("f.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(test::ReadFile(dir.File("f.txt")), "new");
+}
+
+TEST(FileIo, ALoopOfLinksIsAnErrorNamingThePath) {
+  test::TempDir dir;
+  fs::create_symlink("b", dir.File("a"));
+  fs::create_symlink("a", dir.File("b"));
+  try {
+    WriteFileAtomic(dir.File("a"), "x");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("too many levels of symbolic links"), std::string::npos);
+  }
+}
+
+TEST(OutputPath, ProblemsNameTheKeyThePathAndTheFix) {
+  test::TempDir dir;
+  test::WriteFile(dir.File("file.txt"), "");
+  EXPECT_EQ(OutputFileProblem("model_out", dir.File("m.json")), "");
+  EXPECT_NE(OutputFileProblem("model_out", dir.File("no/m.json"))
+                .find("model_out=" + dir.File("no/m.json") + ": the folder '" + dir.File("no") +
+                      "' does not exist; create it"),
+            std::string::npos);
+  EXPECT_NE(OutputFileProblem("name_pred", dir.path()).find("is a folder"), std::string::npos);
+  EXPECT_EQ(OutputFolderProblem("checkpoint_dir", dir.File("a/b/c"), false), "");
+  EXPECT_NE(OutputFolderProblem("checkpoint_dir", dir.File("file.txt/c"), false)
+                .find("'" + dir.File("file.txt") + "' is not a folder"),
+            std::string::npos);
+  EXPECT_NE(OutputFolderProblem("model_dir", dir.File("none"), true).find("does not exist"),
+            std::string::npos);
+  EXPECT_NE(OutputFolderProblem("model_dir", dir.File("file.txt"), true).find("is not a folder"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ringboost

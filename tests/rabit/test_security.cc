@@ -1,0 +1,283 @@
+// Strangers against the job token, with real sockets: what they read never holds the token,
+// and they can neither join, print nor shut down; proofs cannot be replayed or reflected; idle
+// connections on the tracker's or a worker's peer port delay nobody.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rabit/auth.h"
+#include "rabit/handshake.h"
+#include "rabit/hello.h"
+#include "rabit/protocol.h"
+#include "rabit/socket.h"
+#include "rabit/tracker_thread.h"
+
+namespace ringboost::rabit {
+namespace {
+
+constexpr const char* kToken = "s3cret-job-token-7f3a";
+
+bool Holds(const std::string& bytes, const std::string& needle) {
+  return bytes.find(needle) != std::string::npos;
+}
+
+// Everything the other end sends until it closes or goes quiet for `quiet_s`.
+std::string Drain(TcpSocket* sock, double quiet_s) {
+  std::string all;
+  for (;;) {
+    char buf[4096];
+    std::size_t got = 0;
+    TcpSocket* socks[1] = {sock};
+    const bool want_read[1] = {true}, want_write[1] = {false};
+    Status s = PollLinks(socks, want_read, want_write, 1, Deadline::After(quiet_s), "drain");
+    if (!s.ok()) break;
+    s = sock->RecvSome(buf, sizeof(buf), &got);
+    all.append(buf, got);
+    if (!s.ok() || got == 0) break;
+  }
+  return all;
+}
+
+TcpSocket Dial(int port) {
+  TcpSocket sock;
+  ThrowIfError(TcpSocket::Connect("127.0.0.1", port, Deadline::After(5), &sock));
+  return sock;
+}
+
+void Send(TcpSocket* sock, const std::string& bytes) {
+  ThrowIfError(sock->SendAll(bytes.data(), bytes.size(), Deadline::After(5)));
+}
+
+std::string Str(const std::string& s) { return auth::IntBytes(static_cast<int32_t>(s.size())) + s; }
+
+TEST(Auth, ProofsDependOnTokenRoleAndBothNonces) {
+  const std::string a = auth::NewNonce(), b = auth::NewNonce();
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.size(), auth::kNonceBytes);
+  const std::string mac = auth::Mac("t", proto::kWorkerProof, {a, b});
+  EXPECT_EQ(mac.size(), auth::kMacBytes);
+  EXPECT_TRUE(auth::SameMac(mac, auth::Mac("t", proto::kWorkerProof, {a, b})));
+  EXPECT_FALSE(auth::SameMac(mac, auth::Mac("u", proto::kWorkerProof, {a, b})));
+  EXPECT_FALSE(auth::SameMac(mac, auth::Mac("t", proto::kTrackerProof, {a, b})));
+  EXPECT_FALSE(auth::SameMac(mac, auth::Mac("t", proto::kWorkerProof, {b, a})));
+  // Length-prefixed parts: moving a byte from one part to the next changes the MAC.
+  EXPECT_FALSE(auth::SameMac(auth::Mac("t", "l", {"ab", "c"}), auth::Mac("t", "l", {"a", "bc"})));
+  EXPECT_TRUE(auth::SameSecret("x:tok", "x:tok"));
+  EXPECT_FALSE(auth::SameSecret("x:tok", "x:to"));
+  EXPECT_FALSE(auth::SameSecret("", "x"));
+}
+
+// The stranger speaks every hello the tracker knows, without the token; the job still runs.
+TEST(TrackerSecurity, StrangerLearnsNoTokenAndCannotJoinPrintOrShutDown) {
+  test::TrackerThread tracker(2, kToken);
+  std::string seen;
+  {  // The challenge: the tracker answers with its proof, then drops a wrong one.
+    TcpSocket s = Dial(tracker.port());
+    const std::string nonce = auth::NewNonce();
+    Send(&s, auth::IntBytes(proto::kAuthMagic) + nonce);
+    std::string reply(4 + auth::kNonceBytes + auth::kMacBytes, '\0');
+    ASSERT_TRUE(s.RecvAll(reply.data(), reply.size(), Deadline::After(5)).ok());
+    seen += reply;
+    // Reflection: the tracker's own proof sent back as the worker's.
+    Send(&s, reply.substr(4 + auth::kNonceBytes) + auth::IntBytes(-1) + auth::IntBytes(2) +
+                 Str("0") + Str("shutdown"));
+    seen += Drain(&s, 2);
+  }
+  for (const char* cmd : {"start", "print", "shutdown"}) {  // plain hellos without the token
+    for (int32_t rank : {-1, 0, 1}) {
+      TcpSocket s = Dial(tracker.port());
+      Send(&s, auth::IntBytes(proto::kMagic) + auth::IntBytes(rank) + auth::IntBytes(2) +
+                   Str(std::to_string(rank)) + Str(cmd) + Str("forged line"));
+      seen += Drain(&s, 2);
+    }
+  }
+  {  // Garbage.
+    TcpSocket s = Dial(tracker.port());
+    Send(&s, std::string(64, '\xff'));
+    seen += Drain(&s, 2);
+  }
+  EXPECT_FALSE(Holds(seen, kToken));
+  const std::string log = tracker.log();
+  EXPECT_TRUE(Holds(log, "failed the job token challenge")) << log;
+  EXPECT_TRUE(Holds(log, "does not carry the job token")) << log;
+  EXPECT_FALSE(Holds(log, "forged line")) << log;
+  EXPECT_TRUE(tracker.tracker().RanksByTask().empty());
+
+  // The real workers (the token proven, never sent) still make the whole job.
+  auto results =
+      test::RunWorkers(&tracker, 2, {{"RINGBOOST_JOB_TOKEN", kToken}}, [](Communicator* comm) {
+        ThrowIfError(comm->TrackerPrint("real line"));
+        return std::to_string(comm->AllreduceValue<int64_t>(comm->Rank() + 1, Op::kSum));
+      });
+  EXPECT_EQ(results, (std::vector<std::string>{"3", "3"}));
+  EXPECT_TRUE(tracker.Finish(/*stop=*/false).ok()) << tracker.log();
+  EXPECT_TRUE(Holds(tracker.log(), "] real line")) << tracker.log();
+}
+
+// A worker with another token is refused by the tracker; it names the tracker's proof failing.
+TEST(TrackerSecurity, WorkerWithAnotherTokenIsRefusedBothWays) {
+  test::TrackerThread tracker(1, kToken);
+  auto results = test::RunWorkers(&tracker, 1,
+                                  {{"RINGBOOST_JOB_TOKEN", "another"}, {"rabit_timeout_sec", "5"}},
+                                  [](Communicator*) { return std::string("joined"); });
+  EXPECT_TRUE(Holds(results[0], "failed the job token challenge")) << results[0];
+  EXPECT_TRUE(Holds(results[0], "not this job's tracker")) << results[0];
+  tracker.Finish(/*stop=*/true);
+}
+
+// The peer port: the acceptor's side of a link's hello behind a HandshakePool, as in a worker.
+class PeerPort {
+ public:
+  PeerPort() {
+    ThrowIfError(TcpSocket::Listen("127.0.0.1", 0, &listener_));
+    HandshakeLimits limits;
+    limits.timeout_s = 1;
+    pool_ = std::make_unique<HandshakePool>(
+        &listener_, limits, [] { return std::make_unique<PeerHello>(kToken, 0, 0); },
+        [this](const std::string&, const std::string& why) { drops_.push_back(why); });
+  }
+  int port() const { return listener_.LocalPort(); }
+  // Steps the pool until *stop and `expected` links completed (or 10 s); returns their ranks.
+  std::vector<int> Serve(const std::atomic<bool>* stop, std::size_t expected) {
+    std::vector<int> ranks;
+    const Deadline until = Deadline::After(10);
+    while (!until.Expired() && !(stop->load() && ranks.size() >= expected)) {
+      std::vector<HandshakePool::Done> done;
+      ThrowIfError(pool_->Step(50, &done));
+      for (auto& d : done) ranks.push_back(static_cast<PeerHello*>(d.handshake.get())->peer_rank);
+    }
+    return ranks;
+  }
+  const std::vector<std::string>& drops() const { return drops_; }
+
+ private:
+  TcpSocket listener_;
+  std::unique_ptr<HandshakePool> pool_;
+  std::vector<std::string> drops_;
+};
+
+TEST(PeerSecurity, StrangerOnThePeerPortLearnsNoTokenAndCannotLink) {
+  PeerPort port;
+  std::string seen;
+  std::vector<int> linked;
+  std::atomic<bool> finished{false};
+  std::thread stranger([&] {
+    TcpSocket s = Dial(port.port());
+    Send(&s, auth::IntBytes(proto::kPeerMagic) + auth::NewNonce());
+    std::string reply(4 + auth::kNonceBytes + 8 + auth::kMacBytes, '\0');
+    if (s.RecvAll(reply.data(), reply.size(), Deadline::After(5)).ok()) seen += reply;
+    // Reflection of the acceptor's own proof, then a made-up one.
+    Send(&s, auth::IntBytes(1) + auth::IntBytes(0) + reply.substr(reply.size() - auth::kMacBytes));
+    seen += Drain(&s, 2);
+    TcpSocket t = Dial(port.port());
+    Send(&t, auth::IntBytes(proto::kPeerMagic) + auth::NewNonce());
+    seen += Drain(&t, 0.5);
+    Send(&t, auth::IntBytes(1) + auth::IntBytes(0) + std::string(auth::kMacBytes, 'x'));
+    seen += Drain(&t, 2);
+    // A worker with another token: the acceptor's proof fails on its side too.
+    TcpSocket u = Dial(port.port());
+    int32_t rank = -1, flags = -1;
+    Status st = ConnectPeerHello(&u, "another", 1, 0, Deadline::After(5), &rank, &flags);
+    EXPECT_TRUE(Holds(st.message(), "failed the job token challenge")) << st.message();
+    // The real peer.
+    TcpSocket v = Dial(port.port());
+    st = ConnectPeerHello(&v, kToken, 2, 0, Deadline::After(5), &rank, &flags);
+    EXPECT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(rank, 0);
+    finished.store(true);
+  });
+  linked = port.Serve(&finished, 1);
+  stranger.join();
+  EXPECT_FALSE(Holds(seen, kToken));
+  EXPECT_EQ(linked, std::vector<int>{2});
+  int refused = 0;
+  for (const auto& why : port.drops()) refused += Holds(why, "failed the job token challenge");
+  EXPECT_EQ(refused, 2);
+}
+
+// Idle strangers hold a pending slot each, and the caps drop the oldest: a real peer that
+// arrives after 50 of them still links at once.
+TEST(PeerSecurity, IdleConnectionsDelayNoLink) {
+  PeerPort port;
+  std::vector<TcpSocket> idle;
+  for (int i = 0; i < 50; ++i) idle.push_back(Dial(port.port()));
+  double took = -1;
+  std::atomic<bool> finished{false};
+  std::thread peer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto start = std::chrono::steady_clock::now();
+    TcpSocket v = Dial(port.port());
+    int32_t rank = -1, flags = -1;
+    Status st = ConnectPeerHello(&v, kToken, 1, 0, Deadline::After(5), &rank, &flags);
+    EXPECT_TRUE(st.ok()) << st.message();
+    took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    finished.store(true);
+  });
+  std::vector<int> linked = port.Serve(&finished, 1);
+  peer.join();
+  EXPECT_EQ(linked, std::vector<int>{1});
+  EXPECT_LT(took, 1.0);  // the generous bound of the issue ("a few seconds"): far below it here
+}
+
+// Rank 1 of a world of two, by hand: joins and links as a worker does (it knows the token),
+// then answers the sizes allreduce of an Allgatherv (a tree of two: it sends its two slots up)
+// with 1 TiB for its own block.
+void FakeRankOneClaimingATebibyte(int tracker_port) {
+  const Deadline d = Deadline::After(10);
+  TcpSocket t = Dial(tracker_port);
+  ASSERT_TRUE(ProveToTracker(&t, kToken, d).ok());
+  Send(&t, auth::IntBytes(-1) + auth::IntBytes(2) + Str("1") + Str("start"));
+  proto::Assignment a;
+  std::set<int> neighbours;
+  ASSERT_TRUE(proto::RecvAssignment(&t, d, &a, &neighbours).ok());
+  ASSERT_EQ(a.rank, 1);
+  Send(&t, auth::IntBytes(0));  // no links held
+  int32_t num_connect = 0, num_accept = 0, port = 0, rank = -1, flags = 0;
+  std::string host;
+  ASSERT_TRUE(proto::RecvInt(&t, &num_connect, d).ok());
+  ASSERT_TRUE(proto::RecvInt(&t, &num_accept, d).ok());
+  ASSERT_EQ(num_connect, 1);
+  ASSERT_TRUE(proto::RecvStr(&t, &host, d).ok());
+  ASSERT_TRUE(proto::RecvInt(&t, &port, d).ok());
+  ASSERT_TRUE(proto::RecvInt(&t, &rank, d).ok());
+  TcpSocket link = Dial(port), beat = Dial(port);
+  ASSERT_TRUE(ConnectPeerHello(&link, kToken, 1, 0, d, &rank, &flags).ok());
+  ASSERT_TRUE(ConnectPeerHello(&beat, kToken, 1, proto::kFlagHeartbeat, d, &rank, &flags).ok());
+  Send(&t, auth::IntBytes(0) + auth::IntBytes(65000));  // no failed connects; "our" port
+  const int64_t sizes[2] = {0, int64_t{1} << 40};
+  Send(&link, std::string(reinterpret_cast<const char*>(sizes), sizeof(sizes)));
+}
+
+// A peer that knows the token but lies about sizes: rank 0 refuses the size before it
+// allocates anything.
+TEST(PeerSecurity, AllgathervRefusesASizeBeyondWhatTheProtocolAllows) {
+  test::TrackerThread tracker(2, kToken);
+  std::string result;
+  std::thread real([&] {
+    CommunicatorConfig config;
+    config.backend = "tcp";
+    config.args = tracker.WorkerArgs(0);
+    config.args.push_back({"RINGBOOST_JOB_TOKEN", kToken});
+    config.args.push_back({"rabit_timeout_sec", "10"});
+    try {
+      auto comm = MakeCommunicator(config);
+      std::vector<char> out;
+      result = comm->AllgathervRaw("abc", 3, &out).message();
+    } catch (const std::exception& e) {
+      result = std::string("error: ") + e.what();
+    }
+  });
+  FakeRankOneClaimingATebibyte(tracker.port());
+  real.join();
+  EXPECT_NE(result.find("rank 1 announced 1099511627776 bytes"), std::string::npos) << result;
+  tracker.Finish(/*stop=*/true);
+}
+
+}  // namespace
+}  // namespace ringboost::rabit

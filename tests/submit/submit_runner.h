@@ -1,0 +1,89 @@
+// Running ringboost-submit as a real executable from tests: in the foreground (within 120 s) or
+// in the background, and reading its log as it grows.
+#pragma once
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "helpers.h"
+
+namespace ringboost::submit::test {
+
+struct Job {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline int ExitCode(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+inline bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Runs `ringboost-submit ARGS` in `dir` (a shell command line), within 120 s.
+inline Job Submit(const std::string& dir, const std::string& args) {
+  const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT + "' " + args +
+                          " > submit.out 2> submit.err < /dev/null";
+  Job job;
+  job.exit_code = ExitCode(std::system(cmd.c_str()));
+  job.out = ringboost::test::ReadFile(dir + "/submit.out");
+  job.err = ringboost::test::ReadFile(dir + "/submit.err");
+  return job;
+}
+
+// Starts ringboost-submit in the background (output in submit.out, submit.err); returns its pid.
+inline pid_t SubmitInBackground(const std::string& dir, const std::string& args) {
+  const std::string cmd = "cd '" + dir + "' && exec timeout 120 '" + RINGBOOST_SUBMIT + "' " +
+                          args + " > submit.out 2> submit.err < /dev/null";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits (up to 20 s) until `path` contains `text`; returns the content.
+inline std::string WaitForText(const std::string& path, const std::string& text) {
+  std::string content;
+  for (int i = 0; i < 400 && !Contains(content, text); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    content = ringboost::test::ReadFile(path);
+  }
+  return content;
+}
+
+// The tracker's port from ringboost-submit's log (-1 before it says).
+inline int PortFromLog(const std::string& log) {
+  const std::string key = "tracker on 127.0.0.1:";
+  const auto at = log.find(key);
+  return at == std::string::npos ? -1 : std::atoi(log.c_str() + at + key.size());
+}
+
+// d.txt: 300 rows of 4 features whose label follows the first two (a fixed pseudo-random walk,
+// the same every run); d.conf: 3 rounds of depth 3 on one thread per worker.
+inline void WriteTinyTrainingJob(const std::string& dir) {
+  std::string rows;
+  unsigned state = 12345;
+  auto next = [&state] { return (state = state * 1103515245u + 12345u) >> 16 & 0x7fff; };
+  for (int i = 0; i < 300; ++i) {
+    const unsigned a = next() % 100, b = next() % 100, c = next() % 100, d = next() % 100;
+    rows += std::to_string(a + b > 100 ? 1 : 0) + " 0:" + std::to_string(a) +
+            " 1:" + std::to_string(b) + " 2:" + std::to_string(c) + " 3:" + std::to_string(d) +
+            "\n";
+  }
+  ringboost::test::WriteFile(dir + "/d.txt", rows);
+  ringboost::test::WriteFile(dir + "/d.conf",
+                             "objective = binary:logistic\nnum_round = 3\nmax_depth = 3\n"
+                             "nthread = 1\ndata = \"d.txt\"\n");
+}
+
+}  // namespace ringboost::submit::test
