@@ -471,9 +471,12 @@ class KubernetesLauncher : public Launcher {
   Status Run(const std::vector<WorkerSpec>& /*workers*/,
              const std::atomic<bool>& /*stop*/) override {
     JobValues values;
-    Status s = CheckOptions(options_, &values);
+    std::vector<std::string> warnings;
+    Status s = CheckKubernetesCommand(options_, &warnings);
+    if (s.ok()) s = CheckOptions(options_, &values);
     if (s.ok()) s = WriteWhole(values.output, MpiJobYaml(options_, values));
     if (!s.ok()) return s;
+    for (const std::string& w : warnings) log_->Line("ringboost-submit: warning: " + w);
     const std::string where = values.output == "-" ? "the MPIJob to stdout" : values.output;
     log_->Line("ringboost-submit: wrote " + where + " (MPIJob " + options_.jobname + ", " +
                std::to_string(options_.num_workers) + " workers x " +

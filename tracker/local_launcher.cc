@@ -2,7 +2,17 @@
 // that exits non-zero is started again with the same task id (so the tracker gives it its old
 // rank) and DMLC_NUM_ATTEMPT raised, up to --local-num-attempt restarts; beyond that the job
 // ends: the other workers are terminated and Run names the worker.
+//
+// Each worker gets its share of the cores, OMP_NUM_THREADS = cores / workers (at least 1), unless
+// the user chose (OMP_NUM_THREADS in the environment or --env; an nthread in the worker's config
+// or arguments wins over it in ringboost): with every worker starting a thread per core, OpenMP's
+// spinning threads crowd each other out (the README's 4-worker example on 2 cores ran over a
+// hundred times slower than one process). The Kubernetes launcher does the same per slot.
+#include <sched.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "process.h"
@@ -23,7 +33,17 @@ std::string Prefix(const RankOf& rank_of, int task_id) {
 class LocalLauncher : public Launcher {
  public:
   LocalLauncher(const SubmitOptions& options, JobLog* log, RankOf rank_of)
-      : options_(options), log_(log), rank_of_(std::move(rank_of)) {}
+      : options_(options),
+        log_(log),
+        rank_of_(std::move(rank_of)),
+        threads_(ThreadsPerLocalWorker(options)) {
+    if (!threads_.empty()) {
+      log_->Line("ringboost-submit: " + std::to_string(options.num_workers) +
+                 " local worker(s) on " + std::to_string(UsableCores()) +
+                 " core(s): OMP_NUM_THREADS=" + threads_ +
+                 " each (nthread=N or --env OMP_NUM_THREADS=N chooses otherwise)");
+    }
+  }
 
   Status Run(const std::vector<WorkerSpec>& workers, const std::atomic<bool>& stop) override {
     std::vector<Slot> slots(workers.size());
@@ -78,6 +98,7 @@ class LocalLauncher : public Launcher {
   Status StartSlot(Slot* slot) {
     EnvList env = slot->spec->env;
     env.emplace_back("DMLC_NUM_ATTEMPT", std::to_string(slot->attempt));
+    if (!threads_.empty()) env.emplace_back("OMP_NUM_THREADS", threads_);
     const int task = slot->spec->task_id;
     auto on_line = [this, task](const std::string& line) {
       log_->WorkerLine(Prefix(rank_of_, task) + line);
@@ -98,9 +119,24 @@ class LocalLauncher : public Launcher {
   SubmitOptions options_;
   JobLog* log_;
   RankOf rank_of_;
+  std::string threads_;  // OMP_NUM_THREADS for every worker ("" = the user's own)
 };
 
 }  // namespace
+
+int UsableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::string ThreadsPerLocalWorker(const SubmitOptions& options) {
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) return "";
+  for (const auto& kv : options.env) {
+    if (kv.first == "OMP_NUM_THREADS") return "";
+  }
+  return std::to_string(std::max(1, UsableCores() / std::max(1, options.num_workers)));
+}
 
 std::unique_ptr<Launcher> MakeLocalLauncher(const SubmitOptions& options, JobLog* log,
                                             RankOf rank_of) {

@@ -105,6 +105,11 @@ std::vector<WorkerSpec> MakeWorkers(const SubmitOptions& options, const rabit::T
     if (options.cluster == "local" && options.local_num_attempt > 0) {
       env.emplace_back("RABIT_RECOVER", "1");
     }
+    // Their output reaches a terminal line by line through here: training progress as lines
+    // (src/learner/progress.h), not a live line the relay would hold back.
+    if (isatty(STDERR_FILENO) != 0 && std::getenv("RINGBOOST_PROGRESS") == nullptr) {
+      env.emplace_back("RINGBOOST_PROGRESS", "lines");
+    }
     for (const auto& kv : options.env) env.push_back(kv);
   }
   return workers;

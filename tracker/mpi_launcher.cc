@@ -143,6 +143,10 @@ class MpiLauncher : public Launcher {
     bool open_mpi = false;
     s = IsOpenMpi(&open_mpi);
     if (!s.ok()) return s;
+    // Without a host file every rank runs here: each gets its share of the cores, as local ones.
+    const std::string threads = ThreadsPerLocalWorker(options_);
+    if (options_.host_file.empty() && !threads.empty())
+      env.emplace_back("OMP_NUM_THREADS", threads);
     std::vector<std::string> argv = Argv(static_cast<int>(workers.size()), env, open_mpi);
     if (open_mpi && geteuid() == 0) {  // Open MPI refuses root unless told twice
       env.emplace_back("OMPI_ALLOW_RUN_AS_ROOT", "1");

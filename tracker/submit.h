@@ -87,6 +87,17 @@ std::unique_ptr<Launcher> MakeSshLauncher(const SubmitOptions& options, JobLog* 
                                           RankOf rank_of);
 std::unique_ptr<Launcher> MakeMpiLauncher(const SubmitOptions& options, JobLog* log,
                                           RankOf rank_of);
+// The cores this process may run on (its CPU affinity, as OpenMP counts them).
+int UsableCores();
+// OMP_NUM_THREADS for each of --num-workers workers sharing this machine: cores / workers, at
+// least 1; "" when the user chose (OMP_NUM_THREADS in the environment or in --env).
+std::string ThreadsPerLocalWorker(const SubmitOptions& options);
+
+// The worker command of a Kubernetes job (kubernetes_command.cc): fails when ringboost-submit's
+// own options follow the command (they would become its arguments), naming the fix; appends a
+// warning for a program path of this machine and for relative paths without --volume.
+Status CheckKubernetesCommand(const SubmitOptions& options, std::vector<std::string>* warnings);
+
 std::unique_ptr<Launcher> MakeKubernetesLauncher(const SubmitOptions& options, JobLog* log,
                                                  RankOf rank_of);
 

@@ -19,6 +19,7 @@
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
 #include "learner/prediction_output.h"
+#include "learner/progress.h"
 #include "learner/run_identity.h"
 #include "model/explain.h"
 #include "model/xgboost_format.h"
@@ -47,9 +48,11 @@ std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
   return rabit::WithStats(rabit::MakeCommunicator(config));
 }
 
-DataSet LoadFor(const std::string& uri, const Params& params, const Objective* objective,
-                const rabit::Communicator& comm) {
+// `key` is the config key that named `uri`, for the messages.
+DataSet LoadFor(const std::string& key, const std::string& uri, const Params& params,
+                const Objective* objective, const rabit::Communicator& comm) {
   LoadOptions opt;
+  opt.key = key;
   opt.part = comm.Rank();
   opt.num_parts = comm.WorldSize();
   opt.indexing_mode = params.indexing_mode;
@@ -66,32 +69,6 @@ std::string ModelPath(const Params& params, int rounds) {
   std::string dir = params.model_dir.empty() ? "." : params.model_dir;
   return dir + "/" + name;
 }
-
-// Progress on a terminal: rounds done, elapsed, ETA (stderr, rewritten in place).
-class Progress {
- public:
-  explicit Progress(int total) : total_(total), enabled_(::isatty(2) != 0), start_(Clock::now()) {}
-  void Update(int done) const {
-    if (!enabled_) return;
-    double elapsed = Seconds(start_);
-    double eta = done > 0 ? elapsed / done * (total_ - done) : 0.0;
-    std::fprintf(stderr, "\r[ringboost] round %d/%d, %.1f s elapsed, ETA %.1f s   ", done, total_,
-                 elapsed, eta);
-    if (done == total_) std::fputc('\n', stderr);
-    std::fflush(stderr);
-  }
-  // Erases the progress line, so that the eval log on a shared terminal starts on a clean line.
-  void Clear() const {
-    if (!enabled_) return;
-    std::fputs("\r\033[K", stderr);
-    std::fflush(stderr);
-  }
-
- private:
-  int total_;
-  bool enabled_;
-  Clock::time_point start_;
-};
 
 // Early stopping on the last metric of the last eval set.
 struct EarlyStop {
@@ -251,7 +228,8 @@ int RunTrain(const Params& params) {
   CheckEarlyStopping(params);
   auto comm = OpenCommunicator(params);
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
-                                << comm->WorldSize());
+                                << comm->WorldSize() << ", " << ResolveThreads(params.nthread)
+                                << " thread(s)");
   // A lost worker (tcp with rabit_recover) sends every worker back here, to the agreed checkpoint.
   for (;;) {
     try {
@@ -272,10 +250,11 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   CheckOutputPaths(params, comm);
   Learner learner(params, comm);
   auto t0 = Clock::now();
-  DataSet train = LoadFor(params.data, params, &learner.objective(), *comm);
+  DataSet train = LoadFor("data", params.data, params, &learner.objective(), *comm);
   std::vector<std::pair<std::string, DataSet>> evals;
   for (const auto& e : params.evals) {
-    evals.emplace_back(e.first, LoadFor(e.second, params, &learner.objective(), *comm));
+    evals.emplace_back(
+        e.first, LoadFor("eval[" + e.first + "]", e.second, params, &learner.objective(), *comm));
   }
   double load_s = Seconds(t0);
   const Start start = StartingModel(params, train, evals, comm);
@@ -290,12 +269,12 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
     stop.best_round = start.init.best_iteration - start.base_rounds;
     stop.best = start.init.best_score;
   }
-  Progress progress(params.num_round);
   auto train_start = Clock::now();
   const rabit::CollectiveStats before = comm->Stats();
   // A checkpoint resumes at its round; model_in adds num_round rounds to its own. A checkpoint
   // of a run that early stopping ended trains no more rounds.
   const int first_round = start.rounds_done;
+  Progress progress(first_round, params.num_round, is_root);
   const KillHook kill_hook = KillHookFromEnvironment();
   int rounds_done = first_round;
   const bool stopped_before = first_round > 0 && stop.Exhausted(first_round - 1);
@@ -316,7 +295,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
     }
-    if (is_root) progress.Update(i + 1);
+    progress.Update(i + 1, !results.empty());
     const std::size_t watched = learner.EarlyStoppingIndex();
     const bool stop_now = watched < results.size() && stop.Observe(i, results[watched].second);
     if (params.early_stopping_rounds > 0 && stop.best_round >= 0) {  // checkpoints carry it
@@ -340,6 +319,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
       break;
     }
   }
+  progress.Finish();
   double train_s = Seconds(train_start);
   RB_LOG(kInfo, "training: " << rounds_done << " rounds in " << train_s << " s");
   const rabit::CollectiveStats after = comm->Stats();
@@ -377,7 +357,7 @@ int RunPredict(const Params& params) {
   p.objective = model.objective;
   p.num_class = model.num_class;
   std::unique_ptr<Objective> objective = Objective::Create(p);
-  DataSet test = LoadFor(params.test_data, params, nullptr, *comm);
+  DataSet test = LoadFor("test:data", params.test_data, params, nullptr, *comm);
   CheckFeatureCount(params.test_data, comm->AllreduceValue<uint64_t>(test.num_col, rabit::Op::kMax),
                     params.model_in, model.num_feature);
   // ntree_limit=0 predicts with every round, also after early stopping (XGBoost's Booster).

@@ -132,6 +132,33 @@ void ApplySetting(const Setting& s, Params* params, std::vector<std::string>* wa
   params->given[spec->name] = s.value;
 }
 
+// XGBoost 1.x's GPU keys, which XGBoost 2 still takes with a deprecation warning: gpu_id=N is
+// device=cuda:N (a negative N: the CPU), tree_method=gpu_hist is tree_method=hist plus device=cuda
+// (unless a gpu_id picks the GPU). Rewritten in place, so that "later wins" holds for them too.
+std::vector<Setting> RewriteXGBoostGpuKeys(const std::vector<Setting>& settings,
+                                           std::vector<std::string>* warnings) {
+  bool gpu_id_given = false;
+  for (const Setting& s : settings) gpu_id_given |= s.key == "gpu_id";
+  std::vector<Setting> out;
+  for (const Setting& s : settings) {
+    if (s.key == "gpu_id") {
+      const std::string device = !s.value.empty() && s.value[0] == '-' ? "cpu" : "cuda:" + s.value;
+      warnings->push_back(s.where + ": gpu_id=" + s.value +
+                          " is deprecated (as in XGBoost 2): taken as device=" + device);
+      out.push_back({s.where, "device", device});
+    } else if (s.key == "tree_method" && s.value == "gpu_hist") {
+      warnings->push_back(s.where +
+                          ": tree_method=gpu_hist is deprecated (as in XGBoost 2): taken as "
+                          "tree_method=hist device=cuda; write those instead");
+      out.push_back({s.where, s.key, "hist"});
+      if (!gpu_id_given) out.push_back({s.where, "device", "cuda"});
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
 void ApplyDefaults(Params* params) {
   std::vector<std::string> unused;
   for (const ParamSpec& spec : ParamTable()) {
@@ -208,7 +235,9 @@ Params ParseConfig(const std::string& conf_path, const std::vector<std::string>&
     settings.push_back(SplitKeyValue("command line", text));
   }
   std::vector<std::string> warnings;
-  for (const Setting& s : settings) ApplySetting(s, &params, &warnings);
+  for (const Setting& s : RewriteXGBoostGpuKeys(settings, &warnings)) {
+    ApplySetting(s, &params, &warnings);
+  }
   CheckCombination(params);
   // Shown at the verbosity the run asked for, which may be set after the warning's cause.
   if (params.verbosity >= static_cast<int>(LogLevel::kWarning)) {

@@ -116,7 +116,9 @@ std::vector<ParamSpec> BuildTable() {
                   .Accept("auto", "hist", "tree_method=auto is taken as hist")
                   .Accept("approx", "hist", "tree_method=approx is taken as hist")
                   .Accept("exact", "hist", "tree_method=exact is taken as hist")
-                  .Doc("Split finding method; ringboost has the histogram method only."));
+                  .Doc("Split finding method; ringboost has the histogram method only. "
+                       "XGBoost 1.x's gpu_hist is taken as hist with device=cuda, and gpu_id=N "
+                       "as device=cuda:N, each with a deprecation warning (as XGBoost 2)."));
   t.push_back(P(s, "grow_policy", &Params::grow_policy, "depthwise")
                   .OneOf({"depthwise", "lossguide"})
                   .Doc("depthwise splits level by level; lossguide splits the leaf of highest "
@@ -273,13 +275,15 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "nthread", &Params::nthread, "0")
                   .Min(0)
                   .Max(1024)  // above it the OpenMP runtime may fail to start threads and abort
-                  .Doc("Threads per worker; 0 means all cores."));
+                  .Doc("Threads per worker; 0 means all cores, or OMP_NUM_THREADS where set "
+                       "(ringboost-submit sets it to each local worker's share of the cores)."));
   t.push_back(P(s, "device", &Params::device, "cpu")
                   .OneOf({"cpu", "cuda", "cuda:N"})
                   .Check(CheckDevice)
                   .Doc("Where to train and predict: the CPU, or a GPU (cuda = the worker's local "
-                       "rank's GPU, cuda:N = GPU N; trees grow on the GPU, the rest on the "
-                       "host; needs a CUDA build; not yet validated on a GPU)."));
+                       "rank's GPU, cuda:N = GPU N): the boosting loop runs on the device and "
+                       "gives the CPU's model; needs a CUDA build and a GPU, else it stops with a "
+                       "message. XGBoost 1.x's gpu_id=N is taken as cuda:N."));
   t.push_back(P(s, "verbosity", &Params::verbosity, "1")
                   .Min(0)
                   .Max(3)

@@ -2,7 +2,8 @@
 // (spaces, '\r', and tabs unless the delimiter is a tab). The label and weight columns are taken
 // out; every other column gets the next feature id (0, 1, ...) whether present or not, so ids are
 // column positions as in dmlc-core. An empty field, `NA`, or anything that parses as NaN is
-// missing and not stored; every present value is stored, zeros included.
+// missing and not stored; every present value is stored, zeros included. With header=1 the first
+// data line of each file (column names) is skipped.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -19,6 +20,7 @@ class CsvLineParser {
 
   // Parses the data line starting at `line`; returns the start of the next line.
   const char* ParseRow(const char* line) {
+    line_ = line;
     const char* p = line;
     int column = 0;
     uint32_t id = 0;
@@ -64,8 +66,14 @@ class CsvLineParser {
   void ParseLabel(const char* b, const char* e) {
     float label = 0;
     if (IsMissing(b, e)) Fail(b, "missing label (label_column=" + std::to_string(column()) + ")");
-    if (!ParseFloatToken(b, e, &label))
-      Fail(b, "bad label " + Quote(b, e) + " (expected a number)");
+    if (!ParseFloatToken(b, e, &label)) {
+      // A header row read as data: the usual first failure of a CSV with column names.
+      const bool first_line = line_ == ctx_.file->begin();
+      Fail(b, "bad label " + Quote(b, e) + " (expected a number" +
+                  (first_line ? "; if the first line holds column names, add header=1 to the "
+                                "data URI, e.g. train.csv?format=csv&header=1&label_column=NAME)"
+                              : ")"));
+    }
     CheckLabel(ctx_, b, e, label);
     out_->label[out_->num_rows] = label;
   }
@@ -115,6 +123,7 @@ class CsvLineParser {
   const char* end_;
   ParsedBlock* out_;
   bool trim_tab_;
+  const char* line_ = nullptr;  // start of the row being parsed
 };
 
 }  // namespace
@@ -127,7 +136,13 @@ ChunkBounds CsvBounds(const char* begin, const char* end, char delimiter) {
 void ParseCsv(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out) {
   CsvLineParser parser(ctx, end, out);
   const char* p = begin;
+  bool skip_header = ctx.header && begin == ctx.file->begin();  // only the file's first chunk
   while (p < end) {
+    if (skip_header && IsDataLine(p, end)) {
+      skip_header = false;
+      p = NextLine(p, end);
+      continue;
+    }
     if (!IsDataLine(p, end)) {
       p = NextLine(p, end);
       continue;

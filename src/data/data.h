@@ -37,11 +37,15 @@ struct LoadOptions {
   // (e.g. "label 2 outside [0,1] for binary:logistic"). The reader reports file:line:column.
   // Called from several threads at once: it must be safe for that (a pure function is).
   std::function<const char*(float)> check_label;
+  // The config key that named the URI ("data", "eval[test]", "test:data"), put before the
+  // message when a file is missing or the URI is malformed; "" = none.
+  std::string key;
 };
 
 // Reads a data URI: a LibSVM or CSV/TSV file, several files separated by ';' (as dmlc-core), or a
 // directory (its files in name order), as one data set. URI options after '?' as XGBoost:
-// format=libsvm|csv, label_column=N, weight_column=N, delimiter=X. Side files `<file>.weight`,
+// format=libsvm|csv, label_column=N|NAME, weight_column=N|NAME, delimiter=X, header=0|1
+// (docs/data.md). Side files `<file>.weight`,
 // `<file>.query` / `<file>.group` are read when present. A malformed input throws Error with
 // `file:line:column: what is wrong`.
 DataSet LoadData(const std::string& uri, const LoadOptions& options);

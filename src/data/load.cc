@@ -282,12 +282,19 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
     RB_FAIL("data '" << uri << "': part " << options.part << " of " << options.num_parts
                      << " does not exist; need 0 <= part < num_parts");
   }
-  UriSpec spec = ParseUri(uri);
+  UriSpec spec;
+  try {
+    spec = ParseUri(uri);
+  } catch (const Error& e) {
+    if (options.key.empty()) throw;
+    RB_FAIL(options.key << ": " << e.what());  // which key of the config named the data
+  }
   const std::string& shown = spec.files.size() == 1 ? spec.files[0] : uri;
   std::vector<InputFile> files = OpenFiles(spec);
   std::string first_line = FirstDataLine(files);
   if (first_line.empty()) RB_FAIL(shown << ": no data rows");
   ResolveFormat(first_line, &spec);
+  if (spec.format == DataFormat::kCsv) ResolveColumns(first_line, &spec);
   for (auto& f : files) f.libsvm = spec.format == DataFormat::kLibSVM;
   int indexing_mode = spec.indexing_mode_given ? spec.indexing_mode : options.indexing_mode;
   int nthread = options.nthread > 0 ? options.nthread : omp_get_max_threads();
@@ -305,6 +312,7 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   proto.delimiter = spec.delimiter;
   proto.label_column = spec.label_column;
   proto.weight_column = spec.weight_column;
+  proto.header = spec.header;
   std::vector<ParsedBlock> blocks =
       ParseChunks(spec, files, chunks, proto, nthread, &data, &row_buffers);
   Compact(chunks, blocks, &data);

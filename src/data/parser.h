@@ -79,6 +79,7 @@ struct ParseContext {
   char delimiter = ',';
   int label_column = -1;
   int weight_column = -1;
+  bool header = false;  // the first data line of each file holds column names: skipped
 };
 
 // Parses the LibSVM lines starting in [begin, end) (begin a line start) into *out, whose spans

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -38,6 +39,26 @@ int ParseIntOption(const std::string& uri, const std::string& key, const std::st
   return v;
 }
 
+bool ParseBoolOption(const std::string& uri, const std::string& key, const std::string& value) {
+  if (value == "1" || value == "true") return true;
+  if (value == "0" || value == "false") return false;
+  RB_FAIL("data URI '" << uri << "': " << key << "='" << value << "' must be 0, 1, true or false");
+}
+
+// label_column / weight_column: a column number, or a name that header=1 resolves.
+void SetColumn(const std::string& uri, const std::string& key, const std::string& value,
+               int* column, std::string* name) {
+  const bool number = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) ||
+                                         value[0] == '-' || value[0] == '+');
+  if (number) {
+    *column = ParseIntOption(uri, key, value);
+  } else if (!value.empty()) {
+    *name = value;
+  } else {
+    RB_FAIL("data URI '" << uri << "': " << key << "= is empty; give a column number or name");
+  }
+}
+
 char ParseDelimiter(const std::string& uri, const std::string& value) {
   if (value == "\\t" || value == "\t" || value == "tab" || value == "%09") return '\t';
   if (value.size() == 1 && value[0] != '\n' && value[0] != '\r') return value[0];
@@ -59,10 +80,12 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
     }
     spec->format_given = true;
   } else if (key == "label_column") {
-    spec->label_column = ParseIntOption(uri, key, value);
+    SetColumn(uri, key, value, &spec->label_column, &spec->label_column_name);
     spec->label_column_given = true;
   } else if (key == "weight_column") {
-    spec->weight_column = ParseIntOption(uri, key, value);
+    SetColumn(uri, key, value, &spec->weight_column, &spec->weight_column_name);
+  } else if (key == "header") {
+    spec->header = ParseBoolOption(uri, key, value);
   } else if (key == "delimiter") {
     spec->delimiter = ParseDelimiter(uri, value);
     spec->delimiter_given = true;
@@ -72,7 +95,7 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
   } else {
     RB_FAIL("data URI '" << uri << "': unknown option '" << key
                          << "'; known: format, label_column, weight_column, delimiter, "
-                            "indexing_mode");
+                            "header, indexing_mode");
   }
 }
 
@@ -80,7 +103,11 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
 void AddPath(const std::string& path, std::vector<std::string>* files) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    RB_FAIL("cannot open '" << path << "': " << std::strerror(errno));
+    const std::string reason = std::strerror(errno);
+    std::error_code ec;
+    const std::string cwd = std::filesystem::current_path(ec).string();
+    RB_FAIL("cannot open '" << path << "': " << reason
+                            << (path[0] != '/' && !ec ? " (relative to " + cwd + ")" : ""));
   }
   if (!S_ISDIR(st.st_mode)) {
     files->push_back(path);
@@ -140,14 +167,61 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec) {
     spec->format = DataFormat::kCsv;
     if (!spec->label_column_given) spec->label_column = 0;
   }
-  bool csv_options = spec->label_column_given || spec->weight_column >= 0 || spec->delimiter_given;
+  bool csv_options = spec->label_column_given || spec->weight_column >= 0 ||
+                     !spec->weight_column_name.empty() || spec->delimiter_given || spec->header;
   if (spec->format == DataFormat::kLibSVM && csv_options) {
     RB_FAIL("data URI '" << spec->uri
-                         << "': label_column, weight_column and delimiter apply to CSV, but the "
-                            "data is LibSVM; add format=csv if it is CSV");
+                         << "': label_column, weight_column, delimiter and header apply to CSV, "
+                            "but the data is LibSVM; add format=csv if it is CSV");
   }
   if (spec->format == DataFormat::kCsv && !spec->delimiter_given) {
     spec->delimiter = has_tab && !has_comma ? '\t' : ',';
+  }
+}
+
+namespace {
+
+// The position of `name` among the header's fields (trimmed of blanks and quotes), or -1.
+int ColumnOf(const std::string& header_line, char delimiter, const std::string& name,
+             std::string* names) {
+  int column = 0;
+  for (std::string field : Split(header_line, delimiter)) {
+    const auto b = field.find_first_not_of(" \t\r\"");
+    const auto e = field.find_last_not_of(" \t\r\"");
+    field = b == std::string::npos ? "" : field.substr(b, e - b + 1);
+    if (field == name) return column;
+    *names += (column == 0 ? "" : ", ") + field;
+    ++column;
+  }
+  return -1;
+}
+
+void ResolveColumn(const std::string& header_line, const UriSpec& spec, const char* key,
+                   const std::string& name, int* column) {
+  if (name.empty()) return;
+  if (!spec.header) {
+    RB_FAIL("data URI '" << spec.uri << "': " << key << "='" << name
+                         << "' names a column; add header=1 (the first line holds the column "
+                            "names) or give the column's number (0 = the first)");
+  }
+  std::string names;
+  *column = ColumnOf(header_line, spec.delimiter, name, &names);
+  if (*column < 0) {
+    RB_FAIL("data URI '" << spec.uri << "': " << key << "='" << name
+                         << "' is not a column of the header of " << spec.files[0]
+                         << "; its columns: " << names);
+  }
+}
+
+}  // namespace
+
+void ResolveColumns(const std::string& header_line, UriSpec* spec) {
+  ResolveColumn(header_line, *spec, "label_column", spec->label_column_name, &spec->label_column);
+  ResolveColumn(header_line, *spec, "weight_column", spec->weight_column_name,
+                &spec->weight_column);
+  if (spec->label_column >= 0 && spec->label_column == spec->weight_column) {
+    RB_FAIL("data URI '" << spec->uri << "': label_column and weight_column are both column "
+                         << spec->label_column << "; they must differ");
   }
 }
 

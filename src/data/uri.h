@@ -20,6 +20,9 @@ struct UriSpec {
   bool label_column_given = false;
   int label_column = -1;  // CSV: -1 = no label column (labels 0), as dmlc-core's CSV parser
   int weight_column = -1;
+  bool header = false;             // CSV: the first line of every file holds column names
+  std::string label_column_name;   // label_column=NAME: a column of the header (ResolveColumns)
+  std::string weight_column_name;  // weight_column=NAME
   bool indexing_mode_given = false;
   int indexing_mode = 0;
 };
@@ -34,6 +37,11 @@ UriSpec ParseUri(const std::string& uri);
 // (LightGBM's TSV/CSV files). Picks the CSV delimiter when none was given: tab when the first
 // line has tabs and no commas, else ','. CSV options on LibSVM data are an error.
 void ResolveFormat(const std::string& first_line, UriSpec* spec);
+
+// With header=1, turns label_column / weight_column names into column numbers, by the first
+// file's header line `header_line` (delimiter settled). Throws Error naming the URI and the fix
+// for a name that is not a column, and for a name without header=1.
+void ResolveColumns(const std::string& header_line, UriSpec* spec);
 
 // Whether a file name is a side file (`.weight`, `.query`, `.group`), skipped in directories.
 bool IsSideFileName(const std::string& name);

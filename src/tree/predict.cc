@@ -84,7 +84,7 @@ struct SplitFeatures {
 };
 
 constexpr int kRows = TreeWalker::kMaxRows;
-int Threads(int nthread) { return nthread > 0 ? nthread : omp_get_num_procs(); }
+int Threads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads(); }
 
 }  // namespace
 

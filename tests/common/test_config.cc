@@ -225,8 +225,29 @@ TEST(Config, BadEnumValueListsTheAllowedValues) {
   EXPECT_EQ(OverrideError("booster=dart"),
             "command line: booster=dart: only gbtree is supported (ringboost has no gblinear "
             "or dart booster)");
-  EXPECT_EQ(OverrideError("tree_method=gpu_hist"),
-            "command line: tree_method=gpu_hist: allowed values are hist, auto, approx, exact");
+  EXPECT_EQ(OverrideError("tree_method=gpu"),
+            "command line: tree_method=gpu: allowed values are hist, auto, approx, exact");
+}
+
+// XGBoost 1.x's GPU keys are taken as XGBoost 2 takes them, with a deprecation warning.
+TEST(Config, GpuHistAndGpuIdAreDeprecatedAliasesOfDevice) {
+  testing::internal::CaptureStderr();
+  Params p = ParseConfig("", {"tree_method=gpu_hist"});
+  const std::string warned = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(p.tree_method, "hist");
+  EXPECT_EQ(p.device, "cuda");
+  EXPECT_NE(warned.find("tree_method=gpu_hist is deprecated (as in XGBoost 2): taken as "
+                        "tree_method=hist device=cuda"),
+            std::string::npos)
+      << warned;
+  EXPECT_EQ(ParseConfig("", {"gpu_id=1", "verbosity=0"}).device, "cuda:1");
+  EXPECT_EQ(ParseConfig("", {"gpu_id=-1", "verbosity=0"}).device, "cpu");
+  // gpu_id picks the GPU of gpu_hist wherever it is written; a later device= wins.
+  EXPECT_EQ(ParseConfig("", {"gpu_id=2", "tree_method=gpu_hist", "verbosity=0"}).device, "cuda:2");
+  EXPECT_EQ(ParseConfig("", {"tree_method=gpu_hist", "device=cpu", "verbosity=0"}).device, "cpu");
+  EXPECT_EQ(OverrideError("gpu_id=x"),
+            "command line: device=cuda:x: expected cpu, cuda or cuda:N with N a GPU ordinal "
+            "(0, 1, ...)");
 }
 
 TEST(Config, SyntaxErrorsNameFileAndLine) {

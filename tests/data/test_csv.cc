@@ -89,17 +89,18 @@ TEST(Csv, BadUriOptions) {
   std::string f = WriteFile(dir.File("a.csv"), "1,2\n");
   EXPECT_EQ(LoadError(f + "?format=parquet"),
             "data URI '" + f + "?format=parquet': format='parquet' is not one of libsvm, csv");
-  EXPECT_EQ(LoadError(f + "?format=csv&label_column=x"),
-            "data URI '" + f + "?format=csv&label_column=x': label_column='x' is not an integer");
+  EXPECT_EQ(LoadError(f + "?format=csv&label_column=1x"),
+            "data URI '" + f + "?format=csv&label_column=1x': label_column='1x' is not an integer");
 }
 
 TEST(Csv, CsvOptionsOnLibSvmDataAreAnError) {
   TempDir dir;
   std::string f = WriteFile(dir.File("a"), "1 1:2\n");
-  EXPECT_EQ(LoadError(f + "?label_column=0"),
-            "data URI '" + f +
-                "?label_column=0': label_column, weight_column and delimiter apply to CSV, but "
-                "the data is LibSVM; add format=csv if it is CSV");
+  EXPECT_EQ(
+      LoadError(f + "?label_column=0"),
+      "data URI '" + f +
+          "?label_column=0': label_column, weight_column, delimiter and header apply to CSV, but "
+          "the data is LibSVM; add format=csv if it is CSV");
 }
 
 TEST(Csv, LibSvmStaysLibSvmWhenDetecting) {

@@ -1,0 +1,100 @@
+// CSV files with a header row (header=1), label and weight columns named by it, and messages that
+// name the config key of a missing file.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "data/data.h"
+#include "data_test_util.h"
+#include "helpers.h"
+
+namespace ringboost {
+namespace {
+
+using test::LoadError;
+using test::TempDir;
+using test::WriteFile;
+
+TEST(CsvHeader, HeaderIsSkippedAndNamesPickTheLabelAndWeight) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "label,a,w,b\n1,0.5,2,3\n0,1.5,1,4\n");
+  DataSet d = LoadData(f + "?format=csv&header=1&label_column=label&weight_column=w", {});
+  EXPECT_EQ(d.label, (std::vector<float>{1, 0}));
+  EXPECT_EQ(d.weight, (std::vector<float>{2, 1}));
+  EXPECT_EQ(d.index, (std::vector<uint32_t>{0, 1, 0, 1}));
+  EXPECT_EQ(d.value, (std::vector<float>{0.5f, 3, 1.5f, 4}));
+  EXPECT_EQ(d.num_col, 2u);
+}
+
+// Detected CSV (no format=): label in column 0 as before, the header line skipped; numbers still
+// work as column positions.
+TEST(CsvHeader, DetectedFormatAndColumnNumbers) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "y,x1,x2\n1,5,6\n0,7,8\n");
+  DataSet d = LoadData(f + "?header=1", {});
+  EXPECT_EQ(d.label, (std::vector<float>{1, 0}));
+  EXPECT_EQ(d.value, (std::vector<float>{5, 6, 7, 8}));
+  DataSet by_number = LoadData(f + "?header=true&format=csv&label_column=2", {});
+  EXPECT_EQ(by_number.label, (std::vector<float>{6, 8}));
+  EXPECT_EQ(by_number.value, (std::vector<float>{1, 5, 0, 7}));
+}
+
+// Every file of a URI has its header; a part that does not start a file skips nothing.
+TEST(CsvHeader, EachFilesHeaderIsSkippedInEveryPart) {
+  TempDir dir;
+  std::string text = "label,a\n";
+  for (int i = 0; i < 400; ++i) text += std::to_string(i % 2) + "," + std::to_string(i) + "\n";
+  std::string f1 = WriteFile(dir.File("a.csv"), text);
+  std::string f2 = WriteFile(dir.File("b.csv"), text);
+  const std::string uri = f1 + ";" + f2 + "?header=1&label_column=label";
+  std::size_t rows = 0;
+  for (int part = 0; part < 3; ++part) {
+    LoadOptions options;
+    options.part = part;
+    options.num_parts = 3;
+    rows += LoadData(uri, options).NumRows();
+  }
+  EXPECT_EQ(rows, 800u);
+}
+
+TEST(CsvHeader, MistakesNameTheUriAndTheFix) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "label,a\n1,2\n");
+  EXPECT_EQ(LoadError(f + "?format=csv&header=1&label_column=lbl"),
+            "data URI '" + f +
+                "?format=csv&header=1&label_column=lbl': label_column='lbl' is not a column of "
+                "the header of " +
+                f + "; its columns: label, a");
+  EXPECT_EQ(LoadError(f + "?format=csv&label_column=label"),
+            "data URI '" + f +
+                "?format=csv&label_column=label': label_column='label' names a column; add "
+                "header=1 (the first line holds the column names) or give the column's number "
+                "(0 = the first)");
+  EXPECT_EQ(LoadError(f + "?header=2"),
+            "data URI '" + f + "?header=2': header='2' must be 0, 1, true or false");
+  std::string libsvm = WriteFile(dir.File("a.txt"), "1 0:1\n");
+  EXPECT_NE(LoadError(libsvm + "?header=1").find("header apply to CSV, but the data is LibSVM"),
+            std::string::npos);
+}
+
+// Without header=1, the header row is the first bad label: the message says what to add.
+TEST(CsvHeader, HeaderReadAsDataSuggestsTheOption) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "label,a\n1,2\n");
+  EXPECT_EQ(LoadError(f),
+            f + ":1:1: bad label 'label' (expected a number; if the first line holds column "
+                "names, add header=1 to the data URI, e.g. "
+                "train.csv?format=csv&header=1&label_column=NAME)");
+}
+
+TEST(DataKey, MissingFileNamesTheKeyThatNamedIt) {
+  TempDir dir;
+  LoadOptions options;
+  options.key = "eval[test]";
+  EXPECT_EQ(LoadError(dir.File("nope.csv"), options),
+            "eval[test]: cannot open '" + dir.File("nope.csv") + "': No such file or directory");
+}
+
+}  // namespace
+}  // namespace ringboost
