@@ -106,7 +106,7 @@ ResumePoint ResumeFromCheckpointDir(const Params& params, const std::string& ide
       const std::string why = WhyNotThisRun(params, identity, base_rounds, point.path, &text);
       verdict = why.empty() ? kResume : params.checkpoint_mismatch == "fresh" ? kFresh : kRefuse;
       message = "checkpoint_dir=" + dir + " holds a checkpoint of another run (" + point.path +
-                "): " + why;
+                "):\n  " + why;
     }
     if (verdict == kFresh) {
       std::fprintf(stderr, "[ringboost] %s; training from scratch (checkpoint_mismatch=fresh)\n",
@@ -118,7 +118,7 @@ ResumePoint ResumeFromCheckpointDir(const Params& params, const std::string& ide
   comm->Broadcast(Span<int64_t>(&verdict, 1), 0);
   if (verdict == kRefuse) {
     RB_FAIL(BroadcastText(message, 0, comm)
-            << ". Resuming it would not give the model asked for. To train from scratch, set "
+            << ".\nResuming it would not give the model asked for. To train from scratch, set "
                "checkpoint_mismatch=fresh (this run's checkpoints replace it) or remove the "
                "folder "
             << dir);

@@ -170,8 +170,8 @@ std::string IdentityDifferences(const std::string& recorded, const std::string& 
       return it == lines.end() ? std::string("(not recorded)") : "'" + it->second + "'";
     };
     if (value(before) == value(after)) continue;
-    differences +=
-        (differences.empty() ? "" : "; ") + key + " was " + value(before) + ", now " + value(after);
+    differences += (differences.empty() ? "" : ";\n  ") + key + " was " + value(before) + ", now " +
+                   value(after);
   }
   return differences;
 }

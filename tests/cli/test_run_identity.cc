@@ -161,7 +161,7 @@ TEST(RunIdentityFiles, UnreadableCheckpointIsRefusedNamingIt) {
   test::RunResult r =
       test::RunRingboost(dir.path(), "train a.conf checkpoint_dir=ck model_out=m.json");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("ck/checkpoint-000002.model): it cannot be read"), std::string::npos)
+  EXPECT_NE(r.err.find("ck/checkpoint-000002.model):\n  it cannot be read"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("checkpoint_mismatch=fresh"), std::string::npos) << r.err;
 }
