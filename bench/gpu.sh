@@ -15,6 +15,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GEN="$ROOT/../shared/bench/gen_dense.py"
 DATA="${DATA:-/tmp/higgs10m}"
+TEST="${TEST:-$DATA-test-200k.libsvm}"
 ROUNDS="${ROUNDS:-100 500}"
 CPU_ROUNDS="${CPU_ROUNDS:-5}"
 
@@ -23,6 +24,8 @@ make_data() {
   mkdir -p "$DATA"
   local pids=() s p
   for s in $(seq 1 10); do python3 "$GEN" 1000000 "$s" "$DATA/part-$s.libsvm" >/dev/null & pids+=($!); done
+  # The test set: the CPU bench's dense 200k test set (bench/speed.py: gen_dense.py 200000 3).
+  python3 "$GEN" 200000 3 "$TEST" >/dev/null & pids+=($!)
   for p in "${pids[@]}"; do wait "$p"; done  # set -e: a failed generator stops here
   touch "$DATA.done"
 }
@@ -59,6 +62,19 @@ if [[ "$CPU_ROUNDS" -gt 0 ]]; then
   # Parity on the large set: the same rounds on the device write the same model file.
   "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$CPU_ROUNDS" \
     model_out="$OUT/cuda$CPU_ROUNDS-parity.json" >/dev/null 2>&1 || status=1
+fi
+# Prediction on the device: the last run's model on the 200k test set (rows/s of the predict
+# call, upload of the rows included), and the peers on the same card (bench/gpu_peers.py: XGBoost
+# 3.x's device=cuda, CatBoost's task_type=GPU, where their wheels were carried) with the test AUC
+# of every library's model on the same rows.
+last_r="${ROUNDS##* }"
+PRED="${PRED_OUT:-$OUT/pred.txt}"  # PRED_OUT: kept for a later call's peers (PEERS=0 now)
+"$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$OUT/cuda$last_r.json" \
+  test:data="$TEST" name_pred="$PRED" verbosity=2 >"$OUT/pred.log" 2>&1 || status=1
+if [[ "${PEERS:-1}" == 1 ]]; then
+  PYTHONUNBUFFERED=1 python3 "$ROOT/bench/gpu_peers.py" --train "$DATA/part-*.libsvm" --test "$TEST" \
+    --rounds $ROUNDS --ringboost-pred "$PRED" --json "$OUT/peers.json" >"$OUT/peers.log" 2>&1 ||
+    { status=1; tail -5 "$OUT/peers.log"; }
 fi
 # Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
 # kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
@@ -104,6 +120,8 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
       echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda DIFFER"
     fi
   fi
+  grep -h "prediction:" "$OUT/pred.log" | sed 's/^.*prediction:/ringboost prediction:/'
+  [[ -f "$OUT/peers.log" ]] && grep -vh "^loaded" "$OUT/peers.log"
   if [[ -s "$OUT/kernels.csv" ]]; then python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels.csv" 2 "$bw"; fi
 } | tee "$OUT/summary.txt"
 exit $status

@@ -371,9 +371,15 @@ int RunPredict(const Params& params) {
   }
   ExplainKind explain;
   const bool explains = ExplainKindFromParams(params, &explain);
+  const Clock::time_point predict_start = Clock::now();
   std::vector<float> preds =
       explains ? Explain(model, test, rounds, explain, ResolveThreads(params.nthread))
                : PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
+  const double predict_s = Seconds(predict_start);
+  RB_LOG(kInfo, (explains ? "explanations: " : "prediction: ")
+                    << test.NumRows() << " rows in " << predict_s << " s ("
+                    << static_cast<double>(test.NumRows()) / std::max(predict_s, 1e-9)
+                    << " rows/s, device " << params.device << ")");
   int per_row = model.num_groups;
   if (explains) {
     per_row = static_cast<int>(ExplainValuesPerRow(model, explain, rounds));
