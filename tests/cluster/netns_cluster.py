@@ -67,11 +67,19 @@ def rate_bits(rate):
     return float(rate)
 
 
+def burst_bytes(rate):
+    """The tbf bucket of a link at `rate` (see tbf_args)."""
+    return max(65536 + 1514, int(rate_bits(rate) / 8 / 1000))
+
+
 def tbf_args(rate):
-    """tbf at `rate`: a burst of 1 ms worth (at least 64 KB, since GSO hands veth 64 KB
-    segments) and 50 ms of queue, so a shaped link paces and drops nothing."""
+    """tbf at `rate`: a bucket of 1 ms worth (at least 64 KB + a frame, GSO's segment) and 50 ms
+    of queue, so a shaped link paces and drops nothing. A link idle for 1 ms passes its next
+    burst_bytes() at the veth's own speed; the cost model (bench/cluster.py) counts that. A
+    smaller bucket was tried: with the qdisc's timer late by a millisecond on this loaded
+    machine, a 16 KiB bucket cut 1 Gbit/s links to a tenth."""
     bits = rate_bits(rate)
-    burst = max(65536 + 1514, int(bits / 8 / 1000))
+    burst = burst_bytes(rate)
     limit = max(2 * burst, int(bits / 8 * 0.05))
     return ["tbf", "rate", rate, "burst", str(burst), "limit", str(limit)]
 
