@@ -58,6 +58,21 @@ TEST(SimulatedCluster, EightShapedHostsTrainTheOneProcessModel) {
 #endif
 }
 
+// A host's link goes down (both ends, as a pulled cable) while 4 hosts train: the job ends with
+// the heartbeat's error naming a silent peer (docs/collective.md, "tcp: liveness"; the test runs
+// with rabit_peer_timeout_sec=2, so the report comes within 2.6 s of the cut).
+TEST(SimulatedCluster, CutLinkIsReportedByTheHeartbeat) {
+  std::string output;
+  const int code = Shell(std::string("timeout 100 /usr/bin/python3 '") + RINGBOOST_SOURCE_DIR +
+                             "/tests/cluster/test_cluster.py' '" + RINGBOOST_EXE + "' '" +
+                             RINGBOOST_SUBMIT + "' --cut",
+                         &output);
+  if (code == 77) GTEST_SKIP() << output;
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("ok: host 2's link cut"), std::string::npos) << output;
+  EXPECT_NE(output.find("(limit 2.0 s, rabit_peer_timeout_sec)"), std::string::npos) << output;
+}
+
 // SIGTERM while the cluster holds: every namespace goes, the harness says so and exits 130.
 TEST(SimulatedCluster, TornDownOnSignal) {
   test::TempDir dir;

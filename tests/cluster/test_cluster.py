@@ -54,8 +54,58 @@ def leftovers(prefix):
     return [line.split()[0] for line in p.stdout.splitlines() if line.startswith(prefix)]
 
 
+def cut_link(ringboost, submit, conf):
+    """4 hosts; once every link is up and training runs, host 2's link goes down (both ends, as
+    a pulled cable): the job must end with the heartbeat's error naming the silent peer."""
+    import time
+    cluster = netns_cluster.Cluster(4, RATE)
+    with cluster:
+        env = dict(os.environ, **cluster.env())
+        argv = cluster.submit_argv(submit, [ringboost, "train", conf, "num_round=100000",
+                                            "max_depth=2", "rabit_heartbeat_sec=0.5",
+                                            "rabit_peer_timeout_sec=2", "model_out=/dev/null"])
+        p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, stdin=subprocess.DEVNULL)
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if "[10]" in line:  # rank 0's eval line of round 10: training runs
+                break
+        cluster.link(2, False)
+        cut = time.monotonic()
+        try:
+            rest, _ = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail("the job did not end within 60 s of the cut", "".join(lines))
+        took = time.monotonic() - cut
+        out = "".join(lines) + rest
+        if p.returncode == 0:
+            fail("the job ended well although a host was cut off", out)
+        reports = [line for line in out.splitlines() if "no heartbeat for" in line]
+        if not reports:
+            fail("no worker reported the silent peer (no heartbeat)", out)
+        print("ok: host 2's link cut, the job ended %.1f s later: %s" % (took, reports[0][:300]))
+    return cluster
+
+
 def main():
     ringboost, submit = sys.argv[1], sys.argv[2]
+    if "--cut" in sys.argv[3:]:
+        work = tempfile.mkdtemp(prefix="rb-cluster-test-")
+        conf = os.path.join(work, "a.conf")
+        with open(conf, "w") as f:
+            f.write(CONF.format(data=os.path.join(SOURCE, "data", "libsvm")))
+        try:
+            cluster = cut_link(ringboost, submit, conf)
+        except netns_cluster.Skip as e:
+            print("SKIP: %s" % e)
+            return netns_cluster.SKIP
+        subprocess.run(["rm", "-rf", work])
+        left = leftovers(cluster.prefix)
+        if left:
+            fail("namespaces left behind: %s" % " ".join(left))
+        return 0
     with_mpi = "--mpi" in sys.argv[3:]
     work = tempfile.mkdtemp(prefix="rb-cluster-test-")
     conf = os.path.join(work, "a.conf")
