@@ -230,6 +230,60 @@ def allreduce(args):
     return 0 if all(r.get(i) for r in rows for i in args.impls) else 2
 
 
+# ----------------------------------------------------------------------------------- faults
+
+def faults(args):
+    """kill -9 of one worker of --workers at a random round (seeded), rabit_recover=1 and one
+    restart allowed: the job must finish with the model of one process."""
+    import random
+    rng = random.Random(args.seed)
+    work = tempfile.mkdtemp(prefix="rb-bench-cluster-")
+    conf = os.path.join(work, "a.conf")
+    with open(conf, "w") as f:
+        f.write(JOB.format(root=ROOT).replace("num_round = 5", "num_round = %d" % args.rounds) +
+                'eval[test] = "%s/data/libsvm/binary.test"\n' % ROOT)
+    one = os.path.join(work, "one.json")
+    code, out, _ = run([os.path.join(BUILD, "ringboost"), "train", conf, "model_out=" + one])
+    if code != 0:
+        sys.exit("one process failed:\n" + out)
+    victim, at_round = rng.randrange(1, args.workers), rng.randrange(2, args.rounds - 1)
+    model = os.path.join(work, "m.json")
+    with netns_cluster.Cluster(args.workers, args.rate) as c:
+        argv = c.submit_argv(os.path.join(BUILD, "ringboost-submit"),
+                             [os.path.join(BUILD, "ringboost"), "train", conf,
+                              "rabit_recover=1", "model_out=" + model],
+                             extra=["--local-num-attempt", "1"])
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, env=dict(os.environ, **c.env()), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+        lines, killed = [], None
+        for line in p.stdout:
+            lines.append(line)
+            if killed is None and re.match(r"\[rank 0\] \[%d\]\t" % at_round, line):
+                pids = subprocess.run(["ip", "netns", "pids", c.ns(victim)],
+                                      stdout=subprocess.PIPE, text=True).stdout.split()
+                for pid in pids:
+                    os.kill(int(pid), 9)
+                killed = time.monotonic() - t0
+        p.wait()
+        wall = time.monotonic() - t0
+    with open(one, "rb") as a:
+        want = a.read()
+    try:
+        with open(model, "rb") as b:
+            same = b.read() == want
+    except OSError:
+        same = False
+    restarted = [l for l in lines if "starting it again" in l or "resumes from" in l]
+    row = {"workers": args.workers, "victim_task": victim, "after_round": at_round,
+           "killed_at_s": killed, "exit": p.returncode, "wall_s": round(wall, 2),
+           "identical": same, "load": round(load(), 1), "log": [l.strip()[:200] for l in restarted[:4]]}
+    print(json.dumps(row, indent=1))
+    save("cluster-faults.json", row)
+    subprocess.run(["rm", "-rf", work])
+    return 0 if p.returncode == 0 and same and killed is not None else 1
+
+
 # ----------------------------------------------------------------------------------- on paper
 
 # One round of the dense 100k x 28 set at depth 6 (bench/distributed.py's level table): the
@@ -308,6 +362,11 @@ def main():
     a.add_argument("--seconds", type=float, default=0.3)
     a.add_argument("--xgboost-python", default=os.path.join(VENV, "bin", "python"))
     sub.add_parser("xgboost-venv")
+    f = sub.add_parser("faults")
+    f.add_argument("--workers", type=int, default=32)
+    f.add_argument("--rounds", type=int, default=40)
+    f.add_argument("--rate", default="10gbit")
+    f.add_argument("--seed", type=int, default=29)
     p = sub.add_parser("paper")
     p.add_argument("--workers", type=ints, default=[8, 64, 1000])
     p.add_argument("--rates", type=lambda t: t.split(","), default=["25gbit", "100gbit"])
@@ -316,7 +375,8 @@ def main():
     args = ap.parse_args()
     try:
         return {"bootstrap": bootstrap, "allreduce": allreduce,
-                "xgboost-venv": xgboost_venv, "paper": paper}[args.what](args)
+                "xgboost-venv": xgboost_venv, "paper": paper,
+                "faults": faults}[args.what](args)
     except netns_cluster.Skip as e:
         print("skip: %s" % e)
         return netns_cluster.SKIP
