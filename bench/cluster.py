@@ -380,6 +380,9 @@ def main():
     except netns_cluster.Skip as e:
         print("skip: %s" % e)
         return netns_cluster.SKIP
+    except netns_cluster.Interrupted as e:
+        print("%s: the cluster is torn down" % e)
+        return 130
 
 
 if __name__ == "__main__":
