@@ -10,7 +10,7 @@
 
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
-#include "tree/hist/row_partitioner.h"
+#include "tree/split_types.h"
 
 namespace ringboost {
 
@@ -64,7 +64,7 @@ class DevicePartitioner {
   // Back to all rows in the root, in order (a new tree); keeps the allocations.
   void Reset();
 
-  const RowPartitioner::Range& NodeRange(int nid) const { return ranges_[nid]; }
+  const RowRange& NodeRange(int nid) const { return ranges_[nid]; }
   const uint32_t* d_node_rows(int nid) const {
     return d_buffers_[where_[nid]].data() + ranges_[nid].begin;
   }
@@ -93,7 +93,7 @@ class DevicePartitioner {
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint64_t> d_n_left_;
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
-  std::vector<RowPartitioner::Range> ranges_;
+  std::vector<RowRange> ranges_;
   std::vector<uint8_t> where_;
 };
 #endif  // RINGBOOST_USE_CUDA
