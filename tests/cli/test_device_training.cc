@@ -185,7 +185,10 @@ INSTANTIATE_TEST_SUITE_P(
                          "objective=reg:squaredlogerror eval_metric=rmsle"},
         ObjectiveVariant{"hinge", GeneratedLabel::kBinary, "objective=binary:hinge"},
         ObjectiveVariant{"logitraw", GeneratedLabel::kBinary, "objective=binary:logitraw"},
-        ObjectiveVariant{"cox", GeneratedLabel::kSurvival, "objective=survival:cox base_score=1"}),
+        // At the default eta the Cox margins of this set overflow by the third round (XGBoost
+        // 1.7.4's too): max_delta_step keeps them finite.
+        ObjectiveVariant{"cox", GeneratedLabel::kSurvival,
+                         "objective=survival:cox base_score=1 max_delta_step=1"}),
     [](const ::testing::TestParamInfo<ObjectiveVariant>& info) {
       return std::string(info.param.name);
     });
@@ -195,9 +198,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(DeviceTraining, QuantileLeafObjectivesAreRefusedByName) {
   RB_REQUIRE_CUDA_DEVICE();
   test::TempDir dir;
+  test::WriteFile(dir.File("q.conf"), "data = \"missing.txt\"\n");
   for (const std::string objective : {"reg:absoluteerror", "reg:quantileerror"}) {
     test::RunResult r =
-        test::RunRingboost(dir.path(), "train data=missing.txt device=" + std::string(kDevice) +
+        test::RunRingboost(dir.path(), "train q.conf device=" + std::string(kDevice) +
                                            " objective=" + objective + " model_out=m.json");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("objective=" + objective + " is not on the GPU"), std::string::npos)

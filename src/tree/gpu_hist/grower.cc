@@ -126,7 +126,7 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
     nodes_[built[i].right].hist = level;
     nodes_[built[i].right].slot = k + i;
   }
-  d_subtract_.CopyFromAsync(subtract);
+  d_subtract_.CopyFrom(subtract);
   DeviceHistogramBuilder::SubtractMany(d_subtract_.data(), k, n_bins);
   // The parents' buffers go back to the pool: work queued later on the stream may reuse them
   // only after these kernels, in stream order.
@@ -191,7 +191,7 @@ void DeviceTreeGrower::UpdatePredictions(const RegTree& tree, float* d_preds, in
     leaves.push_back(nid);
     values.push_back(tree[nid].leaf_value);
   }
-  partitioner_.AddLeafValues(leaves, values, d_preds, stride, group);
+  partitioner_.AddLeafValues(*matrix_, leaves, values, d_preds, stride, group);
   EndPhase();
   timer_.Add("device predictions", start);
 }
