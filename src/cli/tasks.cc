@@ -23,6 +23,7 @@
 #include "learner/run_identity.h"
 #include "model/explain.h"
 #include "model/xgboost_format.h"
+#include "tree/predict.h"
 #include "tree/trainer.h"
 
 namespace ringboost {

@@ -6,7 +6,6 @@
 #include "common/error.h"
 #include "common/random.h"
 #include "common/threads.h"
-#include "tree/split_math.h"
 #include "tree/trainer.h"
 
 namespace ringboost {
@@ -25,8 +24,9 @@ Learner::Learner(const Params& params, rabit::Communicator* comm)
   if (names.empty()) names.push_back(objective_->DefaultMetric());
   for (const std::string& name : names) metrics_.push_back(Metric::Create(name, params_));
   // The objective's default unless the user set one (count:poisson boxes its weights by 0.7).
-  max_delta_step_ = params_.IsSet("max_delta_step") ? static_cast<float>(params_.max_delta_step)
-                                                    : objective_->DefaultMaxDeltaStep();
+  tree_params_ = TreeParams::From(params_, params_.IsSet("max_delta_step")
+                                               ? static_cast<float>(params_.max_delta_step)
+                                               : objective_->DefaultMaxDeltaStep());
   if (params_.device != "cpu" && objective_->LeafQuantileAlpha(0) >= 0) {
     RB_FAIL("objective=" << objective_->Name()
                          << " is not on the GPU yet (its leaves are refreshed "
@@ -113,9 +113,8 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   // The trainer keeps the training margins; the learner keeps a copy only for eval_train.
   std::vector<float> margins = params_.eval_train ? train_.margins : std::move(train_.margins);
   trainer_ = RoundTrainer::Create(
-      params_.device,
-      TrainerSetup{*matrix_, cuts_, params_, SplitParams::From(params_, max_delta_step_), comm_,
-                   nthread_, train_.data, groups, std::move(margins)});
+      params_.device, TrainerSetup{*matrix_, cuts_, tree_params_, comm_, nthread_, train_.data,
+                                   groups, std::move(margins)});
   return times;
 }
 

@@ -18,6 +18,8 @@
 #include "rabit/communicator.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
+#include "tree/predict.h"
+#include "tree/tree_params.h"
 
 namespace ringboost {
 
@@ -74,7 +76,7 @@ class Learner {
   HistogramCuts cuts_;
   std::unique_ptr<BinnedMatrix> matrix_;
   std::unique_ptr<class RoundTrainer> trainer_;  // HistTrainer or CudaTrainer, by device
-  float max_delta_step_ = 0.0f;
+  TreeParams tree_params_;                       // what the trees read of params_, built once
   mutable PhaseTimer timer_;
 };
 

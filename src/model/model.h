@@ -44,34 +44,6 @@ struct Model {
   static Model FromJson(const std::string& text, const std::string& source_name);
 };
 
-// The number of trees of the first `num_rounds` rounds (0 = all); throws Error when out of range.
-std::size_t TreesForRounds(const Model& model, int num_rounds);
-
-// Margins (rows x num_groups, row-major) of the first `num_rounds` rounds (0 = all).
-std::vector<float> PredictMargin(const Model& model, const DataSet& data, int num_rounds,
-                                 int nthread);
-
-// Adds trees[t]'s leaf value of each row of `data` to margins[row * stride + groups[t]], in tree
-// order. Features from num_feature on are missing (the trees were trained on fewer).
-void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
-                    uint32_t num_feature, const DataSet& data, int stride, float* margins,
-                    int nthread);
-
-// A data set's values as a row-major matrix, what TreeWalker reads: num_feature + 1 columns,
-// NaN where missing and in the last column. For sets walked every round (eval sets) when most
-// cells hold a value: no CSR to scatter and clear per block, half its bytes.
-struct DenseRows {
-  uint32_t num_feature = 0;
-  std::vector<float> values;
-  uint64_t NumRows() const { return values.size() / (static_cast<uint64_t>(num_feature) + 1); }
-
-  // Whether the matrix of `data` would take at most the bytes of its CSR entries.
-  static bool Pays(const DataSet& data, uint32_t num_feature);
-  static DenseRows From(const DataSet& data, uint32_t num_feature, int nthread);
-};
-void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
-                    const DenseRows& rows, int stride, float* margins, int nthread);
-
 // Feature map (XGBoost's fmap: "<id>\t<name>\t<type>" lines; types i, q, int, float).
 struct FeatureMap {
   std::vector<std::string> names;

@@ -7,7 +7,7 @@
 
 namespace ringboost {
 
-ColumnSampler::ColumnSampler(uint32_t num_features, const Params& params, uint64_t tree_key)
+ColumnSampler::ColumnSampler(uint32_t num_features, const TreeParams& params, uint64_t tree_key)
     : seed_(params.seed),
       tree_key_(tree_key),
       bylevel_(params.colsample_bylevel),

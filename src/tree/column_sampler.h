@@ -8,14 +8,14 @@
 #include <map>
 #include <vector>
 
-#include "common/params.h"
+#include "tree/tree_params.h"
 
 namespace ringboost {
 
 class ColumnSampler {
  public:
   // tree_key identifies the tree (round * groups + group).
-  ColumnSampler(uint32_t num_features, const Params& params, uint64_t tree_key);
+  ColumnSampler(uint32_t num_features, const TreeParams& params, uint64_t tree_key);
 
   std::vector<uint32_t> ForNode(int nid, int depth);
 

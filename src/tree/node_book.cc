@@ -5,11 +5,10 @@ namespace {
 constexpr float kRtEps = 1e-6f;  // XGBoost's smallest loss change worth a split
 }  // namespace
 
-bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
-                  const SplitParams& split_params) {
+bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const TreeParams& params) {
   if (!s.found || s.loss_chg <= kRtEps) return false;
   if (s.left_sum.h == 0 || s.right_sum.h == 0) return false;
-  if (s.loss_chg < split_params.gamma) return false;
+  if (s.loss_chg < params.split.gamma) return false;
   if (!BelowMaxDepth(depth, params)) return false;
   if (params.max_leaves > 0 && num_leaves >= params.max_leaves) return false;
   return true;

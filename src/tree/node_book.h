@@ -10,11 +10,11 @@
 #include <queue>
 #include <vector>
 
-#include "common/params.h"
 #include "model/tree.h"
 #include "tree/gradient.h"
-#include "tree/hist/split_evaluator.h"
 #include "tree/split_math.h"
+#include "tree/split_types.h"
+#include "tree/tree_params.h"
 
 namespace ringboost {
 
@@ -33,14 +33,13 @@ struct Expansion {
 };
 
 // Whether a node at `depth` may be split: max_depth (0: no limit). The one place it is checked.
-inline bool BelowMaxDepth(int depth, const Params& params) {
+inline bool BelowMaxDepth(int depth, const TreeParams& params) {
   return params.max_depth <= 0 || depth < params.max_depth;
 }
 
 // Whether a node's best split `s` is applied (XGBoost hist's rules): a real loss change above
 // gamma, both sides with hessian, depth and leaf limits.
-bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Params& params,
-                  const SplitParams& split_params);
+bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const TreeParams& params);
 // A new node of gradient sum `sum`: fills the tree node's weight, leaf value and cover and
 // returns the node's own gain.
 float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
@@ -50,8 +49,7 @@ float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
 template <typename Node>
 class NodeBook {
  public:
-  NodeBook(const Params& params, const SplitParams& split_params)
-      : params_(params), split_params_(split_params) {}
+  explicit NodeBook(const TreeParams& params) : params_(params) {}
 
   // Forgets every node; gains and weights of the next tree use `quantizer`.
   void Reset(const GradientQuantizer* quantizer) {
@@ -83,7 +81,7 @@ class NodeBook {
     n.sum = sum;
     n.depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
     n.timestamp = next_timestamp_++;
-    n.gain = InitNodeStats(sum, *quantizer_, split_params_, &(*tree)[nid]);
+    n.gain = InitNodeStats(sum, *quantizer_, params_.split, &(*tree)[nid]);
   }
 
   // Grows `tree` from its evaluated root (node 0). expand(expansions) partitions the rows of the
@@ -91,7 +89,7 @@ class NodeBook {
   // leaf(nid) releases what the grower holds for a node that stays a leaf.
   template <typename Expand, typename Leaf>
   void Grow(RegTree* tree, const Expand& expand, const Leaf& leaf) {
-    if (params_.grow_policy == "lossguide") {
+    if (params_.grow_policy == GrowPolicy::kLossguide) {
       GrowLossguide(tree, expand, leaf);
     } else {
       GrowDepthwise(tree, expand, leaf);
@@ -103,7 +101,7 @@ class NodeBook {
     std::vector<Expansion> out;
     for (int nid : nids) {
       const Node& n = nodes_[nid];
-      if (!SplitAllowed(n.split, n.depth, *num_leaves, params_, split_params_)) continue;
+      if (!SplitAllowed(n.split, n.depth, *num_leaves, params_)) continue;
       const SplitCandidate s = n.split;
       const int left = tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
       InitChild(left, nid, s.left_sum, tree);
@@ -151,8 +149,7 @@ class NodeBook {
     }
   }
 
-  const Params& params_;
-  SplitParams split_params_;
+  TreeParams params_;
   const GradientQuantizer* quantizer_ = nullptr;
   std::vector<Node> nodes_;
   uint64_t next_timestamp_ = 0;

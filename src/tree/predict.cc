@@ -1,10 +1,12 @@
-// PredictMargin and AddTreeMargins: trees' leaf values summed per row.
+// PredictMargin and AddTreeMargins (predict.h): trees' leaf values summed per row.
 //
 // Each thread takes whole blocks of rows and owns dense float buffers for TreeWalker::kMaxRows
 // rows (NaN = missing), filled from the CSR before a block and reset after it, so the cost per
 // row is its stored entries, not num_feature; the block's rows walk each tree together. A row's
 // margin adds the leaf value of each tree in tree order, in float, as XGBoost's CPU predictor
 // does; the result does not depend on the thread count because no sum crosses rows.
+#include "tree/predict.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -12,7 +14,7 @@
 #include <limits>
 
 #include "common/error.h"
-#include "model/model.h"
+#include "tree/gpu_hist/trainer.h"
 
 namespace ringboost {
 
@@ -192,6 +194,12 @@ std::vector<float> PredictMargin(const Model& model, const DataSet& data, int nu
   std::vector<float> margins = model.InitialMargins(data.NumRows());
   AddTreeMargins(trees, groups, model.num_feature, data, model.num_groups, margins.data(), nthread);
   return margins;
+}
+
+std::vector<float> PredictMargin(const std::string& device, const Model& model, const DataSet& data,
+                                 int num_rounds, int nthread) {
+  if (device == "cpu") return PredictMargin(model, data, num_rounds, nthread);
+  return PredictMarginOnDevice(device, model, data, num_rounds);
 }
 
 }  // namespace ringboost

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "data/data.h"
-#include "model/model.h"
 #include "tree/gpu_hist/common.h"
+#include "tree/predict.h"
 
 namespace ringboost {
 

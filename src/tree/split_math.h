@@ -7,11 +7,11 @@
 #include <cmath>
 
 #include "common/host_device.h"
-#include "common/params.h"
 
 namespace ringboost {
 
-// The regularisation settings the formulas read, as float like XGBoost's TrainParam.
+// The regularisation settings the formulas read, as float like XGBoost's TrainParam (part of
+// TreeParams, tree_params.h; the GPU copies it into its kernels' arguments).
 struct SplitParams {
   float eta = 0.3f;
   float gamma = 0.0f;
@@ -19,17 +19,6 @@ struct SplitParams {
   float max_delta_step = 0.0f;
   float lambda = 1.0f;
   float alpha = 0.0f;
-
-  static SplitParams From(const Params& p, float max_delta_step) {
-    SplitParams s;
-    s.eta = static_cast<float>(p.eta);
-    s.gamma = static_cast<float>(p.gamma);
-    s.min_child_weight = static_cast<float>(p.min_child_weight);
-    s.max_delta_step = max_delta_step;
-    s.lambda = static_cast<float>(p.lambda);
-    s.alpha = static_cast<float>(p.alpha);
-    return s;
-  }
 };
 
 RB_HOST_DEVICE inline double ThresholdL1(double g, double alpha) {

@@ -1,4 +1,4 @@
-// The two places a device is chosen: the round trainer and prediction.
+// The one place a round trainer is chosen by device (prediction's is PredictMargin in predict.cc).
 #include "tree/trainer.h"
 
 #include <utility>
@@ -15,12 +15,6 @@ std::unique_ptr<RoundTrainer> RoundTrainer::Create(const std::string& device, Tr
 
 void RoundTrainer::CheckDevice(const std::string& device) {
   if (device != "cpu") OpenDevice(device);
-}
-
-std::vector<float> PredictMargin(const std::string& device, const Model& model, const DataSet& data,
-                                 int num_rounds, int nthread) {
-  if (device == "cpu") return PredictMargin(model, data, num_rounds, nthread);
-  return PredictMarginOnDevice(device, model, data, num_rounds);
 }
 
 }  // namespace ringboost

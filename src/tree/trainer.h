@@ -1,15 +1,14 @@
 // One boosting round on a device (DESIGN.md "One boosting round", steps 5-9): gradients in, one
 // tree per output group and their margin updates out. HistTrainer (hist/trainer.h) does it on
-// the CPU, CudaTrainer (gpu_hist/trainer.h) on a GPU; RoundTrainer::Create is the one place
-// that picks between them by `device`, and PredictMargin(device, ...) the one place prediction
-// does (both in trainer.cc, which sits above the two methods).
+// the CPU, CudaTrainer (gpu_hist/trainer.h) on a GPU; RoundTrainer::Create (trainer.cc, which
+// sits above the two methods) is the one place that picks between them by `device`, as
+// PredictMargin(device, ...) (predict.h) is for prediction.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "common/params.h"
 #include "data/data.h"
 #include "model/model.h"
 #include "model/tree.h"
@@ -17,7 +16,7 @@
 #include "rabit/communicator.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
-#include "tree/split_math.h"
+#include "tree/tree_params.h"
 
 namespace ringboost {
 
@@ -25,8 +24,7 @@ namespace ringboost {
 struct TrainerSetup {
   const BinnedMatrix& matrix;  // the training rows' bins under `cuts`
   const HistogramCuts& cuts;
-  const Params& params;
-  SplitParams split_params;
+  TreeParams params;
   rabit::Communicator* comm;
   int nthread;
   const DataSet& train;        // labels, weights, groups (its values may be dropped)
@@ -54,10 +52,5 @@ class RoundTrainer {
   // Seconds of the last round between device events; -1 where there are none (the CPU).
   virtual double LastRoundSeconds() const = 0;
 };
-
-// Margins (rows x num_groups) of the first `num_rounds` rounds (0 = all) on `device`: the CPU's
-// PredictMargin with `nthread` threads, or the GPU's kernel (the same bits).
-std::vector<float> PredictMargin(const std::string& device, const Model& model, const DataSet& data,
-                                 int num_rounds, int nthread);
 
 }  // namespace ringboost

@@ -11,6 +11,7 @@
 
 #include "helpers.h"
 #include "model/model.h"
+#include "tree/predict.h"
 
 namespace ringboost {
 namespace {

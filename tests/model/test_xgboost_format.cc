@@ -13,6 +13,7 @@
 #include "model/xgboost_format.h"
 #include "model_builders.h"
 #include "objective/objective.h"
+#include "tree/predict.h"
 
 namespace ringboost {
 namespace {

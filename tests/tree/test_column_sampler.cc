@@ -7,8 +7,8 @@
 namespace ringboost {
 namespace {
 
-Params Sampling(double bytree, double bylevel, double bynode, uint64_t seed = 3) {
-  Params p;
+TreeParams Sampling(double bytree, double bylevel, double bynode, uint64_t seed = 3) {
+  TreeParams p;
   p.colsample_bytree = bytree;
   p.colsample_bylevel = bylevel;
   p.colsample_bynode = bynode;
@@ -36,7 +36,7 @@ TEST(ColumnSampler, SizesAndNesting) {
 
 // Draws are a function of (seed, tree, level or node) only.
 TEST(ColumnSampler, DeterministicBySeedTreeAndNode) {
-  const Params p = Sampling(0.6, 1, 0.5);
+  const TreeParams p = Sampling(0.6, 1, 0.5);
   EXPECT_EQ(ColumnSampler(50, p, 4).ForNode(3, 2), ColumnSampler(50, p, 4).ForNode(3, 2));
   EXPECT_NE(ColumnSampler(50, p, 4).ForNode(3, 2), ColumnSampler(50, p, 5).ForNode(3, 2));
   EXPECT_NE(ColumnSampler(50, p, 4).ForNode(3, 2), ColumnSampler(50, p, 4).ForNode(4, 2));

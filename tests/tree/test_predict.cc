@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "common/error.h"
-#include "model/model.h"
 #include "model/model_builders.h"
+#include "tree/predict.h"
 
 namespace ringboost {
 namespace {

@@ -31,7 +31,7 @@ Model GrowModel(const test::BinnedData& b) {
         g[i].hess += 0.5f;
       }
       GradientQuantizer q(g, 1, 0, comm.get());
-      TreeGrower grower(b.matrix.get(), &b.cuts, p, SplitParams::From(p, 0.0f), comm.get(), 2);
+      TreeGrower grower(b.matrix.get(), &b.cuts, TreeParams::From(p, 0.0f), comm.get(), 2);
       m.trees.push_back(grower.Grow(q.QuantizeAll(g, 1, 0, {}, 2), q, round * 2 + group));
       m.tree_group.push_back(group);
     }

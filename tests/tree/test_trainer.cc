@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "tree/gpu_hist/device_test_helpers.h"
 #include "tree/hist/grower.h"
+#include "tree/predict.h"
 #include "tree/trainer.h"
 #include "tree/tree_builders.h"
 
@@ -32,10 +33,10 @@ TEST(RoundTrainer, CpuRoundsGrowTheGrowersTreesAndKeepThePredictedMargins) {
   auto comm = rabit::MakeLocalCommunicator();
   const std::unique_ptr<Objective> objective = Objective::Create(p);
   const float base = 0.25f;
-  const SplitParams split = SplitParams::From(p, 0.0f);
+  const TreeParams tp = TreeParams::From(p, 0.0f);
   std::unique_ptr<RoundTrainer> trainer =
-      RoundTrainer::Create("cpu", TrainerSetup{*b.matrix, b.cuts, p, split, comm.get(), 2, b.data,
-                                               1, std::vector<float>(b.data.NumRows(), base)});
+      RoundTrainer::Create("cpu", TrainerSetup{*b.matrix, b.cuts, tp, comm.get(), 2, b.data, 1,
+                                               std::vector<float>(b.data.NumRows(), base)});
   EXPECT_EQ(trainer->LastRoundSeconds(), -1.0);
 
   Model model;
@@ -48,7 +49,7 @@ TEST(RoundTrainer, CpuRoundsGrowTheGrowersTreesAndKeepThePredictedMargins) {
     std::vector<GradPair> g;
     objective->GetGradient(b.data, before, round, &g);
     GradientQuantizer q(g, 1, 0, comm.get());
-    TreeGrower grower(b.matrix.get(), &b.cuts, p, split, comm.get(), 2);
+    TreeGrower grower(b.matrix.get(), &b.cuts, tp, comm.get(), 2);
     const RegTree expected = grower.Grow(q.QuantizeAll(g, 1, 0, {}, 2), q, round);
     EXPECT_GT(expected.NumNodes(), 3);
 
@@ -86,7 +87,7 @@ TEST(RoundTrainer, GpuDeviceInABuildWithoutCudaNamesTheFix) {
   auto comm = rabit::MakeLocalCommunicator();
   EXPECT_THROW(
       RoundTrainer::Create(
-          "cuda", TrainerSetup{*b.matrix, b.cuts, p, SplitParams{}, comm.get(), 2, b.data, 1, {}}),
+          "cuda", TrainerSetup{*b.matrix, b.cuts, TreeParams{}, comm.get(), 2, b.data, 1, {}}),
       Error);
   Model model;
   EXPECT_THROW(PredictMargin("cuda:0", model, b.data, 0, 2), Error);

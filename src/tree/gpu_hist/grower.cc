@@ -31,17 +31,15 @@ std::shared_ptr<HistogramPool::Buffer> HistogramPool::Acquire(std::size_t n, std
 }
 
 DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts,
-                                   const Params& params, const SplitParams& split_params,
-                                   rabit::Communicator* comm)
+                                   const TreeParams& params, rabit::Communicator* comm)
     : matrix_(matrix),
       cuts_(cuts),
       params_(params),
-      split_params_(split_params),
       comm_(comm),
       hist_builder_(matrix, *cuts),
       partitioner_(matrix->shape().num_rows),
-      nodes_(params, split_params),
-      sync_phases_(params.verbosity >= static_cast<int>(LogLevel::kDebug)) {}
+      nodes_(params),
+      sync_phases_(params.sync_phases) {}
 
 void DeviceTreeGrower::EndPhase() {
   if (sync_phases_) DeviceSynchronize();
@@ -151,7 +149,7 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
                                const GradientQuantizer& quantizer, uint64_t tree_key) {
   d_gpair_ = d_gpair;
   if (evaluator_ == nullptr) {
-    evaluator_ = std::make_unique<DeviceSplitEvaluator>(matrix_, split_params_, quantizer);
+    evaluator_ = std::make_unique<DeviceSplitEvaluator>(matrix_, params_.split, quantizer);
   } else {
     evaluator_->SetQuantizer(quantizer);
   }

@@ -14,7 +14,6 @@
 #include <memory>
 #include <vector>
 
-#include "common/params.h"
 #include "common/timer.h"
 #include "model/tree.h"
 #include "rabit/communicator.h"
@@ -25,6 +24,7 @@
 #include "tree/gpu_hist/partition.h"
 #include "tree/gpu_hist/split.h"
 #include "tree/node_book.h"
+#include "tree/tree_params.h"
 
 namespace ringboost {
 
@@ -43,8 +43,8 @@ class HistogramPool {
 
 class DeviceTreeGrower {
  public:
-  DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts, const Params& params,
-                   const SplitParams& split_params, rabit::Communicator* comm);
+  DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts, const TreeParams& params,
+                   rabit::Communicator* comm);
 
   // Grows a tree from the quantized gradients at d_gpair (device memory, one a row) whose sum over
   // this worker's rows is `local_sum`; `tree_key` keys column sampling.
@@ -76,8 +76,7 @@ class DeviceTreeGrower {
 
   const DeviceMatrix* matrix_;
   const HistogramCuts* cuts_;
-  const Params& params_;
-  SplitParams split_params_;
+  TreeParams params_;
   rabit::Communicator* comm_;
   DeviceHistogramBuilder hist_builder_;
   DevicePartitioner partitioner_;

@@ -22,7 +22,7 @@
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gradient.h"
-#include "tree/hist/histogram.h"
+#include "tree/split_types.h"
 
 namespace ringboost {
 

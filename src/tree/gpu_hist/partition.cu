@@ -111,7 +111,7 @@ void DevicePartitioner::Reset() {
                                                                           num_rows_);
     RB_CUDA_CHECK_LAUNCH();
   }
-  ranges_.assign(1, RowPartitioner::Range{0, num_rows_});
+  ranges_.assign(1, RowRange{0, num_rows_});
   where_.assign(1, 0);
   walk_.assign(1, WalkNode{});
 }
@@ -142,12 +142,12 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
     EnsureNode(std::max(t.left, t.right));
     walk_[t.nid] =
         WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u};
-    const RowPartitioner::Range r = ranges_[t.nid];
+    const RowRange r = ranges_[t.nid];
     if (r.size() > 0) {
       order.push_back(i);
       continue;
     }
-    ranges_[t.left] = ranges_[t.right] = RowPartitioner::Range{r.begin, r.begin};
+    ranges_[t.left] = ranges_[t.right] = RowRange{r.begin, r.begin};
     where_[t.left] = where_[t.right] = where_[t.nid];
   }
   if (order.empty()) return;
@@ -157,7 +157,7 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   std::vector<PartitionTaskView> views;
   for (std::size_t i : order) {
     const DeviceSplitTask& t = tasks[i];
-    const RowPartitioner::Range r = ranges_[t.nid];
+    const RowRange r = ranges_[t.nid];
     const int from = where_[t.nid];
     views.push_back(PartitionTaskView{r.begin, r.end, d_buffers_[from].data(),
                                       d_buffers_[1 - from].data(), t.feature, t.split_bin,
@@ -167,10 +167,10 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   const std::vector<uint64_t> n_left = MarkScanScatter(matrix, views, lo, n);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const DeviceSplitTask& t = tasks[order[k]];
-    const RowPartitioner::Range r = ranges_[t.nid];
+    const RowRange r = ranges_[t.nid];
     const uint8_t to = 1 - where_[t.nid];
-    ranges_[t.left] = RowPartitioner::Range{r.begin, r.begin + n_left[k]};
-    ranges_[t.right] = RowPartitioner::Range{r.begin + n_left[k], r.end};
+    ranges_[t.left] = RowRange{r.begin, r.begin + n_left[k]};
+    ranges_[t.right] = RowRange{r.begin + n_left[k], r.end};
     where_[t.left] = to;
     where_[t.right] = to;
   }

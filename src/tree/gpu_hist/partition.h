@@ -10,7 +10,7 @@
 
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
-#include "tree/hist/row_partitioner.h"
+#include "tree/split_types.h"
 
 namespace ringboost {
 
@@ -74,7 +74,7 @@ class DevicePartitioner {
   // Back to all rows in the root, in order (a new tree); keeps the allocations.
   void Reset();
 
-  const RowPartitioner::Range& NodeRange(int nid) const { return ranges_[nid]; }
+  const RowRange& NodeRange(int nid) const { return ranges_[nid]; }
   const uint32_t* d_node_rows(int nid) const {
     return d_buffers_[where_[nid]].data() + ranges_[nid].begin;
   }
@@ -109,7 +109,7 @@ class DevicePartitioner {
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
   DeviceBuffer<WalkNode> d_walk_;
   std::vector<WalkNode> walk_;  // every node's split since Reset (leaves: left < 0)
-  std::vector<RowPartitioner::Range> ranges_;
+  std::vector<RowRange> ranges_;
   std::vector<uint8_t> where_;
 };
 #endif  // RINGBOOST_USE_CUDA

@@ -18,8 +18,8 @@
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gradient.h"
-#include "tree/hist/split_evaluator.h"
 #include "tree/split_math.h"
+#include "tree/split_types.h"
 
 namespace ringboost {
 

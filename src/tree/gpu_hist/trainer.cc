@@ -53,7 +53,7 @@ namespace {
 // partition's marks and scan (16); and the histograms of two levels, each its built children and
 // their siblings.
 std::size_t TrainingBytes(const BinnedMatrix& matrix, const HistogramCuts& cuts,
-                          const Params& params, int groups) {
+                          const TreeParams& params, int groups) {
   const uint64_t rows = matrix.NumRows();
   uint64_t level_nodes = params.max_depth > 0 ? uint64_t{1} << std::min(params.max_depth, 16) : 256;
   if (params.max_leaves > 0) level_nodes = std::min<uint64_t>(level_nodes, params.max_leaves);
@@ -72,7 +72,7 @@ class CudaTrainer : public RoundTrainer {
         matrix_(DeviceMatrix::Create(setup.matrix, setup.cuts, setup.nthread)),
         gradients_(setup.train, groups_, setup.margins),
         d_quantized_(setup.train.NumRows()),
-        grower_(&matrix_, &setup.cuts, setup.params, setup.split_params, setup.comm) {}
+        grower_(&matrix_, &setup.cuts, setup.params, setup.comm) {}
 
   std::vector<RegTree> BoostOneRound(const Objective& objective, const DataSet& train,
                                      int round) override {
@@ -115,7 +115,7 @@ class CudaTrainer : public RoundTrainer {
     timer_.Add("device gradients", start);
   }
 
-  const Params& params_;
+  TreeParams params_;
   rabit::Communicator* comm_;
   int groups_;
   DeviceMatrix matrix_;

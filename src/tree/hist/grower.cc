@@ -51,16 +51,15 @@ struct SplitRule {
 };
 }  // namespace
 
-TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const Params& params,
-                       const SplitParams& split_params, rabit::Communicator* comm, int nthread)
+TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts,
+                       const TreeParams& params, rabit::Communicator* comm, int nthread)
     : matrix_(matrix),
       cuts_(cuts),
       params_(params),
-      split_params_(split_params),
       comm_(comm),
       nthread_(nthread),
       hist_builder_(matrix, cuts, nthread),
-      nodes_(params, split_params) {}
+      nodes_(params) {}
 
 void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) {
   int64_t sum[2] = {0, 0};
@@ -322,7 +321,7 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQu
                          uint64_t tree_key) {
   RB_CHECK(gpair.size() == matrix_->NumRows());
   quantizer_ = &quantizer;
-  evaluator_ = std::make_unique<SplitEvaluator>(cuts_, split_params_, quantizer_);
+  evaluator_ = std::make_unique<SplitEvaluator>(cuts_, params_.split, quantizer_);
   partitioner_ = std::make_unique<RowPartitioner>(matrix_->NumRows());
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;

@@ -8,7 +8,6 @@
 #include <memory>
 #include <vector>
 
-#include "common/params.h"
 #include "common/timer.h"
 #include "model/tree.h"
 #include "rabit/communicator.h"
@@ -20,13 +19,14 @@
 #include "tree/hist/row_partitioner.h"
 #include "tree/hist/split_evaluator.h"
 #include "tree/node_book.h"
+#include "tree/tree_params.h"
 
 namespace ringboost {
 
 class TreeGrower {
  public:
-  TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const Params& params,
-             const SplitParams& split_params, rabit::Communicator* comm, int nthread);
+  TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const TreeParams& params,
+             rabit::Communicator* comm, int nthread);
 
   // Grows a tree; `tree_key` keys column sampling. Afterwards LeafRows() tells which rows ended
   // in which leaf.
@@ -75,8 +75,7 @@ class TreeGrower {
 
   const BinnedMatrix* matrix_;
   const HistogramCuts* cuts_;
-  const Params& params_;
-  SplitParams split_params_;
+  TreeParams params_;
   rabit::Communicator* comm_;
   int nthread_;
   HistogramBuilder hist_builder_;

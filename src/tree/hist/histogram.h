@@ -11,10 +11,9 @@
 #include "tree/bins/quantile.h"
 #include "tree/gradient.h"
 #include "tree/hist/row_partitioner.h"
+#include "tree/split_types.h"
 
 namespace ringboost {
-
-using Histogram = std::vector<GradientSum>;  // one entry per global bin
 
 class HistogramBuilder {
  public:

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "tree/split_types.h"
+
 namespace ringboost {
 
 class RowPartitioner {
@@ -15,11 +17,7 @@ class RowPartitioner {
   // All rows in the root (node 0), in order.
   explicit RowPartitioner(uint64_t num_rows);
 
-  struct Range {
-    uint64_t begin = 0;
-    uint64_t end = 0;
-    uint64_t size() const { return end - begin; }
-  };
+  using Range = RowRange;
   const Range& NodeRange(int nid) const { return ranges_[nid]; }
   const uint32_t* NodeRows(int nid) const {
     return buffers_[where_[nid]].data() + ranges_[nid].begin;

@@ -15,8 +15,7 @@ HistTrainer::HistTrainer(TrainerSetup setup)
       nthread_(setup.nthread),
       groups_(setup.groups),
       margins_(std::move(setup.margins)),
-      grower_(&setup.matrix, &setup.cuts, setup.params, setup.split_params, setup.comm,
-              setup.nthread) {}
+      grower_(&setup.matrix, &setup.cuts, setup.params, setup.comm, setup.nthread) {}
 
 std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, const DataSet& train,
                                                 int round) {
@@ -67,7 +66,7 @@ void HistTrainer::RefreshLeavesToQuantiles(const Objective& objective, const Dat
   }
   const std::vector<float> q =
       AgreeLeafQuantiles(leaf_of_row, tree->NumNodes(), residual, train.weight, alpha, comm_);
-  const float eta = static_cast<float>(params_.eta);
+  const float eta = params_.split.eta;
   for (int nid = 0; nid < tree->NumNodes(); ++nid) {
     if ((*tree)[nid].IsLeaf() && !std::isnan(q[nid])) (*tree)[nid].leaf_value = q[nid] * eta;
   }

@@ -30,7 +30,7 @@ class HistTrainer : public RoundTrainer {
   void RefreshLeavesToQuantiles(const Objective& objective, const DataSet& train, int group,
                                 const std::vector<uint8_t>& keep, RegTree* tree);
 
-  const Params& params_;
+  TreeParams params_;
   rabit::Communicator* comm_;
   int nthread_;
   int groups_;

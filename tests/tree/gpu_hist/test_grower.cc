@@ -34,10 +34,10 @@ void ExpectSameTree(const RegTree& a, const RegTree& b, const std::string& where
 void ExpectSameTrees(const test::ShapeSpec& s, const Params& p, const std::string& policy) {
   const test::BinnedData b = test::MakeBinnedData(s);
   auto comm = rabit::MakeLocalCommunicator();
-  const SplitParams sp = SplitParams::From(p, 0.0f);
-  TreeGrower cpu(b.matrix.get(), &b.cuts, p, sp, comm.get(), 2);
+  const TreeParams tp = TreeParams::From(p, 0.0f);
+  TreeGrower cpu(b.matrix.get(), &b.cuts, tp, comm.get(), 2);
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-  DeviceTreeGrower dev(&dm, &b.cuts, p, sp, comm.get());
+  DeviceTreeGrower dev(&dm, &b.cuts, tp, comm.get());
   std::vector<float> preds(b.matrix->NumRows(), 0.5f);
   DeviceBuffer<float> d_preds(preds);
   for (uint64_t key = 0; key < 3; ++key) {

@@ -32,7 +32,7 @@ struct Fixture {
     std::vector<GradPair> g;
     for (float y : data.label) g.push_back(GradPair{-y, 1.0f});
     GradientQuantizer q(g, 1, 0, comm.get());
-    TreeGrower grower(matrix.get(), &cuts, p, SplitParams::From(p, 0.0f), comm.get(), nthread);
+    TreeGrower grower(matrix.get(), &cuts, TreeParams::From(p, 0.0f), comm.get(), nthread);
     if (mode != Mode::kNormal) grower.SetWideHistogramBytes(0);
     grower.SetColumnwise(mode == Mode::kWideColumns);
     RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, keep, nthread), q, 0);
@@ -267,7 +267,7 @@ TEST(TreeGrower, ColumnwiseTakesEachTreesGradients) {
   const GradientQuantizer q(scale, 1, 0, fx.comm.get());
   std::vector<RegTree> trees[2];
   for (bool columns : {false, true}) {
-    TreeGrower grower(fx.matrix.get(), &fx.cuts, p, SplitParams::From(p, 0.0f), fx.comm.get(), 2);
+    TreeGrower grower(fx.matrix.get(), &fx.cuts, TreeParams::From(p, 0.0f), fx.comm.get(), 2);
     grower.SetWideHistogramBytes(0);
     grower.SetColumnwise(columns);
     for (const std::vector<float>* y : {&labels, &second}) {

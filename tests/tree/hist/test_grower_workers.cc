@@ -42,7 +42,7 @@ RegTree GrowTree(const DataSet& data, uint32_t num_col, rabit::Communicator* com
   GradientQuantizer q(g, 1, 0, comm, 1);
   Params p;
   p.max_depth = 5;
-  TreeGrower grower(&matrix, &cuts, p, SplitParams::From(p, 0.0f), comm, 1);
+  TreeGrower grower(&matrix, &cuts, TreeParams::From(p, 0.0f), comm, 1);
   if (wide) grower.SetWideHistogramBytes(0);
   return grower.Grow(q.QuantizeAll(g, 1, 0, {}, 1), q, 0);
 }

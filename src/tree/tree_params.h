@@ -1,0 +1,33 @@
+// The settings the tree module reads, typed for it: the split formulas' regularisation, the growth
+// limits and the row and column sampling. The learner builds one from the run's Params (From,
+// which holds the objective's own defaults, e.g. count:poisson's max_delta_step) and hands it to
+// the round trainer; no tree header reads the whole config.
+#pragma once
+
+#include <cstdint>
+
+#include "tree/split_math.h"
+
+namespace ringboost {
+
+struct Params;
+
+enum class GrowPolicy { kDepthwise, kLossguide };
+
+struct TreeParams {
+  SplitParams split;   // eta, gamma, min_child_weight, max_delta_step, lambda, alpha (float)
+  int max_depth = 6;   // 0: no limit
+  int max_leaves = 0;  // 0: no limit
+  GrowPolicy grow_policy = GrowPolicy::kDepthwise;
+  double subsample = 1.0;
+  double colsample_bytree = 1.0;
+  double colsample_bylevel = 1.0;
+  double colsample_bynode = 1.0;
+  uint64_t seed = 0;
+  bool sync_phases = false;  // GPU: time each phase to its end (verbosity=3)
+
+  // From the run's settings; `max_delta_step` is the objective's default unless the user set it.
+  static TreeParams From(const Params& params, float max_delta_step);
+};
+
+}  // namespace ringboost
