@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/parallel.h"
 
 namespace ringboost {
 namespace {
@@ -271,22 +272,26 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   for (auto& t : tls_) {
     if (t.size() < nids.size()) t.resize(nids.size());
   }
+  ParallelErrors errors;  // the histograms are allocated here, inside the region
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const int t = omp_get_thread_num();
-    const Task& task = tasks[i];
-    if (task.whole) {
-      out[task.node]->assign(n_bins, GradientSum{});
-      BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
-      continue;
-    }
-    Histogram& h = tls_[t][task.node];
-    if (!used[t][task.node]) {
-      h.assign(n_bins, GradientSum{});
-      used[t][task.node] = 1;
-    }
-    BuildBlock(gpair, task.rows, task.n, h.data(), reuse_gradients);
+    errors.Run([&] {
+      const int t = omp_get_thread_num();
+      const Task& task = tasks[i];
+      if (task.whole) {
+        out[task.node]->assign(n_bins, GradientSum{});
+        BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
+        return;
+      }
+      Histogram& h = tls_[t][task.node];
+      if (!used[t][task.node]) {
+        h.assign(n_bins, GradientSum{});
+        used[t][task.node] = 1;
+      }
+      BuildBlock(gpair, task.rows, task.n, h.data(), reuse_gradients);
+    });
   }
+  errors.Rethrow();
   // Reduce the private histograms of each node of blocks, parallel over nodes and bin ranges.
   std::vector<std::size_t> split_nodes;
   for (std::size_t k = 0; k < nids.size(); ++k) {
