@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/memory.h"
 #include "common/parallel.h"
 
 namespace ringboost {
@@ -264,6 +265,19 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       tasks.push_back(Task{k, rows + b, std::min(size - b, kHistBlockRows), false});
     }
   }
+  // Each node's histogram, and a private one per thread for each node built in blocks.
+  uint64_t block_nodes = 0;
+  for (std::size_t k = 0; k < nids.size(); ++k) {
+    block_nodes += partitioner.NodeRange(nids[k]).size() > whole_rows;
+  }
+  const uint64_t histograms =
+      AddSat(nids.size(), MulSat(static_cast<uint64_t>(nthread_), block_nodes));
+  CheckAllocation(
+      MulSat(MulSat(histograms, n_bins), sizeof(GradientSum)), "the histograms of a tree level",
+      std::to_string(nids.size()) + " nodes + " + std::to_string(nthread_) + " threads x " +
+          std::to_string(block_nodes) + " large nodes, x " + std::to_string(n_bins) + " bins x " +
+          std::to_string(sizeof(GradientSum)) + " bytes",
+      "lower max_bin, max_depth or max_leaves, or nthread");
   // Largest first, so that the last tasks to start are small (the threads end together).
   std::stable_sort(tasks.begin(), tasks.end(),
                    [](const Task& a, const Task& b) { return a.n > b.n; });
@@ -391,6 +405,11 @@ void HistogramBuilder::BuildWidePrivate(const std::vector<GradientSum>& gpair, c
   const std::size_t n_chunks = (n_bins >> kChunkShift) + 1;
   const std::size_t chunk = std::size_t{1} << kChunkShift;
   if (wide_tls_.size() != static_cast<std::size_t>(nthread_)) {
+    CheckAllocation(MulSat(MulSat(static_cast<uint64_t>(nthread_), n_bins), sizeof(GradientSum)),
+                    "the threads' histograms",
+                    std::to_string(nthread_) + " threads x " + std::to_string(n_bins) + " bins x " +
+                        std::to_string(sizeof(GradientSum)) + " bytes",
+                    "lower max_bin or nthread");
     wide_tls_.assign(nthread_, Histogram(n_bins));
     wide_flags_.assign(nthread_, std::vector<uint8_t>(n_chunks, 0));
     wide_lists_.assign(nthread_, {});
