@@ -225,6 +225,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
   RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
+  CheckThreadStacks(params.nthread);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   CheckEarlyStopping(params);
   auto comm = OpenCommunicator(params);
@@ -349,6 +350,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
 int RunPredict(const Params& params) {
   SetVerbosity(params.verbosity);
   RoundTrainer::CheckDevice(params.device);
+  CheckThreadStacks(params.nthread);
   if (params.model_in.empty()) RB_FAIL("task=pred needs model_in=<model file>");
   if (params.test_data.empty()) RB_FAIL("task=pred needs test:data=<data uri>");
   auto comm = OpenCommunicator(params);

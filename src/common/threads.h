@@ -10,4 +10,10 @@ namespace ringboost {
 // of the cores).
 inline int ResolveThreads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads(); }
 
+// Each OpenMP thread takes a stack (OMP_STACKSIZE, else the stack size limit) from the address
+// space; when `nthread` threads' stacks cannot fit in what this process may use, the OpenMP
+// runtime would fail to start them and end the process, so this refuses nthread first, naming
+// the size (common/memory.h).
+void CheckThreadStacks(int nthread);
+
 }  // namespace ringboost

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/memory.h"
 #include "data/data.h"
 #include "data/parser.h"
 #include "data/partition.h"
@@ -128,6 +129,12 @@ void FillReserved(std::size_t n, std::vector<T>* v) {
 
 // Room for `bounds` rows and entries in *data (row_ptr, label, index, value) and in *rows.
 void Allocate(const ChunkBounds& bounds, int nthread, DataSet* data, RowBuffers* rows) {
+  // Entries: feature id and value; rows: the offset, label, weight and query id.
+  CheckAllocation(AddSat(MulSat(bounds.entries, 8), MulSat(bounds.rows, 28)),
+                  "the data of " + data->name,
+                  "up to " + std::to_string(bounds.rows) + " rows x 28 bytes + " +
+                      std::to_string(bounds.entries) + " entries x 8 bytes",
+                  "read it in parts (more workers) or on a machine with more memory");
   data->row_ptr.assign(bounds.rows + 1, 0);
   data->label.resize(bounds.rows);
   data->index.reserve(bounds.entries);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "common/memory.h"
 #include "common/random.h"
 #include "common/threads.h"
 #include "tree/trainer.h"
@@ -77,6 +78,14 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     }
     return PredictMargin(model_, d, 0, nthread_);
   };
+  // Per training row and output group: its margin, gradient pair and quantized gradient pair.
+  const uint64_t per_group = sizeof(float) + 8 + 16;
+  CheckAllocation(MulSat(MulSat(train.NumRows(), static_cast<uint64_t>(groups)), per_group),
+                  "the training state",
+                  std::to_string(train.NumRows()) + " rows x " + std::to_string(groups) +
+                      " output groups x " + std::to_string(per_group) +
+                      " bytes of margin and gradients",
+                  "lower num_class, or use fewer rows a worker (more workers)");
   // Margins of the starting model first: its trees read the data's feature ids.
   train_.margins = init_margins(train);
   columns_ = ColumnMap::Agree(train, num_col, comm_);

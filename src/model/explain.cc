@@ -17,6 +17,8 @@
 #include <limits>
 
 #include "common/error.h"
+#include "common/memory.h"
+#include "common/parallel.h"
 
 namespace ringboost {
 namespace {
@@ -266,9 +268,9 @@ uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, int num_round
     case ExplainKind::kLeaf:
       return num_trees;
     case ExplainKind::kContribs:
-      return model.num_groups * cols;
+      return MulSat(model.num_groups, cols);
     case ExplainKind::kInteractions:
-      return model.num_groups * cols * cols;
+      return MulSat(MulSat(model.num_groups, cols), cols);
   }
   return 0;
 }
@@ -283,33 +285,51 @@ std::vector<float> Explain(const Model& model, const DataSet& data, int num_roun
   }
   const uint64_t per_row = ExplainValuesPerRow(model, kind, num_rounds);
   const int64_t rows = static_cast<int64_t>(data.NumRows());
+  const char* name = kind == ExplainKind::kLeaf       ? "pred_leaf"
+                     : kind == ExplainKind::kContribs ? "pred_contribs"
+                                                      : "pred_interactions";
+  CheckAllocation(
+      MulSat(MulSat(static_cast<uint64_t>(rows), per_row), sizeof(float)), name,
+      std::to_string(rows) + " rows x " + std::to_string(per_row) + " values a row x 4 bytes",
+      "explain fewer rows at a time, or fewer features (a model's num_feature)");
   std::vector<float> out(static_cast<std::size_t>(rows * per_row), 0.0f);
   const uint32_t nf = model.num_feature;
+  ParallelErrors errors;  // per-thread buffers, and the interactions' scratch, grow inside
 #pragma omp parallel num_threads(nthread > 0 ? nthread : omp_get_num_procs())
   {
-    std::vector<float> row(nf + 1, std::numeric_limits<float>::quiet_NaN());
-    std::vector<PathElement> path(forest.path_space);
+    std::vector<float> row;
+    std::vector<PathElement> path;
     std::vector<float> scratch;
+    bool ready = false;
+    errors.Run([&] {
+      row.assign(nf + 1, std::numeric_limits<float>::quiet_NaN());
+      path.resize(forest.path_space);
+      ready = true;
+    });
 #pragma omp for schedule(dynamic, 16)
     for (int64_t r = 0; r < rows; ++r) {
-      for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
-        if (data.index[k] < nf) row[data.index[k]] = data.value[k];
-      }
-      float* o = out.data() + r * per_row;
-      if (kind == ExplainKind::kLeaf) {
-        for (std::size_t t = 0; t < num_trees; ++t) {
-          o[t] = static_cast<float>(forest.trees[t].Leaf(row.data()));
+      if (!ready || errors.failed()) continue;  // rethrown below
+      errors.Run([&] {
+        for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
+          if (data.index[k] < nf) row[data.index[k]] = data.value[k];
         }
-      } else if (kind == ExplainKind::kContribs) {
-        RowContribs(forest, row.data(), Condition{}, &path, o);
-      } else {
-        RowInteractions(forest, row.data(), &path, &scratch, o);
-      }
-      for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
-        if (data.index[k] < nf) row[data.index[k]] = std::numeric_limits<float>::quiet_NaN();
-      }
+        float* o = out.data() + r * per_row;
+        if (kind == ExplainKind::kLeaf) {
+          for (std::size_t t = 0; t < num_trees; ++t) {
+            o[t] = static_cast<float>(forest.trees[t].Leaf(row.data()));
+          }
+        } else if (kind == ExplainKind::kContribs) {
+          RowContribs(forest, row.data(), Condition{}, &path, o);
+        } else {
+          RowInteractions(forest, row.data(), &path, &scratch, o);
+        }
+        for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
+          if (data.index[k] < nf) row[data.index[k]] = std::numeric_limits<float>::quiet_NaN();
+        }
+      });
     }
   }
+  errors.Rethrow();
   return out;
 }
 

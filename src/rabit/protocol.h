@@ -43,6 +43,15 @@
 // joins the checkpoint agreement only then); kFlagHeartbeat on the second link the connector
 // opens to each peer right after the first, on which both ends beat (rabit/heartbeat.h). Without a
 // token the same exchange runs with an empty key: it frames the link but proves nothing.
+//
+// Liveness of the tracker (proven workers only: ringboost's tracker on both ends). While a
+// start/recover waits for its assignment (the tracker ranks a batch once every worker has come,
+// and serves the batch one worker at a time), and again after the worker's listening port until
+// every peer it accepts has linked, the tracker sends kTrackerBeat every second; a worker that
+// hears nothing for rabit_peer_timeout_sec stops, naming the tracker. When the link-up cannot
+// finish (a worker stopped answering during its exchange), the tracker sends kTrackerAbort and a
+// string saying which rank, host and why, then closes: every waiting worker stops with it. A
+// worker waiting for peers to link sees the tracker close its side once they all have.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +69,9 @@ constexpr int32_t kMagic = 0xff99;
 constexpr int32_t kPeerMagic = 0x7262ff9a;
 // A ringboost worker's tracker hello when it proves the job token (not part of dmlc's protocol).
 constexpr int32_t kAuthMagic = 0x7262ff9b;
+// What the tracker sends a proven worker while it waits (above); no rank takes these values.
+constexpr int32_t kTrackerBeat = 0x7262ff9c;
+constexpr int32_t kTrackerAbort = 0x7262ff9d;
 constexpr int32_t kFlagRecovering = 1;
 constexpr int32_t kFlagHeartbeat = 2;
 
@@ -80,6 +92,9 @@ constexpr int32_t kMaxWorldSize = 1 << 16;
 constexpr int32_t kMaxTaskIdBytes = 4096;  // 256 for the id, the rest for ":<token>"
 constexpr int32_t kMaxCommandBytes = 64;
 constexpr int32_t kMaxHostBytes = 1024;
+constexpr int32_t kMaxAbortBytes = 4096;  // the reason of a kTrackerAbort
+// A rank's tree neighbours: the parent and two children of the binary heap tree.
+constexpr int32_t kMaxTreeNeighbours = 3;
 // Sizes that collectives read from peers: a checkpoint (AgreeOnCheckpoint) and the sum of an
 // Allgatherv's blocks; above them a peer's claim is refused before anything is allocated.
 constexpr int64_t kMaxCheckpointBytes = int64_t{1} << 34;
@@ -101,8 +116,32 @@ struct Assignment {
 // Reads and checks it: ranks within the world, the parent among the tree neighbours, no rank
 // its own neighbour, the ring in rank order (ringboost's ring collectives index chunks by
 // rank; XGBoost's tracker and ours both hand it out so). *neighbours: every rank to link with.
+// `watch` (a proven worker): the tracker's beats come first, and a silence of watch->silence_s
+// fails (as does a kTrackerAbort); the assignment itself is bounded by `deadline` either way.
+struct TrackerLiveness {
+  double silence_s = 30;  // rabit_peer_timeout_sec
+  std::string waiting;    // what the worker waits for, for the message
+};
 Status RecvAssignment(TcpSocket* tracker, Deadline deadline, Assignment* out,
-                      std::set<int>* neighbours);
+                      std::set<int>* neighbours, const TrackerLiveness* watch = nullptr);
+
+// A worker's view of the tracker's beats while it waits for peers to link (non-blocking): OK
+// while the tracker beats or once it has closed its side (all peers linked); a failure naming
+// the tracker on its silence or its kTrackerAbort.
+class TrackerWatch {
+ public:
+  TrackerWatch(TcpSocket* tracker, TrackerLiveness liveness);
+  Status Check();
+
+ private:
+  TcpSocket* tracker_;
+  TrackerLiveness liveness_;
+  std::string in_;  // bytes not parsed yet
+  int64_t last_heard_ms_;
+  bool closed_ = false;
+};
+// The failure for a tracker silent for `silent_s` (stopped, hung or cut off).
+Status TrackerSilent(const std::string& tracker, double silent_s, const TrackerLiveness& l);
 
 // "<id>:<token>" when a token is set and the id does not carry it yet, else the id unchanged.
 std::string TaskIdWithToken(const std::string& task_id, const std::string& token);

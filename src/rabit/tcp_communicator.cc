@@ -66,7 +66,7 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   Status ConnectTracker(const std::string& command, TcpSocket* tracker);
   Status ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours);
   Status LinkPeers(TcpSocket* tracker, const std::set<int>& neighbours);
-  Status AcceptPeers(int count, const std::set<int>& neighbours);
+  Status AcceptPeers(TcpSocket* tracker, int count, const std::set<int>& neighbours);
   void AddLink(int peer_rank, int peer_flags, TcpSocket sock);
   void AddHeartbeat(int peer_rank, TcpSocket sock);
   Status ConnectPeer(const std::string& host, int port, int peer_rank, bool heartbeat,
@@ -75,6 +75,23 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
     return Deadline::After(std::min(settings_.connect_timeout_s, settings_.timeout_s));
   }
   int32_t Flags() const { return recovering_ ? proto::kFlagRecovering : 0; }
+  // A proven worker's tracker (ours) answers at once and beats while it makes the worker wait, so
+  // a silence of rabit_peer_timeout_sec ends those waits; a foreign one may serve workers one at
+  // a time, so rabit_timeout_sec bounds each wait there.
+  bool WatchTracker() const { return !settings_.token.empty(); }
+  Deadline TrackerReply() const {
+    return WatchTracker() ? Deadline::After(std::min(settings_.peer_timeout_s, settings_.timeout_s))
+                          : Wait();
+  }
+  proto::TrackerLiveness TrackerSilence(std::string waiting) const {
+    return proto::TrackerLiveness{settings_.peer_timeout_s, std::move(waiting)};
+  }
+  // A tracker's reply that timed out, as its silence (a proven worker's tracker answers at once).
+  Status Silent(TcpSocket* tracker, const Status& s) const {
+    if (!s.timed_out() || !WatchTracker()) return s;
+    return proto::TrackerSilent(tracker->peer(), settings_.peer_timeout_s,
+                                TrackerSilence("its reply during the link-up"));
+  }
 
   Status TreeAllreduce(char* buf, std::size_t count, DataType type, Op op);
   Status RingAllreduce(char* buf, std::size_t count, DataType type, Op op);
@@ -108,7 +125,7 @@ Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tr
       TcpSocket::Connect(settings_.tracker_uri, settings_.tracker_port, ConnectWait(), tracker);
   if (!s.ok()) return s.Wrap(where + ": is the tracker (ringboost-submit) still running?");
   tracker->set_peer(where);
-  Deadline deadline = Wait();
+  Deadline deadline = TrackerReply();
   std::string task_id = settings_.task_id;
   if (settings_.token.empty()) {
     // The plain dmlc hello (foreign trackers).
@@ -128,12 +145,15 @@ Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tr
   if (s.ok()) s = proto::SendInt(tracker, settings_.world_size, deadline);
   if (s.ok()) s = proto::SendStr(tracker, task_id, deadline);
   if (s.ok()) s = proto::SendStr(tracker, command, deadline);
-  return s;
+  return Silent(tracker, s);
 }
 
 Status TcpCommunicator::ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours) {
   proto::Assignment a;
-  Status s = proto::RecvAssignment(tracker, Wait(), &a, neighbours);
+  const proto::TrackerLiveness watch =
+      TrackerSilence("its rank (the tracker ranks the workers once all have started)");
+  Status s =
+      proto::RecvAssignment(tracker, Wait(), &a, neighbours, WatchTracker() ? &watch : nullptr);
   if (!s.ok()) return s;
   rank_ = a.rank;
   world_ = a.world;
@@ -162,8 +182,21 @@ Status TcpCommunicator::ConnectPeer(const std::string& host, int port, int peer_
   Status s = TcpSocket::Connect(host, port, ConnectWait(), sock);
   const int32_t flags = Flags() | (heartbeat ? proto::kFlagHeartbeat : 0);
   int32_t hello_rank = -1;
+  // The peer answers its hello at once (its own port drops hellos not done in its
+  // rabit_handshake_timeout_sec): a peer that does not is stopped, hung or cut off.
   if (s.ok()) {
-    s = ConnectPeerHello(sock, settings_.token, rank_, flags, Wait(), &hello_rank, peer_flags);
+    const double limit = std::min(settings_.handshake_timeout_s, settings_.timeout_s);
+    s = ConnectPeerHello(sock, settings_.token, rank_, flags, Deadline::After(limit), &hello_rank,
+                         peer_flags);
+    if (s.timed_out()) {
+      char text[200];
+      std::snprintf(text, sizeof(text),
+                    " did not answer the link hello within %.1f s (rabit_handshake_timeout_sec): "
+                    "the process is stopped, hung or cut off",
+                    limit);
+      s = Status::Timeout("rank " + std::to_string(peer_rank) + " (" + host + ":" +
+                          std::to_string(port) + ")" + text);
+    }
   }
   if (s.ok() && hello_rank != peer_rank) {
     s = Status::Fail(host + ":" + std::to_string(port) + " answered as rank " +
@@ -176,19 +209,18 @@ Status TcpCommunicator::ConnectPeer(const std::string& host, int port, int peer_
 // The connect loop of the protocol: the tracker names the peers to connect to (those ranked
 // earlier, already listening); the others will connect to us.
 Status TcpCommunicator::LinkPeers(TcpSocket* tracker, const std::set<int>& neighbours) {
-  Deadline deadline = Wait();
   std::vector<int> good;
   for (int r : neighbours) {
     if (links_.count(r) != 0) good.push_back(r);
   }
-  Status s = proto::SendInt(tracker, static_cast<int32_t>(good.size()), deadline);
+  Status s = proto::SendInt(tracker, static_cast<int32_t>(good.size()), TrackerReply());
   for (int r : good) {
-    if (s.ok()) s = proto::SendInt(tracker, r, deadline);
+    if (s.ok()) s = proto::SendInt(tracker, r, TrackerReply());
   }
   int32_t num_connect = 0, num_accept = 0;
-  if (s.ok()) s = proto::RecvInt(tracker, &num_connect, deadline);
-  if (s.ok()) s = proto::RecvInt(tracker, &num_accept, deadline);
-  if (!s.ok()) return s;
+  if (s.ok()) s = proto::RecvInt(tracker, &num_connect, TrackerReply());
+  if (s.ok()) s = proto::RecvInt(tracker, &num_accept, TrackerReply());
+  if (!s.ok()) return Silent(tracker, s);
   const int32_t bad = static_cast<int32_t>(neighbours.size() - good.size());
   if (num_connect < 0 || num_accept < 0 || num_connect + num_accept != bad) {
     return Status::Fail(tracker->peer() + " asked for " + std::to_string(num_connect) +
@@ -198,10 +230,10 @@ Status TcpCommunicator::LinkPeers(TcpSocket* tracker, const std::set<int>& neigh
   for (int i = 0; i < num_connect; ++i) {
     std::string host;
     int32_t port = 0, peer_rank = 0;
-    s = proto::RecvStr(tracker, &host, deadline, proto::kMaxHostBytes);
-    if (s.ok()) s = proto::RecvInt(tracker, &port, deadline);
-    if (s.ok()) s = proto::RecvInt(tracker, &peer_rank, deadline);
-    if (!s.ok()) return s;
+    s = proto::RecvStr(tracker, &host, TrackerReply(), proto::kMaxHostBytes);
+    if (s.ok()) s = proto::RecvInt(tracker, &port, TrackerReply());
+    if (s.ok()) s = proto::RecvInt(tracker, &peer_rank, TrackerReply());
+    if (!s.ok()) return Silent(tracker, s);
     if (port < 1 || port > 65535 || neighbours.count(peer_rank) == 0 ||
         links_.count(peer_rank) != 0) {
       return Status::Fail(tracker->peer() + " named " + QuoteWire(host) + ":" +
@@ -217,15 +249,16 @@ Status TcpCommunicator::LinkPeers(TcpSocket* tracker, const std::set<int>& neigh
     AddLink(peer_rank, flags, std::move(sock));
     AddHeartbeat(peer_rank, std::move(beat));
   }
-  s = proto::SendInt(tracker, 0, deadline);  // no failed connects
-  if (s.ok()) s = proto::SendInt(tracker, listener_.LocalPort(), deadline);
+  s = proto::SendInt(tracker, 0, TrackerReply());  // no failed connects
+  if (s.ok()) s = proto::SendInt(tracker, listener_.LocalPort(), TrackerReply());
   if (!s.ok()) return s;
-  return AcceptPeers(num_accept, neighbours);
+  return AcceptPeers(tracker, num_accept, neighbours);
 }
 
 // The peers' hellos run concurrently with those of any strangers on the port (HandshakePool), so
 // a silent connection delays no link.
-Status TcpCommunicator::AcceptPeers(int count, const std::set<int>& neighbours) {
+Status TcpCommunicator::AcceptPeers(TcpSocket* tracker, int count,
+                                    const std::set<int>& neighbours) {
   HandshakeLimits limits;
   limits.timeout_s = settings_.handshake_timeout_s;
   const int32_t flags = Flags();
@@ -238,10 +271,15 @@ Status TcpCommunicator::AcceptPeers(int count, const std::set<int>& neighbours) 
   // Each peer opens its data link, then its heartbeat link.
   std::set<int> linked, beating;
   const Deadline deadline = Wait();
+  proto::TrackerWatch watch(tracker, TrackerSilence(std::to_string(count) + " peer link(s)"));
   while (count > 0 || beating.size() < linked.size()) {
     if (deadline.Expired()) {
       return Status::Timeout("waiting for " + std::to_string(count) +
                              " more peer link(s) to rank " + std::to_string(rank_) + " timed out");
+    }
+    if (WatchTracker()) {
+      Status w = watch.Check();
+      if (!w.ok()) return w;
     }
     std::vector<HandshakePool::Done> done;
     Status s = pool.Step(std::min(deadline.RemainingMs(), 200), &done);

@@ -22,6 +22,7 @@
 #include "rabit/handshake.h"
 #include "rabit/hello.h"
 #include "rabit/protocol.h"
+#include "rabit/tracker_beat.h"
 
 namespace ringboost::rabit {
 namespace {
@@ -39,15 +40,21 @@ constexpr int kMinBacklog = 256;
 // dmlc's task id meaning "none": never remembered for recovery.
 constexpr const char* kNullTaskId = "NULL";
 
-// One connection to the tracker, after its hello.
+// How often parked proven workers hear from the tracker (rabit/tracker_beat.h); well under any
+// sensible rabit_peer_timeout_sec.
+constexpr double kBeatIntervalS = 0.25;
+
+// One connection to the tracker, after its hello. The socket is shared with TrackerBeat while
+// the worker is parked.
 struct Hello {
-  TcpSocket sock;
+  std::shared_ptr<TcpSocket> sock;
   std::string host;  // numeric address the worker connected from
   int32_t rank = -1;
   int32_t world_size = -1;
   std::string task_id;  // without the job token
   std::string cmd;
   std::string message;  // of a print
+  bool proven = false;  // a ringboost worker (kAuthMagic): it understands the tracker's beats
 };
 
 // A worker that has its rank and still expects `wait_accept` peers to connect to it.
@@ -108,7 +115,8 @@ struct TrackerState {
 // The state of one Run(): what accept_workers keeps in its locals.
 class Session {
  public:
-  explicit Session(TrackerState* impl) : impl_(impl), num_workers_(impl->options.num_workers) {}
+  explicit Session(TrackerState* impl)
+      : impl_(impl), num_workers_(impl->options.num_workers), beat_(kBeatIntervalS) {}
   Status Serve();
 
   // Seconds since Serve() began, for the bootstrap's timeline in the log.
@@ -142,6 +150,10 @@ class Session {
   std::chrono::steady_clock::time_point begin_ = std::chrono::steady_clock::now();
   double first_hello_s_ = -1;  // the first start's hello, since begin_
   double last_hello_s_ = -1;   // the hello that completed the batch
+  TrackerBeat beat_;
+  // Proven workers whose exchange is done and who wait for peers to link, by rank: parked, and
+  // closed once wait_conn_ no longer lists them.
+  std::map<int, std::shared_ptr<TcpSocket>> linking_;
 };
 
 void Session::StepAndDispatch(HandshakePool* pool, int wait_ms) {
@@ -150,8 +162,8 @@ void Session::StepAndDispatch(HandshakePool* pool, int wait_ms) {
   if (!s.ok()) impl_->Log("tracker: " + s.message());
   for (HandshakePool::Done& d : done) {
     auto* h = static_cast<TrackerHello*>(d.handshake.get());
-    Dispatch(Hello{std::move(d.sock), d.host, h->rank, h->world_size, h->task_id, h->cmd,
-                   std::move(h->message)});
+    Dispatch(Hello{std::make_shared<TcpSocket>(std::move(d.sock)), d.host, h->rank, h->world_size,
+                   h->task_id, h->cmd, std::move(h->message), h->proven});
   }
 }
 
@@ -214,6 +226,10 @@ void Session::HandleShutdown(const Hello& hello) {
   }
   // A worker that leaves no longer accepts links (XGBoost's tracker asserts it was not waiting).
   wait_conn_.erase(rank);
+  if (auto it = linking_.find(rank); it != linking_.end()) {
+    beat_.Unpark(it->second);
+    linking_.erase(it);
+  }
   shutdown_.insert(rank);
 }
 
@@ -265,6 +281,7 @@ void Session::HandleStart(Hello hello) {
     impl_->Refuse(hello.host, "all " + std::to_string(num_workers_) + " ranks are taken");
     return;
   } else {
+    if (hello.proven) beat_.Park(hello.sock);
     pending_.push_back(std::move(hello));
   }
   if (first_hello_s_ < 0) first_hello_s_ = Elapsed();
@@ -312,6 +329,7 @@ void Session::AssignBatch() {
 
 // The whole exchange of a start/recover with one worker; false (logged) when it failed.
 bool Session::Assign(Hello* worker, int rank) {
+  beat_.Unpark(worker->sock);
   std::set<int> links;
   std::vector<int> connects;
   int num_accept = 0;
@@ -319,17 +337,30 @@ bool Session::Assign(Hello* worker, int rank) {
   Status s = SendAssignment(worker, rank, &links);
   if (s.ok()) s = ConnectLoop(worker, links, &connects, &num_accept);
   if (s.ok()) {
-    s = proto::RecvInt(&worker->sock, &port, Deadline::After(impl_->options.io_timeout_s));
+    s = proto::RecvInt(worker->sock.get(), &port, Deadline::After(impl_->options.io_timeout_s));
   }
   if (s.ok() && (port <= 0 || port > 65535)) {
     s = Status::Fail("listening port " + std::to_string(port) + " out of range");
   }
   if (!s.ok()) {
-    impl_->Log("tracker: dropped worker " + worker->host + " (task " + QuoteWire(worker->task_id) +
-               ", rank " + std::to_string(rank) + "): " + s.message());
+    const std::string who = "rank " + std::to_string(rank) + " (" + worker->host + ", task " +
+                            QuoteWire(worker->task_id) + ")";
+    impl_->Log("tracker: dropped " + who + ": " + s.message());
+    // A worker that stopped answering (stopped, hung, cut off) holds its rank and will not come
+    // back: every worker waiting on the link-up is told. One whose connection closed died, and
+    // a launcher may restart it (it gets its rank back).
+    if (s.timed_out()) {
+      beat_.AbortAll(who + " stopped answering the tracker during its link-up (" + s.message() +
+                     "): the process is stopped, hung or cut off");
+      linking_.clear();
+    }
     return false;
   }
   Commit(rank, *worker, port, connects, num_accept);
+  if (worker->proven && num_accept > 0) {
+    beat_.Park(worker->sock);
+    linking_[rank] = worker->sock;
+  }
   if (impl_->options.verbose) {
     impl_->Log("tracker: rank " + std::to_string(rank) + " listens on " + worker->host + ":" +
                std::to_string(port));
@@ -341,7 +372,7 @@ bool Session::Assign(Hello* worker, int rank) {
 // peers the worker must be linked with.
 Status Session::SendAssignment(Hello* worker, int rank, std::set<int>* links) const {
   const Deadline deadline = Deadline::After(impl_->options.io_timeout_s);
-  TcpSocket* w = &worker->sock;
+  TcpSocket* w = worker->sock.get();
   const std::vector<int>& tree = links_.neighbours[rank];
   const int prev = links_.ring_prev[rank] == rank ? -1 : links_.ring_prev[rank];
   const int next = links_.ring_next[rank] == rank ? -1 : links_.ring_next[rank];
@@ -362,7 +393,7 @@ Status Session::SendAssignment(Hello* worker, int rank, std::set<int>* links) co
 // while the worker reports failed connects.
 Status Session::ConnectLoop(Hello* worker, const std::set<int>& links, std::vector<int>* connects,
                             int* num_accept) const {
-  TcpSocket* w = &worker->sock;
+  TcpSocket* w = worker->sock.get();
   for (int round = 0; round < kMaxConnectRounds; ++round) {
     const Deadline deadline = Deadline::After(impl_->options.io_timeout_s);
     int32_t num_good = 0;
@@ -419,6 +450,15 @@ void Session::Commit(int rank, const Hello& worker, int32_t port, const std::vec
     wait_conn_[rank] = Waiting{worker.host, port, num_accept};
   } else {
     wait_conn_.erase(rank);
+  }
+  // Workers no longer waiting for links hear no more beats; closing tells them so.
+  for (auto it = linking_.begin(); it != linking_.end();) {
+    if (wait_conn_.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    beat_.Unpark(it->second);
+    it = linking_.erase(it);
   }
 }
 

@@ -14,6 +14,9 @@
 #include <limits>
 
 #include "common/error.h"
+#include "common/memory.h"
+#include "common/parallel.h"
+#include "model/model.h"
 #include "tree/gpu_hist/trainer.h"
 
 namespace ringboost {
@@ -99,9 +102,11 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
   const std::size_t width = static_cast<std::size_t>(features.width) + 1;  // and the NaN pad
   const uint64_t num_rows = data.NumRows();
   const int64_t num_blocks = static_cast<int64_t>((num_rows + kRows - 1) / kRows);
+  ParallelErrors errors;  // each thread's row buffer is allocated inside the region
 #pragma omp parallel num_threads(Threads(nthread))
   {
-    std::vector<float> rows(kRows * width, std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> rows;
+    errors.Run([&] { rows.assign(kRows * width, std::numeric_limits<float>::quiet_NaN()); });
     // Entries of features the trees never saw cannot be split on: they stay out of the buffer.
     auto set = [&](uint64_t begin, uint64_t end, bool values) {
       for (uint64_t r = begin; r < end; ++r) {
@@ -114,6 +119,7 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
     };
 #pragma omp for schedule(static, 8)
     for (int64_t b = 0; b < num_blocks; ++b) {
+      if (rows.empty()) continue;  // this thread's buffer failed: rethrown below
       const uint64_t begin = static_cast<uint64_t>(b) * kRows;
       const uint64_t end = std::min(num_rows, begin + kRows);
       set(begin, end, true);
@@ -122,6 +128,7 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
       set(begin, end, false);
     }
   }
+  errors.Rethrow();
 }
 
 bool DenseRows::Pays(const DataSet& data, uint32_t num_feature) {
@@ -163,6 +170,11 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
 }
 
 std::vector<float> Model::InitialMargins(uint64_t rows) const {
+  const uint64_t groups = static_cast<uint64_t>(std::max(num_groups, 0));
+  CheckAllocation(
+      MulSat(MulSat(rows, groups), sizeof(float)), "the margin buffer",
+      std::to_string(rows) + " rows x " + std::to_string(groups) + " output groups x 4 bytes",
+      "the model's output groups (num_class) are too many for this data");
   std::vector<float> margins(rows * num_groups, base_margin);
   if (base_margins.empty()) return margins;
   RB_CHECK(base_margins.size() == static_cast<std::size_t>(num_groups));

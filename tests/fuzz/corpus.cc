@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace ringboost::test {
 namespace {
@@ -477,6 +478,63 @@ std::string ChainTree(int num_nodes) {
          floats + "],\"loss_changes\":[" + floats + "],\"sum_hessian\":[" + floats + "]}";
 }
 
+// Absurd sizes under a memory limit of 1 GiB (issue 24, item 7): each is refused before it is
+// allocated, naming what needs the memory and how much.
+void MemoryCases(Builder* b, const std::string& train) {
+  const auto add = [&](const std::string& name, const std::string& model, const std::string& args,
+                       const std::string& contain) {
+    FuzzCase c{"", "", {{"c.conf", kConf}, {"train.txt", train}}, args, Expect::kError, contain};
+    if (!model.empty()) c.files.push_back({"m.json", model});
+    c.memory_limit_mb = 1024;
+    b->Add("issue", name, c);
+  };
+  const auto with_features = [](const std::string& n) {
+    return ModelJson().replace(ModelJson().find("\"num_feature\":3"), 15, "\"num_feature\":" + n);
+  };
+  add("memory_num_class_100M", "",
+      std::string(kTrain) + " objective=multi:softmax num_class=100000000",
+      "the training state needs");
+  add("memory_nthread_1024", "", std::string(kTrain) + " nthread=1024", "nthread=1024 needs");
+  add("memory_nthread_1024_predict", with_features("3"), std::string(kPredict) + " nthread=1024",
+      "nthread=1024 needs");
+  add("memory_interactions_100000_features", with_features("100000"),
+      std::string(kPredict) + " pred_interactions=1", "pred_interactions needs");
+  add("memory_contribs_2147483647_features", with_features("2147483647"),
+      std::string(kPredict) + " pred_contribs=1", "pred_contribs needs");
+  // UBJSON models whose counts claim 2^40 elements (a typed array, an object, a string).
+  const auto big_endian = [](uint64_t v) {
+    std::string out(8, '\0');
+    for (int i = 7; i >= 0; --i, v >>= 8) out[i] = static_cast<char>(v & 0xff);
+    return out;
+  };
+  const std::string head = "{L" + big_endian(7) + "learner";
+  const uint64_t huge = uint64_t{1} << 40;
+  for (const auto& [name, bytes] :
+       {std::pair<std::string, std::string>{"typed_array",
+                                            "[$d#L" + big_endian(huge) + std::string(16, '\0')},
+        {"object", "{#L" + big_endian(huge)},
+        {"string", "SL" + big_endian(huge) + "abc"}}) {
+    FuzzCase c{"",
+               "",
+               {{"c.conf", kConf}, {"train.txt", train}, {"m.ubj", head + bytes}},
+               "predict c.conf model_in=m.ubj test:data=train.txt name_pred=pred.txt",
+               Expect::kError,
+               "m.ubj"};
+    c.memory_limit_mb = 1024;
+    b->Add("issue", "memory_ubj_count_2^40_" + name, c);
+  }
+  // Limits that ask for nothing up front: memory follows the data, so this trains.
+  FuzzCase c{"",
+             "",
+             {{"c.conf", kConf}, {"train.txt", train}},
+             std::string(kTrain) +
+                 " max_bin=65536 grow_policy=lossguide max_depth=0 max_leaves=2147483647",
+             Expect::kSuccess,
+             ""};
+  c.memory_limit_mb = 1024;
+  b->Add("issue", "memory_max_bin_depth_leaves", c);
+}
+
 // Each case named in issue 24, items 6 to 8.
 void IssueCases(Builder* b) {
   const std::string train = TrainText();
@@ -557,6 +615,7 @@ void IssueCases(Builder* b) {
           "e.txt:8:"});
   train_case("message_control_bytes", std::string(kTrain) + " 'et\x1b[31ma=1'", Expect::kError,
              "\\x1b");
+  MemoryCases(b, train);
 }
 
 }  // namespace

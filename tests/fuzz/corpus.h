@@ -24,6 +24,10 @@ struct FuzzCase {
   std::string args;                                        // after `ringboost` (shell words)
   Expect expect = Expect::kError;
   std::string must_contain;  // a substring of stderr for kError ("" = any clear error)
+  // When not 0: the run's memory limit in MiB, as `prlimit --as` (RLIMIT_AS) sets it, or as
+  // RINGBOOST_MEMORY_LIMIT_MB where the runner is told not to use rlimits (sanitizer builds
+  // reserve terabytes of address space).
+  int memory_limit_mb = 0;
 };
 
 // Every case, families in the order above.

@@ -7,7 +7,9 @@
 //
 // scripts/sanitize runs the same cases on a sanitizer build: RINGBOOST_FUZZ_EXE names the
 // executable to run, RINGBOOST_FUZZ_STRIDE=N takes every N-th case only (and every case of the
-// "issue" family, those named in issue 24).
+// "issue" family, those named in issue 24); RINGBOOST_FUZZ_NO_RLIMIT=1 gives the cases with a
+// memory limit RINGBOOST_MEMORY_LIMIT_MB instead of RLIMIT_AS (sanitizers need the address
+// space).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -86,8 +88,15 @@ void RunCase(const FuzzCase& c, int timeout_s, Tally* tally) {
     test::WriteFile(dir.File(name), content);
   }
   const std::map<std::string, uintmax_t> before = ListFiles(dir.path());
-  const test::RunResult r = test::RunInDir(dir.path(), "timeout -k 5 " + std::to_string(timeout_s) +
-                                                           " '" + Executable() + "' " + c.args);
+  std::string limit;
+  if (c.memory_limit_mb > 0) {
+    limit = std::getenv("RINGBOOST_FUZZ_NO_RLIMIT") != nullptr
+                ? "env RINGBOOST_MEMORY_LIMIT_MB=" + std::to_string(c.memory_limit_mb) + " "
+                : "prlimit --as=" + std::to_string(int64_t{c.memory_limit_mb} << 20) + " ";
+  }
+  const test::RunResult r =
+      test::RunInDir(dir.path(), limit + "timeout -k 5 " + std::to_string(timeout_s) + " '" +
+                                     Executable() + "' " + c.args);
   const std::string shown = c.name + " (ringboost " + c.args.substr(0, 200) + ")";
   const std::string err = r.err.substr(0, 2000);
   ++tally->runs;

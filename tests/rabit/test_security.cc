@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rabit/auth.h"
+#include "rabit/fake_rank_one.h"
 #include "rabit/handshake.h"
 #include "rabit/hello.h"
 #include "rabit/protocol.h"
@@ -229,29 +230,10 @@ TEST(PeerSecurity, IdleConnectionsDelayNoLink) {
 // then answers the sizes allreduce of an Allgatherv (a tree of two: it sends its two slots up)
 // with 1 TiB for its own block.
 void FakeRankOneClaimingATebibyte(int tracker_port) {
-  const Deadline d = Deadline::After(10);
-  TcpSocket t = Dial(tracker_port);
-  ASSERT_TRUE(ProveToTracker(&t, kToken, d).ok());
-  Send(&t, auth::IntBytes(-1) + auth::IntBytes(2) + Str("1") + Str("start"));
-  proto::Assignment a;
-  std::set<int> neighbours;
-  ASSERT_TRUE(proto::RecvAssignment(&t, d, &a, &neighbours).ok());
-  ASSERT_EQ(a.rank, 1);
-  Send(&t, auth::IntBytes(0));  // no links held
-  int32_t num_connect = 0, num_accept = 0, port = 0, rank = -1, flags = 0;
-  std::string host;
-  ASSERT_TRUE(proto::RecvInt(&t, &num_connect, d).ok());
-  ASSERT_TRUE(proto::RecvInt(&t, &num_accept, d).ok());
-  ASSERT_EQ(num_connect, 1);
-  ASSERT_TRUE(proto::RecvStr(&t, &host, d).ok());
-  ASSERT_TRUE(proto::RecvInt(&t, &port, d).ok());
-  ASSERT_TRUE(proto::RecvInt(&t, &rank, d).ok());
-  TcpSocket link = Dial(port), beat = Dial(port);
-  ASSERT_TRUE(ConnectPeerHello(&link, kToken, 1, 0, d, &rank, &flags).ok());
-  ASSERT_TRUE(ConnectPeerHello(&beat, kToken, 1, proto::kFlagHeartbeat, d, &rank, &flags).ok());
-  Send(&t, auth::IntBytes(0) + auth::IntBytes(65000));  // no failed connects; "our" port
+  test::FakeLinks fake;
+  ASSERT_NO_FATAL_FAILURE(test::LinkAsRankOne(tracker_port, kToken, 0, &fake));
   const int64_t sizes[2] = {0, int64_t{1} << 40};
-  Send(&link, std::string(reinterpret_cast<const char*>(sizes), sizeof(sizes)));
+  Send(&fake.link, std::string(reinterpret_cast<const char*>(sizes), sizeof(sizes)));
 }
 
 // A peer that knows the token but lies about sizes: rank 0 refuses the size before it
@@ -260,13 +242,8 @@ TEST(PeerSecurity, AllgathervRefusesASizeBeyondWhatTheProtocolAllows) {
   test::TrackerThread tracker(2, kToken);
   std::string result;
   std::thread real([&] {
-    CommunicatorConfig config;
-    config.backend = "tcp";
-    config.args = tracker.WorkerArgs(0);
-    config.args.push_back({"RINGBOOST_JOB_TOKEN", kToken});
-    config.args.push_back({"rabit_timeout_sec", "10"});
     try {
-      auto comm = MakeCommunicator(config);
+      auto comm = MakeCommunicator(test::RealRankZero(tracker, kToken));
       std::vector<char> out;
       result = comm->AllgathervRaw("abc", 3, &out).message();
     } catch (const std::exception& e) {

@@ -15,15 +15,21 @@ namespace ringboost::rabit::test {
 
 class TrackerThread {
  public:
-  explicit TrackerThread(int num_workers, std::string token = "") {
+  // `tweak` may change the options before the tracker starts; `on_line` sees each log line on
+  // the tracker's thread as it is written (tests act at a given moment of the link-up).
+  explicit TrackerThread(int num_workers, std::string token = "",
+                         const std::function<void(TrackerOptions*)>& tweak = {},
+                         std::function<void(const std::string&)> on_line = {}) {
     TrackerOptions options;
     options.num_workers = num_workers;
     options.token = std::move(token);
     options.io_timeout_s = 10;
-    options.log = [this](const std::string& line) {
+    options.log = [this, on_line = std::move(on_line)](const std::string& line) {
+      if (on_line) on_line(line);
       std::lock_guard<std::mutex> lock(mutex_);
       log_ += line + "\n";
     };
+    if (tweak) tweak(&options);
     ThrowIfError(Tracker::Create(options, &tracker_));
     thread_ = std::thread([this] { status_ = tracker_->Run(); });
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/memory.h"
 #include "tree/bins/bin_search.h"
 
 namespace ringboost {
@@ -165,6 +166,12 @@ BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts,
   m.num_rows_ = data.NumRows();
   m.num_features_ = nf;
   std::vector<uint32_t> columns = DenseColumns(data, nf, threads);
+  const uint64_t entries =
+      columns.empty() ? data.NumNonZero() : MulSat(m.num_rows_, columns.size());
+  // At most 4 bytes an entry (2 when dense), with a column-major copy of dense data.
+  CheckAllocation(MulSat(entries, 4), "the binned matrix",
+                  std::to_string(entries) + " entries x 4 bytes",
+                  "use fewer rows or features a worker (more workers)");
   if (!columns.empty()) {
     m.layout_ = Layout::kDense;
     m.dense_columns_ = columns;

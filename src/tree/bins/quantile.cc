@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/parallel.h"
 #include "common/sort_util.h"
 #include "tree/bins/quantile_rule.h"
 
@@ -299,27 +300,31 @@ void SortBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename T
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return counts.Size(a) > counts.Size(b); });
   shares->assign(alone ? 0 : fe - fb, LocalColumn{{}, {0}});
+  ParallelErrors errors;  // the sort's scratch and the cuts are allocated inside the region
 #pragma omp parallel num_threads(nthread)
   {
     std::vector<Elem> tmp;
 #pragma omp for schedule(dynamic, 1)
     for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
-      const uint32_t f = order[i];
-      Elem* col = elems + (counts.ptr[f] - counts.ptr[fb]);
-      const uint64_t n = counts.Size(f);
-      detail::RadixSortByKey<Traits::kShift>(col, n, &tmp);
-      uint64_t distinct = 0;
-      for (uint64_t k = 0; k < n; ++k) {
-        distinct += (k == 0 || traits.Key(col[k]) != traits.Key(col[k - 1]));
-      }
-      if (alone) {
-        (*min_values)[f] = MinValue(KeyToFloat(traits.Key(col[0])));
-        (*per_feature)[f] = ExactCuts(ColumnShare(col, n, distinct, traits), n, max_bin);
-      } else {
-        (*shares)[f - fb] = ColumnShare(col, n, distinct, traits);
-      }
+      errors.Run([&] {
+        const uint32_t f = order[i];
+        Elem* col = elems + (counts.ptr[f] - counts.ptr[fb]);
+        const uint64_t n = counts.Size(f);
+        detail::RadixSortByKey<Traits::kShift>(col, n, &tmp);
+        uint64_t distinct = 0;
+        for (uint64_t k = 0; k < n; ++k) {
+          distinct += (k == 0 || traits.Key(col[k]) != traits.Key(col[k - 1]));
+        }
+        if (alone) {
+          (*min_values)[f] = MinValue(KeyToFloat(traits.Key(col[0])));
+          (*per_feature)[f] = ExactCuts(ColumnShare(col, n, distinct, traits), n, max_bin);
+        } else {
+          (*shares)[f - fb] = ColumnShare(col, n, distinct, traits);
+        }
+      });
     }
   }
+  errors.Rethrow();
 }
 
 // Concatenates the per-feature cuts into cuts->ptr / cuts->values.

@@ -12,6 +12,7 @@
 #endif
 
 #include "common/error.h"
+#include "common/parallel.h"
 
 namespace ringboost {
 namespace {
@@ -286,15 +287,22 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
   // it cannot win either, so threads prune with each other's finds too.
   std::vector<std::atomic<float>> found(num_nodes);
   for (std::atomic<float>& x : found) x.store(-INFINITY, std::memory_order_relaxed);
+  ParallelErrors errors;  // each thread allocates its buffers inside the region
 #pragma omp parallel num_threads(nthread_)
   {
     const int t = omp_get_thread_num();
     const std::size_t max_words = (max_feature_bins_ + 63) / 64;
-    std::vector<GradientSum> hist(num_nodes * max_feature_bins_);  // zero between features
-    std::vector<uint64_t> bits(num_nodes * max_words, 0);          // bins with entries, per node
+    std::vector<GradientSum> hist;  // zero between features
+    std::vector<uint64_t> bits;     // bins with entries, per node
     std::vector<uint32_t> nonzero;
+    errors.Run([&] {
+      hist.resize(num_nodes * max_feature_bins_);
+      bits.assign(num_nodes * max_words, 0);
+      nonzero.reserve(max_feature_bins_);
+    });
 #pragma omp for schedule(dynamic, 16)
     for (int64_t fi = 0; fi < static_cast<int64_t>(nf); ++fi) {
+      if (hist.size() != num_nodes * max_feature_bins_) continue;  // this thread's buffers failed
       const uint32_t f = static_cast<uint32_t>(fi);
       const uint32_t nb = cuts_->FeatureBins(f);
       const std::size_t words = (nb + 63) / 64;

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/memory.h"
+#include "common/parallel.h"
 
 namespace ringboost {
 namespace {
@@ -263,6 +265,19 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       tasks.push_back(Task{k, rows + b, std::min(size - b, kHistBlockRows), false});
     }
   }
+  // Each node's histogram, and a private one per thread for each node built in blocks.
+  uint64_t block_nodes = 0;
+  for (std::size_t k = 0; k < nids.size(); ++k) {
+    block_nodes += partitioner.NodeRange(nids[k]).size() > whole_rows;
+  }
+  const uint64_t histograms =
+      AddSat(nids.size(), MulSat(static_cast<uint64_t>(nthread_), block_nodes));
+  CheckAllocation(
+      MulSat(MulSat(histograms, n_bins), sizeof(GradientSum)), "the histograms of a tree level",
+      std::to_string(nids.size()) + " nodes + " + std::to_string(nthread_) + " threads x " +
+          std::to_string(block_nodes) + " large nodes, x " + std::to_string(n_bins) + " bins x " +
+          std::to_string(sizeof(GradientSum)) + " bytes",
+      "lower max_bin, max_depth or max_leaves, or nthread");
   // Largest first, so that the last tasks to start are small (the threads end together).
   std::stable_sort(tasks.begin(), tasks.end(),
                    [](const Task& a, const Task& b) { return a.n > b.n; });
@@ -271,22 +286,26 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   for (auto& t : tls_) {
     if (t.size() < nids.size()) t.resize(nids.size());
   }
+  ParallelErrors errors;  // the histograms are allocated here, inside the region
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const int t = omp_get_thread_num();
-    const Task& task = tasks[i];
-    if (task.whole) {
-      out[task.node]->assign(n_bins, GradientSum{});
-      BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
-      continue;
-    }
-    Histogram& h = tls_[t][task.node];
-    if (!used[t][task.node]) {
-      h.assign(n_bins, GradientSum{});
-      used[t][task.node] = 1;
-    }
-    BuildBlock(gpair, task.rows, task.n, h.data(), reuse_gradients);
+    errors.Run([&] {
+      const int t = omp_get_thread_num();
+      const Task& task = tasks[i];
+      if (task.whole) {
+        out[task.node]->assign(n_bins, GradientSum{});
+        BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
+        return;
+      }
+      Histogram& h = tls_[t][task.node];
+      if (!used[t][task.node]) {
+        h.assign(n_bins, GradientSum{});
+        used[t][task.node] = 1;
+      }
+      BuildBlock(gpair, task.rows, task.n, h.data(), reuse_gradients);
+    });
   }
+  errors.Rethrow();
   // Reduce the private histograms of each node of blocks, parallel over nodes and bin ranges.
   std::vector<std::size_t> split_nodes;
   for (std::size_t k = 0; k < nids.size(); ++k) {
@@ -386,6 +405,11 @@ void HistogramBuilder::BuildWidePrivate(const std::vector<GradientSum>& gpair, c
   const std::size_t n_chunks = (n_bins >> kChunkShift) + 1;
   const std::size_t chunk = std::size_t{1} << kChunkShift;
   if (wide_tls_.size() != static_cast<std::size_t>(nthread_)) {
+    CheckAllocation(MulSat(MulSat(static_cast<uint64_t>(nthread_), n_bins), sizeof(GradientSum)),
+                    "the threads' histograms",
+                    std::to_string(nthread_) + " threads x " + std::to_string(n_bins) + " bins x " +
+                        std::to_string(sizeof(GradientSum)) + " bytes",
+                    "lower max_bin or nthread");
     wide_tls_.assign(nthread_, Histogram(n_bins));
     wide_flags_.assign(nthread_, std::vector<uint8_t>(n_chunks, 0));
     wide_lists_.assign(nthread_, {});

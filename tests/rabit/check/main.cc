@@ -1,11 +1,14 @@
 // A worker that checks every collective (collective_checks.h) as a real process: mpirun starts it
 // (tests/rabit/test_mpi.cc), and so do the trackers of tests/rabit/test_tcp_processes.cc.
 //   rabit_check [communicator=auto|mpi|tcp] [expect=BACKEND] [die_rank=R] [stop_rank=R]
-//               [KEY=VALUE ...]
+//               [pid_file=PATH] [KEY=VALUE ...]
 // KEY=VALUE go to the communicator (DMLC_*, rabit_*). die_rank=R: rank R exits with code 3 after
 // the first allreduce, so the others' next collective meets a dead peer; stop_rank=R: rank R stops
-// itself (SIGSTOP) there instead, a hung peer whose links stay open.
+// itself (SIGSTOP) there instead, a hung peer whose links stay open. pid_file=PATH: writes the
+// process id there first (tests stop a worker at a moment of their choosing).
 // Prints "rank R of N ok" and exits 0, or prints the first mismatch or error and exits 1.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +39,12 @@ int Run(int argc, char** argv) {
       die_rank = std::atoi(value.c_str());
     } else if (key == "stop_rank") {
       stop_rank = std::atoi(value.c_str());
+    } else if (key == "pid_file") {
+      std::FILE* f = std::fopen(value.c_str(), "w");
+      if (f != nullptr) {
+        std::fprintf(f, "%d\n", static_cast<int>(getpid()));
+        std::fclose(f);
+      }
     } else {
       config.args.emplace_back(key, value);
     }

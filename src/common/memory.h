@@ -1,0 +1,36 @@
+// How much memory this process may use, and the check made before each large allocation whose
+// size comes from the data, the config or a model file: a request that cannot fit is a user's
+// error naming what needs the memory, how much and why (`the histograms need 41.0 GiB (...)`),
+// raised before anything is allocated, never a std::bad_alloc from deep inside (or an abort,
+// inside an OpenMP region).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ringboost {
+
+struct MemoryLimit {
+  uint64_t bytes = 0;
+  std::string source;  // "RLIMIT_AS", "RLIMIT_DATA", "cgroup memory.max", "physical memory"
+};
+
+// The smallest of: the address-space and data-segment limits (setrlimit, `ulimit -v`,
+// `prlimit --as`), the cgroup's memory.max (containers) and the machine's physical memory.
+// Read once; RINGBOOST_MEMORY_LIMIT_MB, when set, lowers it further (for tests).
+const MemoryLimit& ProcessMemoryLimit();
+
+// a * b, saturating at UINT64_MAX (sizes from hostile inputs must not wrap).
+uint64_t MulSat(uint64_t a, uint64_t b);
+uint64_t AddSat(uint64_t a, uint64_t b);
+// "512 bytes", "3.2 MiB", "41.0 GiB".
+std::string FormatBytes(uint64_t bytes);
+
+// Throws ringboost::Error when `bytes` exceed ProcessMemoryLimit():
+//   "<what> needs <N> (<how>), more than the <M> this process may use (<source>); <fix>"
+// `how` says how the size comes about ("2000000 rows x 3 groups x 4 bytes"), `fix` what the
+// user can change.
+void CheckAllocation(uint64_t bytes, const std::string& what, const std::string& how,
+                     const std::string& fix);
+
+}  // namespace ringboost
