@@ -162,11 +162,12 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "quantile_alpha", &Params::quantile_alpha, "0.5")
                   .Doc("reg:quantileerror's target quantile, or a list of them "
                        "(quantile_alpha = [0.1,0.5,0.9]): one output per quantile."));
-  t.push_back(P(s, "aft_loss_distribution", &Params::aft_loss_distribution, "normal")
-                  .OneOf({"normal", "logistic", "extreme"})
-                  .Doc("survival:aft's noise distribution Z in log(time) = margin + sigma Z (also "
-                       "for aft-nloglik); the label intervals come from <file>.lower_bound and "
-                       "<file>.upper_bound beside the data."));
+  t.push_back(
+      P(s, "aft_loss_distribution", &Params::aft_loss_distribution, "normal")
+          .OneOf({"normal", "logistic", "extreme"})
+          .Doc("survival:aft's noise distribution Z in log(time) = margin + sigma Z (also "
+               "for aft-nloglik); the label intervals come from the side files DATA.lower_bound "
+               "and DATA.upper_bound beside each data file DATA."));
   t.push_back(P(s, "aft_loss_distribution_scale", &Params::aft_loss_distribution_scale, "1")
                   .Min(0, /*open=*/true)
                   .Doc("survival:aft's noise scale sigma (also for aft-nloglik)."));
