@@ -33,6 +33,8 @@ Their goal is RELATIVE_TOLERANCE of XGBoost's value, either way; a case whose ob
 installed XGBoost lacks is reported as SKIP. They train on machine/machine.data (UCI CPU
 performance: the six numeric columns -> PRP), rows i % 5 == 0 the test set, and binary:hinge on
 agaricus. base_score stays PARAMS' 0.5 on both sides (XGBoost 3.x would otherwise estimate it).
+survival:aft trains on ACTG175 from PyPI's lifelines (`/tmp/xgb3/bin/pip install --no-deps
+lifelines`; see ACTG175 below), its label intervals in .lower_bound / .upper_bound side files.
 """
 
 import argparse
@@ -118,7 +120,24 @@ for _objective, _metric, _extra in [
                       "lightgbm/binary.test", "tsv-target", _objective, _metric,
                       higher_better=False, goal="relative", extra=_extra))
 
-SIDE_FILES = (".weight", ".query")
+# survival:aft on ACTG175 (AIDS Clinical Trials Group study 175, 2139 patients, 22 covariates,
+# days to an event or to censoring), the CSV that PyPI's lifelines ships in lifelines/datasets/
+# (`pip install --no-deps lifelines` in the venv is enough: the file is found, not imported).
+# Rows i % 5 == 0 are the test set; a censored row's interval is [days, inf). max_bin 2048 gives
+# every distinct value of every column (1090 at most) its own bin in both libraries: at 256 bins
+# XGBoost's approximate sketch and ringboost's exact quantiles cut the many-valued columns (the
+# CD4/CD8 counts) differently, and the first tree already splits cd420 at 170 against 169
+# (aft-nloglik +1.2% normal, -0.9% logistic at 256 bins; +0.03% normal at 2048).
+ACTG175 = "lifelines:ACTG175.csv"
+for _dist, _metric in [("normal", "aft-nloglik"), ("logistic", "aft-nloglik"),
+                       ("extreme", "aft-nloglik"), ("normal", "interval-regression-accuracy")]:
+    CASES.append(Case("actg175-aft-%s%s" % (_dist, "" if _metric == "aft-nloglik" else "-acc"),
+                      ACTG175, ACTG175, "survival", "survival:aft", _metric,
+                      higher_better=_metric != "aft-nloglik", goal="relative",
+                      extra={"aft_loss_distribution": _dist,
+                             "aft_loss_distribution_scale": 1.2, "max_bin": 2048}))
+
+SIDE_FILES = (".weight", ".query", ".lower_bound", ".upper_bound")
 
 
 # ---- data preparation ---------------------------------------------------------------------
@@ -160,8 +179,49 @@ def tsv_column_target(src, dst):
             out.write("%s %s\n" % (fields[1], feats))
 
 
+def lifelines_file(name):
+    """The path of a data set lifelines ships, without importing lifelines."""
+    import importlib.util
+    spec = importlib.util.find_spec("lifelines")
+    if spec is None:
+        raise FileNotFoundError("lifelines (pip install --no-deps lifelines) for " + name)
+    return os.path.join(spec.submodule_search_locations[0], "datasets", name)
+
+
+ACTG_DROP = ("", "pidnum", "cens", "days")
+
+
+def actg_to_libsvm(src, train_dst, test_dst):
+    """ACTG175's CSV as LibSVM (label 0, the covariates as features, NA missing) with the
+    .lower_bound / .upper_bound side files: [days, days] for an event, [days, inf) censored."""
+    import csv
+    outs = {}
+    for path in (train_dst, test_dst):
+        outs[path] = [open(path, "w"), open(path + ".lower_bound", "w"),
+                      open(path + ".upper_bound", "w")]
+    with open(src) as inp:
+        rows = csv.reader(inp)
+        header = next(rows)
+        features = [j for j, name in enumerate(header) if name not in ACTG_DROP]
+        cens, days = header.index("cens"), header.index("days")
+        for i, fields in enumerate(rows):
+            data, lower, upper = outs[test_dst if i % 5 == 0 else train_dst]
+            feats = " ".join("%d:%s" % (k, fields[j]) for k, j in enumerate(features)
+                             if fields[j] != "NA")
+            data.write("0 %s\n" % feats)
+            lower.write("%s\n" % fields[days])
+            upper.write("%s\n" % (fields[days] if fields[cens] == "1" else "inf"))
+    for files in outs.values():
+        for f in files:
+            f.close()
+
+
 def prepare(case, data_dir, work_dir):
     """Paths (train, test) of LibSVM files for this case, converting TSV into work_dir."""
+    if case.fmt == "survival":
+        paths = [os.path.join(work_dir, "actg.train"), os.path.join(work_dir, "actg.test")]
+        actg_to_libsvm(lifelines_file(case.train.split(":", 1)[1]), paths[0], paths[1])
+        return paths
     if case.fmt == "tsv-target":
         paths = []
         for rel in (case.train, case.test):
@@ -202,6 +262,9 @@ def xgb_matrix(xgb, path):
         dmat.set_weight(read_numbers(path + ".weight", float))
     if os.path.exists(path + ".query"):
         dmat.set_group(read_numbers(path + ".query", int))
+    if os.path.exists(path + ".lower_bound"):
+        dmat.set_float_info("label_lower_bound", read_numbers(path + ".lower_bound", float))
+        dmat.set_float_info("label_upper_bound", read_numbers(path + ".upper_bound", float))
     return dmat
 
 

@@ -133,15 +133,15 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
 
   s = "Objective and metrics";
-  t.push_back(
-      P(s, "objective", &Params::objective, "reg:squarederror")
-          .OneOf({"reg:squarederror", "reg:logistic", "binary:logistic", "binary:logitraw",
-                  "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise", "rank:ndcg",
-                  "reg:pseudohubererror", "reg:gamma", "reg:tweedie", "reg:squaredlogerror",
-                  "binary:hinge", "reg:absoluteerror", "reg:quantileerror", "survival:cox"})
-          .Accept("reg:linear", "reg:squarederror",
-                  "objective=reg:linear is deprecated; using reg:squarederror")
-          .Doc("Learning objective; multi:* need num_class."));
+  t.push_back(P(s, "objective", &Params::objective, "reg:squarederror")
+                  .OneOf({"reg:squarederror", "reg:logistic", "binary:logistic", "binary:logitraw",
+                          "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise",
+                          "rank:ndcg", "reg:pseudohubererror", "reg:gamma", "reg:tweedie",
+                          "reg:squaredlogerror", "binary:hinge", "reg:absoluteerror",
+                          "reg:quantileerror", "survival:cox", "survival:aft"})
+                  .Accept("reg:linear", "reg:squarederror",
+                          "objective=reg:linear is deprecated; using reg:squarederror")
+                  .Doc("Learning objective; multi:* need num_class."));
   t.push_back(P(s, "num_class", &Params::num_class, "0")
                   .Min(0)
                   .Doc("Number of classes, for multi:softmax and multi:softprob (at least 2)."));
@@ -165,17 +165,17 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(
       P(s, "aft_loss_distribution", &Params::aft_loss_distribution, "normal")
           .OneOf({"normal", "logistic", "extreme"})
-          .Doc("survival:aft's noise distribution (XGBoost's key, read and checked; survival:aft "
-               "itself is not available yet)."));
+          .Doc("survival:aft's noise distribution Z in log(time) = margin + sigma Z (also "
+               "for aft-nloglik); the label intervals come from the side files DATA.lower_bound "
+               "and DATA.upper_bound beside each data file DATA."));
   t.push_back(P(s, "aft_loss_distribution_scale", &Params::aft_loss_distribution_scale, "1")
                   .Min(0, /*open=*/true)
-                  .Doc("survival:aft's noise scale sigma (read and checked; survival:aft is not "
-                       "available yet)."));
+                  .Doc("survival:aft's noise scale sigma (also for aft-nloglik)."));
   t.push_back(P(s, "eval_metric", &Params::eval_metric, "")
                   .Doc("Evaluation metric (rmse, mae, logloss, error, error@t, auc, merror, "
                        "mlogloss, ndcg@k, map@k, pre@k, poisson-nloglik, rmsle, mape, mphe, "
                        "gamma-nloglik, gamma-deviance, tweedie-nloglik@p, quantile, cox-nloglik, "
-                       "...); repeat "
+                       "aft-nloglik, interval-regression-accuracy, ...); repeat "
                        "the key to add more; none given means the objective's default."));
   t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
                   .Min(0)

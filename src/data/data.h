@@ -22,6 +22,11 @@ struct DataSet {
   uint64_t first_row = 0;            // global id of row 0 (distributed: exclusive scan)
   uint64_t first_group = 0;          // global id of query group 0 (likewise)
   std::string name;                  // the URI it came from, for messages
+  // survival:aft's interval of each row's survival time, [lower, upper] with 0 <= lower <= upper
+  // and upper possibly +inf (right-censored; lower 0: left-censored), from `<file>.lower_bound`
+  // and `<file>.upper_bound`; both empty when the data has none.
+  std::vector<float> label_lower_bound;
+  std::vector<float> label_upper_bound;
 
   uint64_t NumRows() const { return row_ptr.size() - 1; }
   uint64_t NumNonZero() const { return index.size(); }
@@ -46,7 +51,8 @@ struct LoadOptions {
 // directory (its files in name order), as one data set. URI options after '?' as XGBoost:
 // format=libsvm|csv, label_column=N|NAME, weight_column=N|NAME, delimiter=X, header=0|1
 // (docs/data.md). Side files `<file>.weight`,
-// `<file>.query` / `<file>.group` are read when present. A malformed input throws Error with
+// `<file>.query` / `<file>.group`, `<file>.lower_bound` and `<file>.upper_bound` are read when
+// present. A malformed input throws Error with
 // `file:line:column: what is wrong`.
 DataSet LoadData(const std::string& uri, const LoadOptions& options);
 

@@ -44,6 +44,18 @@ SideFiles FindSideFiles(const std::string& data_path) {
   }
   if (query) side.group = data_path + ".query";
   if (group) side.group = data_path + ".group";
+  const bool lower = IsRegularFile(data_path + ".lower_bound");
+  const bool upper = IsRegularFile(data_path + ".upper_bound");
+  if (lower != upper) {
+    RB_FAIL("'" << data_path << (lower ? ".lower_bound" : ".upper_bound") << "' exists but '"
+                << data_path << (lower ? ".upper_bound" : ".lower_bound")
+                << "' does not; survival:aft needs both bounds of every row (upper inf: "
+                   "right-censored)");
+  }
+  if (lower) {
+    side.lower_bound = data_path + ".lower_bound";
+    side.upper_bound = data_path + ".upper_bound";
+  }
   return side;
 }
 
@@ -59,6 +71,21 @@ std::vector<float> ReadWeightFile(const std::string& path) {
     weights.push_back(w);
   });
   return weights;
+}
+
+std::vector<float> ReadBoundFile(const std::string& path, const char* what) {
+  MappedFile file(path);
+  std::vector<float> bounds;
+  ForEachValue(file, [&](const char* b, const char* e) {
+    float v = 0;
+    if (!ParseFloatToken(b, e, &v) || !(v >= 0) || v == -INFINITY) {
+      FailAt(path, file.begin(), b,
+             std::string("bad ") + what + " " + Quote(b, e) +
+                 " (expected one number >= 0 per line, or inf)");
+    }
+    bounds.push_back(v);
+  });
+  return bounds;
 }
 
 std::vector<uint64_t> ReadGroupFile(const std::string& path) {

@@ -129,7 +129,8 @@ void AddPath(const std::string& path, std::vector<std::string>* files) {
 }  // namespace
 
 bool IsSideFileName(const std::string& name) {
-  return EndsWith(name, ".weight") || EndsWith(name, ".query") || EndsWith(name, ".group");
+  return EndsWith(name, ".weight") || EndsWith(name, ".query") || EndsWith(name, ".group") ||
+         EndsWith(name, ".lower_bound") || EndsWith(name, ".upper_bound");
 }
 
 UriSpec ParseUri(const std::string& uri) {

@@ -43,7 +43,8 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec);
 // for a name that is not a column, and for a name without header=1.
 void ResolveColumns(const std::string& header_line, UriSpec* spec);
 
-// Whether a file name is a side file (`.weight`, `.query`, `.group`), skipped in directories.
+// Whether a file name is a side file (`.weight`, `.query`, `.group`, `.lower_bound`,
+// `.upper_bound`), skipped in directories.
 bool IsSideFileName(const std::string& name);
 
 }  // namespace ringboost

@@ -16,23 +16,71 @@ uint64_t RowsOutside(const InputFile& file, const ByteRange& range) {
          CountFileDataRows(*file.map, range.end, file.map->end());
 }
 
-void AttachSideWeights(const InputFile& file, const ByteRange& range, const FileRows& rows,
-                       DataSet* data) {
-  const std::string& path = file.map->path();
-  if (rows.has_weight) {
-    RB_FAIL(path << ": weights are given both in the data (label:weight or weight_column) and by '"
-                 << file.side.weight << "'; keep one");
-  }
-  std::vector<float> weights = ReadWeightFile(file.side.weight);
+// Copies the part's rows of a per-row side file's `values` (named `side`, of kind `what`) into
+// (*out)[rows.begin ...), after checking that the file has one value per data row of `file`.
+// Returns the index in `values` of the part's first row.
+uint64_t CopyPartRows(const InputFile& file, const ByteRange& range, const FileRows& rows,
+                      const std::string& side, const char* what, const std::vector<float>& values,
+                      std::vector<float>* out) {
   uint64_t before = CountFileDataRows(*file.map, file.map->begin(), range.begin);
   uint64_t total = before + rows.count + CountFileDataRows(*file.map, range.end, file.map->end());
-  if (weights.size() != total) {
-    RB_FAIL("'" << file.side.weight << "' has " << weights.size() << " weights but '" << path
-                << "' has " << total << " data rows; give one weight per data row");
+  if (values.size() != total) {
+    RB_FAIL("'" << side << "' has " << values.size() << " " << what << "s but '" << file.map->path()
+                << "' has " << total << " data rows; give one " << what << " per data row");
+  }
+  std::copy(values.begin() + before, values.begin() + before + rows.count,
+            out->begin() + rows.begin);
+  return before;
+}
+
+void AttachSideWeights(const InputFile& file, const ByteRange& range, const FileRows& rows,
+                       DataSet* data) {
+  if (rows.has_weight) {
+    RB_FAIL(file.map->path()
+            << ": weights are given both in the data (label:weight or weight_column) and by '"
+            << file.side.weight << "'; keep one");
   }
   if (data->weight.empty()) data->weight.assign(data->NumRows(), 1.0f);
-  std::copy(weights.begin() + before, weights.begin() + before + rows.count,
-            data->weight.begin() + rows.begin);
+  CopyPartRows(file, range, rows, file.side.weight, "weight", ReadWeightFile(file.side.weight),
+               &data->weight);
+}
+
+// survival:aft's bounds of the part's rows, lower <= upper checked row by row.
+void AttachSideBounds(const InputFile& file, const ByteRange& range, const FileRows& rows,
+                      DataSet* data) {
+  data->label_lower_bound.resize(data->NumRows());
+  data->label_upper_bound.resize(data->NumRows());
+  const std::vector<float> lower = ReadBoundFile(file.side.lower_bound, "lower bound");
+  const std::vector<float> upper = ReadBoundFile(file.side.upper_bound, "upper bound");
+  const uint64_t before = CopyPartRows(file, range, rows, file.side.lower_bound, "lower bound",
+                                       lower, &data->label_lower_bound);
+  CopyPartRows(file, range, rows, file.side.upper_bound, "upper bound", upper,
+               &data->label_upper_bound);
+  for (uint64_t i = before; i < before + rows.count; ++i) {
+    if (lower[i] > upper[i]) {
+      RB_FAIL("'" << file.map->path() << "': data row " << i + 1 << " has lower bound " << lower[i]
+                  << " above its upper bound " << upper[i] << " ('" << file.side.lower_bound
+                  << "', '" << file.side.upper_bound << "'); give lower <= upper");
+    }
+    if (!(upper[i] > 0.0f)) {
+      RB_FAIL("'" << file.map->path() << "': data row " << i + 1 << " has upper bound 0 ('"
+                  << file.side.upper_bound
+                  << "'); a survival time's upper bound must be > 0 (inf: right-censored)");
+    }
+  }
+}
+
+// Every file of a data set has bounds or none.
+void CheckBoundsEverywhere(const std::vector<InputFile>& files) {
+  for (const InputFile& file : files) {
+    if (file.side.lower_bound.empty() != files.front().side.lower_bound.empty()) {
+      const InputFile& with = file.side.lower_bound.empty() ? files.front() : file;
+      const InputFile& without = file.side.lower_bound.empty() ? file : files.front();
+      RB_FAIL("'" << with.map->path() << "' has label bounds (.lower_bound, .upper_bound) but '"
+                  << without.map->path()
+                  << "' has none; give every file of the data set bounds or none");
+    }
+  }
 }
 
 // Appends the sizes of the .query/.group groups that start among the part's rows of `file`.
@@ -81,6 +129,7 @@ void AttachWeightsAndGroups(const std::vector<InputFile>& files,
                             const std::vector<ByteRange>& ranges,
                             const std::vector<FileRows>& file_rows,
                             const std::vector<uint64_t>& qid, DataSet* data) {
+  if (!files.empty()) CheckBoundsEverywhere(files);
   std::vector<uint64_t> sizes;
   const InputFile* with_groups = nullptr;
   const InputFile* without_groups = nullptr;
@@ -89,6 +138,7 @@ void AttachWeightsAndGroups(const std::vector<InputFile>& files,
     const FileRows& rows = file_rows[j];
     if (rows.count == 0) continue;
     if (!file.side.weight.empty()) AttachSideWeights(file, ranges[j], rows, data);
+    if (!file.side.lower_bound.empty()) AttachSideBounds(file, ranges[j], rows, data);
     uint64_t end = rows.begin + rows.count;
     bool has_qid = !qid.empty() && std::any_of(qid.begin() + rows.begin, qid.begin() + end,
                                                [](uint64_t q) { return q != kNoQid; });

@@ -19,10 +19,11 @@ struct FileRows {
   const char* first_no_qid = nullptr;  // line start of the first row without qid:
 };
 
-// Fills data->weight and data->group_ptr. The qid of every row (kNoQid where none) is in `qid`,
-// or `qid` is empty when no row has one.
-// Throws Error when a side file does not match its data file (row counts, both kinds of weights
-// or groups), or when some files of the data set have groups and others not.
+// Fills data->weight, data->label_lower_bound / label_upper_bound and data->group_ptr. The qid of
+// every row (kNoQid where none) is in `qid`, or `qid` is empty when no row has one. Throws Error
+// when a side file does not match its data file (row counts, both kinds of weights or groups, a
+// lower bound above its upper bound), or when some files of the data set have groups (or bounds)
+// and others not.
 void AttachWeightsAndGroups(const std::vector<InputFile>& files,
                             const std::vector<ByteRange>& ranges,
                             const std::vector<FileRows>& file_rows,

@@ -113,6 +113,10 @@ uint64_t DataFingerprint(const DataSet& data, rabit::Communicator* comm, int nth
     uint64_t h = Mix64(first_row + static_cast<uint64_t>(i));
     h = Mix64(h ^ FloatBits(data.label[i]));
     if (!data.weight.empty()) h = Mix64(h ^ (uint64_t{1} << 32 | FloatBits(data.weight[i])));
+    if (!data.label_lower_bound.empty()) {  // survival:aft's intervals
+      h = Mix64(h ^ (uint64_t{2} << 32 | FloatBits(data.label_lower_bound[i])));
+      h = Mix64(h ^ (uint64_t{3} << 32 | FloatBits(data.label_upper_bound[i])));
+    }
     for (uint64_t k = data.row_ptr[i]; k < data.row_ptr[i + 1]; ++k) {
       h = Mix64(h ^ (static_cast<uint64_t>(data.index[k]) << 32 | FloatBits(data.value[k])));
     }

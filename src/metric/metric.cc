@@ -11,7 +11,8 @@ namespace {
 constexpr const char* kAllowed =
     "rmse, mae, logloss, error, error@t, auc, aucpr, mlogloss, merror, poisson-nloglik, ndcg, "
     "ndcg@k, ndcg-, ndcg@k-, map, map@k, map-, map@k-, rmsle, mape, mphe, gamma-nloglik, "
-    "gamma-deviance, tweedie-nloglik@p, quantile, pre, pre@k, cox-nloglik";
+    "gamma-deviance, tweedie-nloglik@p, quantile, pre, pre@k, cox-nloglik, aft-nloglik, "
+    "interval-regression-accuracy";
 
 std::unique_ptr<Metric> Dispatch(const std::string& prefix, const std::string& param,
                                  bool has_param, const Params& params, int nthread) {
@@ -19,7 +20,7 @@ std::unique_ptr<Metric> Dispatch(const std::string& prefix, const std::string& p
   if (auto m = MakeElementwiseMetric(prefix, param, params, nthread)) return m;
   if (has_param) return nullptr;  // the remaining metrics take no parameter
   if (auto m = MakeQuantileMetric(prefix, params, nthread)) return m;
-  if (auto m = MakeSurvivalMetric(prefix)) return m;
+  if (auto m = MakeSurvivalMetric(prefix, params, nthread)) return m;
   if (auto m = MakeMulticlassMetric(prefix, nthread)) return m;
   return MakeAucMetric(prefix, nthread);
 }

@@ -17,8 +17,9 @@ std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const s
 // quantile (quantile_alpha's pinball loss, one prediction per alpha).
 std::unique_ptr<Metric> MakeQuantileMetric(const std::string& prefix, const Params& params,
                                            int nthread);
-// cox-nloglik.
-std::unique_ptr<Metric> MakeSurvivalMetric(const std::string& prefix);
+// cox-nloglik; aft-nloglik and interval-regression-accuracy (aft_loss_distribution, _scale).
+std::unique_ptr<Metric> MakeSurvivalMetric(const std::string& prefix, const Params& params,
+                                           int nthread);
 // mlogloss, merror.
 std::unique_ptr<Metric> MakeMulticlassMetric(const std::string& prefix, int nthread);
 // ndcg[@k][-], map[@k][-], pre[@k].

@@ -1,14 +1,20 @@
+// aft-nloglik and interval-regression-accuracy as XGBoost's survival metrics: the weighted mean of
+// AftLoss (aft_loss_distribution, aft_loss_distribution_scale) at the margins, and the weighted
+// share of rows whose exp(margin) lies in [lower, upper]. Exact sums across workers.
 // cox-nloglik as XGBoost's EvalCox (survival_metric.cu): the negative partial log-likelihood of
 // Cox's model with Breslow's ties, over every worker's rows in |label| order (GatherCoxRows), so
 // the value is one process's; divided by the number of events. preds: exp(margin).
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "metric/metric_reduce.h"
 #include "metric/metrics.h"
+#include "objective/aft.h"
 #include "objective/cox.h"
+#include "objective/objectives.h"
 
 namespace ringboost {
 namespace {
@@ -48,10 +54,61 @@ class CoxNloglik final : public Metric {
   }
 };
 
+enum class AftMetricKind { kNloglik, kAccuracy };
+
+class AftMetric final : public Metric {
+ public:
+  AftMetric(AftMetricKind kind, const Params& params, int nthread)
+      : kind_(kind),
+        loss_{ParseAftDistribution(params.aft_loss_distribution),
+              static_cast<double>(static_cast<float>(params.aft_loss_distribution_scale))},
+        nthread_(nthread) {}
+
+  std::string Name() const override {
+    return kind_ == AftMetricKind::kNloglik ? "aft-nloglik" : "interval-regression-accuracy";
+  }
+  bool Maximize() const override { return kind_ == AftMetricKind::kAccuracy; }
+
+  double Eval(const std::vector<float>& preds, int num_groups, const DataSet& data,
+              rabit::Communicator* comm) const override {
+    if (num_groups != 1 || preds.size() != data.NumRows()) {
+      RB_FAIL("eval_metric=" << Name() << " needs one prediction per row (survival:aft)");
+    }
+    CheckAftBounds(data, ("eval_metric=" + Name()).c_str());
+    const auto sums = metric_detail::SumRowsAcrossWorkers(
+        comm, static_cast<int64_t>(data.NumRows()), nthread_, [&](int64_t i) {
+          const double lower = data.label_lower_bound[i], upper = data.label_upper_bound[i];
+          const float w = data.Weight(i);
+          return std::pair<float, float>{RowValue(lower, upper, preds[i]) * w, w};
+        });
+    return sums[0] / sums[1];
+  }
+
+ private:
+  float RowValue(double lower, double upper, float margin) const {
+    if (kind_ == AftMetricKind::kNloglik) {
+      return static_cast<float>(loss_.Loss(lower, upper, margin));
+    }
+    const double pred = std::exp(static_cast<double>(margin));
+    return pred >= lower && pred <= upper ? 1.0f : 0.0f;
+  }
+
+  AftMetricKind kind_;
+  AftLoss loss_;
+  int nthread_;
+};
+
 }  // namespace
 
-std::unique_ptr<Metric> MakeSurvivalMetric(const std::string& prefix) {
+std::unique_ptr<Metric> MakeSurvivalMetric(const std::string& prefix, const Params& params,
+                                           int nthread) {
   if (prefix == "cox-nloglik") return std::make_unique<CoxNloglik>();
+  if (prefix == "aft-nloglik") {
+    return std::make_unique<AftMetric>(AftMetricKind::kNloglik, params, nthread);
+  }
+  if (prefix == "interval-regression-accuracy") {
+    return std::make_unique<AftMetric>(AftMetricKind::kAccuracy, params, nthread);
+  }
   return nullptr;
 }
 

@@ -11,6 +11,7 @@ std::unique_ptr<Objective> Objective::Create(const Params& params) {
   if (auto obj = MakeRegressionLossObjective(name, params)) return obj;
   if (auto obj = MakeQuantileObjective(name, params)) return obj;
   if (auto obj = MakeCoxObjective(name, params)) return obj;
+  if (auto obj = MakeAftObjective(name, params)) return obj;
   if (auto obj = MakeMulticlassObjective(name, params)) return obj;
   if (auto obj = MakeRankObjective(name, params)) return obj;
   RB_FAIL("objective=" << name
@@ -18,7 +19,8 @@ std::unique_ptr<Objective> Objective::Create(const Params& params) {
                           "reg:logistic, binary:logistic, binary:logitraw, multi:softmax, "
                           "multi:softprob, count:poisson, rank:pairwise, rank:ndcg, "
                           "reg:pseudohubererror, reg:gamma, reg:tweedie, reg:squaredlogerror, "
-                          "binary:hinge, reg:absoluteerror, reg:quantileerror, survival:cox");
+                          "binary:hinge, reg:absoluteerror, reg:quantileerror, survival:cox, "
+                          "survival:aft");
 }
 
 }  // namespace ringboost

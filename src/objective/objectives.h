@@ -19,6 +19,12 @@ std::unique_ptr<Objective> MakeRegressionLossObjective(const std::string& name,
 std::unique_ptr<Objective> MakeQuantileObjective(const std::string& name, const Params& params);
 // survival:cox.
 std::unique_ptr<Objective> MakeCoxObjective(const std::string& name, const Params& params);
+// survival:aft.
+std::unique_ptr<Objective> MakeAftObjective(const std::string& name, const Params& params);
+// Throws Error "<data>: <who> needs each row's survival-time interval..." unless `data` has
+// label_lower_bound and label_upper_bound for every row (survival:aft, aft-nloglik,
+// interval-regression-accuracy).
+void CheckAftBounds(const DataSet& data, const char* who);
 std::unique_ptr<Objective> MakeMulticlassObjective(const std::string& name, const Params& params);
 std::unique_ptr<Objective> MakeRankObjective(const std::string& name, const Params& params);
 

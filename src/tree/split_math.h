@@ -27,9 +27,12 @@ RB_HOST_DEVICE inline double ThresholdL1(double g, double alpha) {
   return 0.0;
 }
 
-// Optimal weight of a node with gradient sum g and hessian sum h (0 when h < min_child_weight).
+// Optimal weight of a node with gradient sum g and hessian sum h (0 when h <= 0). As XGBoost 3.x:
+// min_child_weight guards the split (SplitLossChange and the evaluators), not the weight, so a
+// root lighter than min_child_weight stays a leaf with its Newton step (XGBoost 1.7 zeroed it).
+// Every other node is a child of an allowed split and so weighs at least min_child_weight.
 RB_HOST_DEVICE inline float CalcWeight(const SplitParams& p, double g, double h) {
-  if (h < p.min_child_weight || h <= 0.0) return 0.0f;
+  if (h <= 0.0) return 0.0f;
   double w = -ThresholdL1(g, p.alpha) / (h + p.lambda);
   if (p.max_delta_step != 0.0f && std::fabs(w) > p.max_delta_step) {
     w = w < 0 ? -static_cast<double>(p.max_delta_step) : p.max_delta_step;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <fstream>
 #include <ostream>
 #include <string>
 
@@ -192,6 +193,28 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<ObjectiveVariant>& info) {
       return std::string(info.param.name);
     });
+
+// survival:aft: gradients on the host from the side files' intervals (uncensored at the label,
+// every third row right-censored), then uploaded.
+TEST(DeviceTraining, SurvivalAftModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  test::WriteGeneratedDense(dir.File("train.txt"), 200000, GeneratedLabel::kPositive);
+  std::ifstream in(dir.File("train.txt"));
+  std::ofstream lower(dir.File("train.txt.lower_bound")), upper(dir.File("train.txt.upper_bound"));
+  std::string line;
+  for (int i = 0; std::getline(in, line); ++i) {
+    const std::string label = line.substr(0, line.find(' '));
+    lower << label << '\n';
+    upper << (i % 3 == 0 ? std::string("inf") : label) << '\n';
+  }
+  lower.close();
+  upper.close();
+  test::WriteFile(dir.File("o.conf"), "data = \"train.txt\"\neval[train] = \"train.txt\"\n");
+  ExpectSameOnBoth(dir.path(),
+                   "o.conf num_round=5 max_depth=6 objective=survival:aft "
+                   "aft_loss_distribution=logistic base_score=1");
+}
 
 // The objectives whose leaves are refreshed on the host are refused on the device by name,
 // before any data is read (the data file does not exist).

@@ -15,7 +15,7 @@
 namespace ringboost {
 namespace {
 
-enum class Labels { kReal, kPositive, kBinary, kSurvival };
+enum class Labels { kReal, kPositive, kBinary, kSurvival, kInterval };
 
 // A value in [0, 1) from (row, column), the same on every machine.
 double Unit(uint64_t row, uint64_t col) {
@@ -27,10 +27,15 @@ double Unit(uint64_t row, uint64_t col) {
 }
 
 // `rows` LibSVM rows of 5 dense features and a label of the kind; a `.weight` file beside it when
-// weighted (weights 0.5 .. 2).
+// weighted (weights 0.5 .. 2); kInterval: `.lower_bound` and `.upper_bound` files of survival
+// times, uncensored, right-, left- and interval-censored in turn.
 void WriteSet(const std::string& path, int rows, Labels kind, bool weighted) {
-  std::ofstream out(path), weights;
+  std::ofstream out(path), weights, lower, upper;
   if (weighted) weights.open(path + ".weight");
+  if (kind == Labels::kInterval) {
+    lower.open(path + ".lower_bound");
+    upper.open(path + ".upper_bound");
+  }
   for (int i = 0; i < rows; ++i) {
     double f[5];
     for (int j = 0; j < 5; ++j) f[j] = std::round(Unit(i, j) * 1000) / 100;  // 0 .. 10
@@ -42,6 +47,14 @@ void WriteSet(const std::string& path, int rows, Labels kind, bool weighted) {
     if (kind == Labels::kBinary) y = z > 1.0 ? 1 : 0;
     // Survival times, a quarter censored (negative); ties from the rounding.
     if (kind == Labels::kSurvival) y = std::round(std::exp(z / 2) * 20) * (i % 4 == 0 ? -1 : 1);
+    if (kind == Labels::kInterval) {
+      const double t = std::round(std::exp(z / 2) * 20) + 1;
+      const char* bounds[4][2] = {{"", ""}, {"", "inf"}, {"0", ""}, {"", ""}};
+      const std::string ts = std::to_string(t), t2 = std::to_string(t * 1.5);
+      const int k = i % 4;
+      lower << (*bounds[k][0] != '\0' ? std::string(bounds[k][0]) : ts) << '\n';
+      upper << (*bounds[k][1] != '\0' ? std::string(bounds[k][1]) : (k == 3 ? t2 : ts)) << '\n';
+    }
     out << y;
     for (int j = 0; j < 5; ++j) out << ' ' << j << ':' << f[j];
     out << '\n';
@@ -128,7 +141,19 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"absolute_weighted", Labels::kReal, "objective = reg:absoluteerror", true},
         Case{"cox", Labels::kSurvival, "objective = survival:cox\nbase_score = 1", true},
         Case{"quantiles", Labels::kReal,
-             "objective = reg:quantileerror\nquantile_alpha = [0.2,0.5,0.9]", true}),
+             "objective = reg:quantileerror\nquantile_alpha = [0.2,0.5,0.9]", true},
+        Case{"aft_normal", Labels::kInterval,
+             "objective = survival:aft\nbase_score = 10\neval_metric = aft-nloglik\n"
+             "eval_metric = interval-regression-accuracy",
+             true},
+        Case{"aft_logistic", Labels::kInterval,
+             "objective = survival:aft\naft_loss_distribution = logistic\n"
+             "aft_loss_distribution_scale = 0.8\nbase_score = 10",
+             false},
+        Case{"aft_extreme", Labels::kInterval,
+             "objective = survival:aft\naft_loss_distribution = extreme\n"
+             "aft_loss_distribution_scale = 1.5\nbase_score = 10",
+             true}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

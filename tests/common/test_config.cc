@@ -197,7 +197,8 @@ TEST(Config, BadValuesNameTheExpectedRange) {
   EXPECT_EQ(OverrideError("subsample=0"), "command line: subsample=0: expected a number in (0, 1]");
   EXPECT_EQ(OverrideError("colsample_bytree=1.5"),
             "command line: colsample_bytree=1.5: expected a number in (0, 1]");
-  EXPECT_EQ(OverrideError("eta=-0.1"), "command line: eta=-0.1: expected a number in [0, 3.40282e+38]");
+  EXPECT_EQ(OverrideError("eta=-0.1"),
+            "command line: eta=-0.1: expected a number in [0, 3.40282e+38]");
   EXPECT_EQ(OverrideError("max_bin=1"),
             "command line: max_bin=1: expected an integer in [2, 65536]");
   EXPECT_EQ(OverrideError("verbosity=4"),
@@ -216,7 +217,7 @@ TEST(Config, BadEnumValueListsTheAllowedValues) {
       "binary:logistic, binary:logitraw, multi:softmax, multi:softprob, count:poisson, "
       "rank:pairwise, rank:ndcg, reg:pseudohubererror, reg:gamma, reg:tweedie, "
       "reg:squaredlogerror, binary:hinge, reg:absoluteerror, reg:quantileerror, survival:cox, "
-      "reg:linear");
+      "survival:aft, reg:linear");
   EXPECT_EQ(OverrideError("grow_policy=best"),
             "command line: grow_policy=best: allowed values are depthwise, lossguide");
   EXPECT_EQ(OverrideError("booster=gblinear"),

@@ -104,7 +104,7 @@ TEST(XGBoostFormat, RefusesWhatRingboostCannotHold) {
             std::string::npos);
   EXPECT_NE(with("\"name\":\"gbtree\"", "\"name\":\"gblinear\"").find("booster 'gblinear'"),
             std::string::npos);
-  EXPECT_NE(with("\"multi:softmax\"", "\"survival:aft\"").find("objective 'survival:aft'"),
+  EXPECT_NE(with("\"multi:softmax\"", "\"rank:map\"").find("objective 'rank:map'"),
             std::string::npos);
   EXPECT_NE(with("\"split_type\":[0", "\"split_type\":[1").find("categorical"), std::string::npos);
   EXPECT_NE(with("\"num_parallel_tree\":\"1\"", "\"num_parallel_tree\":\"4\"").find("forest"),

@@ -105,6 +105,18 @@ TEST(TreeGrower, MinChildWeightBlocksLightChildren) {
   EXPECT_EQ(fx.Grow(p).NumNodes(), 1);
 }
 
+// A root lighter than min_child_weight (H = 4 < 5) stays a leaf with its Newton step 20 / (4 + 1),
+// as XGBoost 3.x keeps it (1.7 set it to 0).
+TEST(TreeGrower, RootLighterThanMinChildWeightKeepsItsWeight) {
+  Fixture fx(test::DenseRows({{1}, {2}, {3}, {4}}, {0, 0, 10, 10}));
+  Params p = StumpParams();
+  p.min_child_weight = 5;
+  RegTree tree = fx.Grow(p);
+  ASSERT_EQ(tree.NumNodes(), 1);
+  EXPECT_FLOAT_EQ(tree[0].leaf_value, 4.0f);
+  EXPECT_FLOAT_EQ(tree[0].sum_hess, 4.0f);
+}
+
 // Ties between features keep the lower feature id: features 0 and 1 are copies.
 TEST(TreeGrower, TieKeepsLowerFeature) {
   Fixture fx(test::DenseRows({{1, 1}, {2, 2}, {3, 3}, {4, 4}}, {0, 0, 10, 10}));
