@@ -105,16 +105,21 @@ def ensure_data(name):
 
 
 def run_measured(cmd, timeout, env=None):
-    """Runs cmd under /usr/bin/time -v; returns (returncode, stdout, stderr, peak RSS MiB, s)."""
+    """Runs cmd under /usr/bin/time -v; returns (returncode, stdout, stderr, peak RSS MiB, wall s,
+    CPU s)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as time_out:
         start = time.perf_counter()
         proc = subprocess.run([TIME, "-v", "-o", time_out.name] + cmd, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               timeout=timeout, env=env)
         wall = time.perf_counter() - start
-        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", time_out.read())
+        report = time_out.read()
+    match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
     rss = int(match.group(1)) / 1024.0 if match else float("nan")
-    return proc.returncode, proc.stdout, proc.stderr, rss, wall
+    # CPU seconds (user + system) of the whole process: on a loaded machine they move far less
+    # than wall times, so the table gives them beside the per-round wall times.
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([0-9.]+)", report))
+    return proc.returncode, proc.stdout, proc.stderr, rss, wall, cpu if report else float("nan")
 
 
 def worker_env(threads):
@@ -126,7 +131,7 @@ def fail_tail(tool, proc_out, proc_err, rc):
     return "%s exited %d:\n  %s" % (tool, rc, "\n  ".join(tail))
 
 
-def summary(tool, load, cuts_bin, rounds, rss, auc, wall, note=""):
+def summary(tool, load, cuts_bin, rounds, rss, auc, wall, cpu, note=""):
     """One table row: rounds = seconds of each round in order."""
     first = rounds[0] if rounds else float("nan")
     rest = statistics.mean(rounds[1:]) if len(rounds) > 1 else float("nan")
@@ -134,7 +139,8 @@ def summary(tool, load, cuts_bin, rounds, rss, auc, wall, note=""):
     setup = load + (cuts_bin if cuts_bin == cuts_bin else 0.0)  # NaN-safe
     return {"tool": tool, "load_s": load, "cuts_bin_s": cuts_bin, "first_round_s": first,
             "mean_round_s": rest, "median_round_s": median, "train_s": sum(rounds) if rounds else float("nan"), "to_first_tree_s": setup + first,
-            "peak_rss_mib": rss, "test_auc": auc, "process_s": wall, "rounds": len(rounds),
+            "peak_rss_mib": rss, "test_auc": auc, "process_s": wall, "cpu_s": cpu,
+            "rounds": len(rounds),
             "note": note}
 
 
@@ -159,7 +165,7 @@ def run_ringboost(args, train, test, work_dir):
               'model_out = "%s"' % os.path.join(work_dir, "ringboost.model")]
     with open(conf, "w") as f:
         f.write("\n".join(lines) + "\n")
-    rc, out, err, rss, wall = run_measured([args.ringboost, "train", conf], args.timeout,
+    rc, out, err, rss, wall, cpu = run_measured([args.ringboost, "train", conf], args.timeout,
                                            worker_env(PARAMS["nthread"]))
     if rc != 0:
         raise RuntimeError(fail_tail("ringboost", out, err, rc))
@@ -171,7 +177,7 @@ def run_ringboost(args, train, test, work_dir):
     if not rounds and total:  # only the total: spread it evenly
         n, secs = int(total.group(1)), float(total.group(2))
         rounds = [secs / n] * n
-    return summary("ringboost", load, cuts + binning, rounds, rss, last_auc(out), wall, note)
+    return summary("ringboost", load, cuts + binning, rounds, rss, last_auc(out), wall, cpu, note)
 
 
 # ---- the peers, each in a child process -------------------------------------------------------
@@ -280,20 +286,20 @@ def run_worker(args, tool, train, test):
     kind, python = PEER_TOOLS[tool]
     python = python or args.python
     cmd = [python, os.path.abspath(__file__), "--worker", kind, train, test, str(args.rounds)]
-    rc, out, err, rss, wall = run_measured(cmd, args.timeout, worker_env(PARAMS["nthread"]))
+    rc, out, err, rss, wall, cpu = run_measured(cmd, args.timeout, worker_env(PARAMS["nthread"]))
     if rc != 0:
         raise RuntimeError(fail_tail(tool, out, err, rc))
     res = json.loads(out.strip().splitlines()[-1])
     cuts_bin = float("nan")  # xgboost: inside the first round; lightgbm, catboost: inside load
     row = summary("%s %s" % (kind, res["version"]), res["load_s"], cuts_bin, res["rounds"],
-                  rss, res["auc"], wall, "RSS includes the Python interpreter")
+                  rss, res["auc"], wall, cpu, "RSS includes the Python interpreter")
     row["peer"] = True
     return row
 
 
 def python_baseline(python, kind):
     """Peak RSS of the worker's interpreter after importing the library alone."""
-    rc, _, _, rss, _ = run_measured([python, "-c", "import %s" % kind], 120)
+    rc, _, _, rss, _, _ = run_measured([python, "-c", "import %s" % kind], 120)
     return rss if rc == 0 else float("nan")
 
 
@@ -305,11 +311,11 @@ def run_xgboost_cli(args, train, test, work_dir):
               'model_out = "%s"' % os.path.join(work_dir, "xgb.model")]
     with open(conf, "w") as f:
         f.write("\n".join(lines) + "\n")
-    rc, out, err, rss, wall = run_measured(["/usr/bin/xgboost", conf], args.timeout)
+    rc, out, err, rss, wall, cpu = run_measured(["/usr/bin/xgboost", conf], args.timeout)
     if rc != 0:
         raise RuntimeError(fail_tail("xgboost-cli", out, err, rc))
     nan = float("nan")
-    row = summary("xgboost-cli 1.7.4", nan, nan, [], rss, last_auc(err), wall,
+    row = summary("xgboost-cli 1.7.4", nan, nan, [], rss, last_auc(err), wall, cpu,
                   "whole process only (log has 1 s resolution)")
     return row
 
@@ -319,11 +325,12 @@ COLUMNS = [("load s", "load_s", "%.2f"), ("cuts+bin s", "cuts_bin_s", "%.2f"),
            ("first round s", "first_round_s", "%.3f"),
            ("s/round (median)", "median_round_s", "%.4f"),
            ("to first tree s", "to_first_tree_s", "%.2f"), ("train s", "train_s", "%.2f"),
-           ("process s", "process_s", "%.1f"), ("peak RSS MiB", "peak_rss_mib", "%.0f"),
+           ("process s", "process_s", "%.1f"), ("process CPU s", "cpu_s", "%.1f"),
+           ("peak RSS MiB", "peak_rss_mib", "%.0f"),
            ("test AUC", "test_auc", "%.5f")]
 # ratio name, key, the peer it is taken against (min or max of the peers' values)
 RATIOS = [("s/round", "median_round_s", min), ("to first tree", "to_first_tree_s", min),
-          ("peak RSS", "peak_rss_mib", min)]
+          ("process CPU", "cpu_s", min), ("peak RSS", "peak_rss_mib", min)]
 
 
 def cell(fmt, value):
