@@ -8,7 +8,7 @@
 
 The peers come from PyPI into a venv the script makes on first use, bench/venv (ignored by git):
 XGBoost 3.x (xgboost-cpu), LightGBM 4.x and CatBoost 1.x (PEERS below). Debian's XGBoost 1.7.4
-(/usr/bin/python3) is one more column, `xgboost-1.7`, unless --no-debian-xgboost.
+(/usr/bin/python3) is one more column, `xgboost 1.7.4`, unless --no-xgboost-17.
 
 The data sets are generated on first use into bench/data/ (ignored by git) with the shared
 generators (../shared/bench/gen_dense.py, gen_sparse.py; they need numpy). Every tool runs in its
