@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""Training speed and memory of ringboost against XGBoost 1.7.4 (and LightGBM when importable).
+"""Training speed and memory of ringboost against the current XGBoost, LightGBM and CatBoost.
 
-  /usr/bin/python3 bench/speed.py                 # dense 1M x 28 set, 100 rounds
-  /usr/bin/python3 bench/speed.py --sparse        # also the sparse 1M x 10k set (XGBoost: ~16 GiB)
-  /usr/bin/python3 bench/speed.py --rounds 20 --no-xgboost
-  /usr/bin/python3 bench/speed.py --setup-lightgbm  # once: venv bench/data/venv with lightgbm
+  /usr/bin/python3 bench/speed.py                 # dense 1M x 28 set, 100 rounds, every peer
+  /usr/bin/python3 bench/speed.py --sparse        # also the sparse 1M x 10k set (peers: 7-16 GB)
+  /usr/bin/python3 bench/speed.py --rounds 20 --no-catboost
+  /usr/bin/python3 bench/speed.py --setup-peers   # only (re)make the peers' venv, then exit
+
+The peers come from PyPI into a venv the script makes on first use, bench/venv (ignored by git):
+XGBoost 3.x (xgboost-cpu), LightGBM 4.x and CatBoost 1.x (PEERS below). Debian's XGBoost 1.7.4
+(/usr/bin/python3) is one more column, `xgboost 1.7.4`, unless --no-xgboost-17.
 
 The data sets are generated on first use into bench/data/ (ignored by git) with the shared
 generators (../shared/bench/gen_dense.py, gen_sparse.py; they need numpy). Every tool runs in its
@@ -15,13 +19,14 @@ What each tool reports:
   ringboost  verbosity=2 lines on stderr: `[ringboost] info: setup: load X s, cuts Y s, binning
              Z s`, `[ringboost] info: round I: T s`, `[ringboost] info: training: N rounds in
              T s`; test AUC from the eval log on stdout.
-  xgboost    the Python package in a child process: load = building both DMatrix; XGBoost
-             builds its cuts and bins lazily inside the first round, so they are part of
-             "first round"; round times from a training callback (evaluation included). The
-             child's RSS includes the Python interpreter (the "python baseline" line says how
-             much). --xgboost-cli also runs Debian's /usr/bin/xgboost for a whole-process RSS.
-  lightgbm   same child-process scheme; load includes its binning (Dataset.construct()).
-Output: a markdown table per data set, the ratios ringboost/xgboost, and a JSON record in
+  peers      the Python package in a child process; load = building the train and test sets
+             (XGBoost builds its cuts and bins lazily inside the first round, so they are part of
+             its "first round"; LightGBM and CatBoost bin inside load); every round's time from
+             the library's own per-iteration callback, the clock read once before training and
+             once after each round's evaluation, the same way for all three. The child's RSS
+             includes the Python interpreter (the "python baseline" lines say how much).
+Output: a markdown table per data set, the ratios of ringboost to the fastest peer (time) and to
+the smallest peer (memory), the machine's load (uptime) before and after, and a JSON record in
 bench/results/.
 """
 
@@ -39,7 +44,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA_DIR = os.path.join(ROOT, "bench", "data")
 RESULTS_DIR = os.path.join(ROOT, "bench", "results")
-VENV = os.path.join(DATA_DIR, "venv")
+VENV = os.path.join(ROOT, "bench", "venv")  # the peers' venv, made on first use
+# pip requirements of the peers' venv; xgboost-cpu is XGBoost without the CUDA libraries.
+PEERS = ["xgboost-cpu>=3,<4", "lightgbm>=4,<5", "catboost>=1,<2"]
+DEBIAN_PYTHON = "/usr/bin/python3"  # Debian's python3-xgboost 1.7.4
 GEN_DIR = os.path.join(ROOT, "..", "shared", "bench")
 TIME = "/usr/bin/time"
 # After a process with a 16 GB peak exits (XGBoost on the sparse set), this VM runs memory-bound
@@ -97,16 +105,21 @@ def ensure_data(name):
 
 
 def run_measured(cmd, timeout, env=None):
-    """Runs cmd under /usr/bin/time -v; returns (returncode, stdout, stderr, peak RSS MiB, s)."""
+    """Runs cmd under /usr/bin/time -v; returns (returncode, stdout, stderr, peak RSS MiB, wall s,
+    CPU s)."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as time_out:
         start = time.perf_counter()
         proc = subprocess.run([TIME, "-v", "-o", time_out.name] + cmd, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               timeout=timeout, env=env)
         wall = time.perf_counter() - start
-        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", time_out.read())
+        report = time_out.read()
+    match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", report)
     rss = int(match.group(1)) / 1024.0 if match else float("nan")
-    return proc.returncode, proc.stdout, proc.stderr, rss, wall
+    # CPU seconds (user + system) of the whole process: on a loaded machine they move far less
+    # than wall times, so the table gives them beside the per-round wall times.
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([0-9.]+)", report))
+    return proc.returncode, proc.stdout, proc.stderr, rss, wall, cpu if report else float("nan")
 
 
 def worker_env(threads):
@@ -118,14 +131,16 @@ def fail_tail(tool, proc_out, proc_err, rc):
     return "%s exited %d:\n  %s" % (tool, rc, "\n  ".join(tail))
 
 
-def summary(tool, load, cuts_bin, rounds, rss, auc, wall, note=""):
+def summary(tool, load, cuts_bin, rounds, rss, auc, wall, cpu, note=""):
     """One table row: rounds = seconds of each round in order."""
     first = rounds[0] if rounds else float("nan")
     rest = statistics.mean(rounds[1:]) if len(rounds) > 1 else float("nan")
+    median = statistics.median(rounds[1:]) if len(rounds) > 1 else float("nan")
     setup = load + (cuts_bin if cuts_bin == cuts_bin else 0.0)  # NaN-safe
     return {"tool": tool, "load_s": load, "cuts_bin_s": cuts_bin, "first_round_s": first,
-            "mean_round_s": rest, "train_s": sum(rounds) if rounds else float("nan"), "to_first_tree_s": setup + first,
-            "peak_rss_mib": rss, "test_auc": auc, "process_s": wall, "rounds": len(rounds),
+            "mean_round_s": rest, "median_round_s": median, "train_s": sum(rounds) if rounds else float("nan"), "to_first_tree_s": setup + first,
+            "peak_rss_mib": rss, "test_auc": auc, "process_s": wall, "cpu_s": cpu,
+            "rounds": len(rounds),
             "note": note}
 
 
@@ -150,7 +165,7 @@ def run_ringboost(args, train, test, work_dir):
               'model_out = "%s"' % os.path.join(work_dir, "ringboost.model")]
     with open(conf, "w") as f:
         f.write("\n".join(lines) + "\n")
-    rc, out, err, rss, wall = run_measured([args.ringboost, "train", conf], args.timeout,
+    rc, out, err, rss, wall, cpu = run_measured([args.ringboost, "train", conf], args.timeout,
                                            worker_env(PARAMS["nthread"]))
     if rc != 0:
         raise RuntimeError(fail_tail("ringboost", out, err, rc))
@@ -162,33 +177,49 @@ def run_ringboost(args, train, test, work_dir):
     if not rounds and total:  # only the total: spread it evenly
         n, secs = int(total.group(1)), float(total.group(2))
         rounds = [secs / n] * n
-    return summary("ringboost", load, cuts + binning, rounds, rss, last_auc(out), wall, note)
+    return summary("ringboost", load, cuts + binning, rounds, rss, last_auc(out), wall, cpu, note)
 
 
-# ---- XGBoost and LightGBM in a child process -----------------------------------------------
+# ---- the peers, each in a child process -------------------------------------------------------
+class RoundClock:
+    """Per-round seconds, read the same way for every peer: the clock once before the first round
+    and once at the end of each round (after its evaluation), from the library's callback."""
+
+    def __init__(self):
+        self.stamps = []
+
+    def start(self):
+        self.stamps = [time.perf_counter()]
+
+    def tick(self):
+        self.stamps.append(time.perf_counter())
+
+    def rounds(self):
+        return [b - a for a, b in zip(self.stamps, self.stamps[1:])]
+
+
 def worker_xgboost(train, test, rounds):
     import xgboost as xgb
 
     start = time.perf_counter()
-    dtrain = xgb.DMatrix(train + "?format=libsvm", silent=True)
-    dtest = xgb.DMatrix(test + "?format=libsvm", silent=True)
+    dtrain = xgb.DMatrix(train + "?format=libsvm")
+    dtest = xgb.DMatrix(test + "?format=libsvm")
     load = time.perf_counter() - start
-    stamps = []
+    clock = RoundClock()
 
     class Stamp(xgb.callback.TrainingCallback):
         def before_training(self, model):
-            stamps.append(time.perf_counter())
+            clock.start()
             return model
 
         def after_iteration(self, model, epoch, evals_log):
-            stamps.append(time.perf_counter())  # after this round's evaluation
+            clock.tick()
             return False
 
     log = {}
     xgb.train(dict(PARAMS), dtrain, rounds, evals=[(dtest, "test")], evals_result=log,
               verbose_eval=False, callbacks=[Stamp()])
-    round_s = [b - a for a, b in zip(stamps, stamps[1:])]
-    return {"load_s": load, "rounds": round_s, "auc": log["test"]["auc"][-1],
+    return {"load_s": load, "rounds": clock.rounds(), "auc": log["test"]["auc"][-1],
             "version": xgb.__version__}
 
 
@@ -203,35 +234,72 @@ def worker_lightgbm(train, test, rounds):
     dtrain = lgb.Dataset(train, params=params).construct()
     dtest = lgb.Dataset(test, reference=dtrain, params=params).construct()
     load = time.perf_counter() - start
-    stamps, log = [time.perf_counter()], {}
+    clock, log = RoundClock(), {}
 
     def stamp(env):
-        stamps.append(time.perf_counter())
+        clock.tick()
 
+    clock.start()
     lgb.train(params, dtrain, rounds, valid_sets=[dtest], valid_names=["test"],
               callbacks=[stamp, lgb.record_evaluation(log)])
-    round_s = [b - a for a, b in zip(stamps, stamps[1:])]
-    return {"load_s": load, "rounds": round_s, "auc": log["test"]["auc"][-1],
+    return {"load_s": load, "rounds": clock.rounds(), "auc": log["test"]["auc"][-1],
             "version": lgb.__version__}
 
 
-def run_worker(args, kind, train, test):
-    cmd = [args.python, os.path.abspath(__file__), "--worker", kind, train, test,
-           str(args.rounds)]
-    rc, out, err, rss, wall = run_measured(cmd, args.timeout, worker_env(PARAMS["nthread"]))
+def worker_catboost(train, test, rounds):
+    """CatBoost's own trees (symmetric, depth 8), its Logloss and its AUC; `border_count` is its
+    max_bin. Its Pool reads LibSVM directly (libsvm:// scheme)."""
+    import catboost
+
+    start = time.perf_counter()
+    pools = [catboost.Pool("libsvm://" + path) for path in (train, test)]
+    for pool in pools:  # the quantization (binning) is part of load, as for LightGBM
+        pool.quantize(border_count=PARAMS["max_bin"])
+    load = time.perf_counter() - start
+    clock = RoundClock()
+
+    class Stamp:
+        def after_iteration(self, info):
+            clock.tick()
+            return True  # go on
+
+    model = catboost.CatBoostClassifier(
+        iterations=rounds, learning_rate=PARAMS["eta"], depth=PARAMS["max_depth"],
+        border_count=PARAMS["max_bin"], thread_count=PARAMS["nthread"],
+        random_seed=PARAMS["seed"], loss_function="Logloss", eval_metric="AUC",
+        allow_writing_files=False, verbose=False)
+    clock.start()
+    model.fit(pools[0], eval_set=pools[1], callbacks=[Stamp()], use_best_model=False)
+    auc = model.get_evals_result()["validation"]["AUC"][-1]
+    return {"load_s": load, "rounds": clock.rounds(), "auc": auc, "version": catboost.__version__}
+
+
+# Peers left out of the sparse set unless asked for: the machine's memory is shared.
+SPARSE_OPT_IN = {"xgboost-1.7": "16 GB peak", "catboost": "dense copy of 1M x 10k"}
+WORKERS = {"xgboost": worker_xgboost, "lightgbm": worker_lightgbm, "catboost": worker_catboost}
+# column name -> (worker kind, interpreter: None = the peers' venv)
+PEER_TOOLS = {"xgboost": ("xgboost", None), "lightgbm": ("lightgbm", None),
+              "catboost": ("catboost", None), "xgboost-1.7": ("xgboost", DEBIAN_PYTHON)}
+
+
+def run_worker(args, tool, train, test):
+    kind, python = PEER_TOOLS[tool]
+    python = python or args.python
+    cmd = [python, os.path.abspath(__file__), "--worker", kind, train, test, str(args.rounds)]
+    rc, out, err, rss, wall, cpu = run_measured(cmd, args.timeout, worker_env(PARAMS["nthread"]))
     if rc != 0:
-        raise RuntimeError(fail_tail(kind, out, err, rc))
+        raise RuntimeError(fail_tail(tool, out, err, rc))
     res = json.loads(out.strip().splitlines()[-1])
-    cuts_bin = float("nan")  # xgboost: inside the first round; lightgbm: inside load
+    cuts_bin = float("nan")  # xgboost: inside the first round; lightgbm, catboost: inside load
     row = summary("%s %s" % (kind, res["version"]), res["load_s"], cuts_bin, res["rounds"],
-                  rss, res["auc"], wall, "RSS includes the Python interpreter")
+                  rss, res["auc"], wall, cpu, "RSS includes the Python interpreter")
+    row["peer"] = True
     return row
 
 
-def python_baseline(args, kind):
+def python_baseline(python, kind):
     """Peak RSS of the worker's interpreter after importing the library alone."""
-    module = "xgboost" if kind == "xgboost" else "lightgbm"
-    rc, _, _, rss, _ = run_measured([args.python, "-c", "import %s" % module], 120)
+    rc, _, _, rss, _, _ = run_measured([python, "-c", "import %s" % kind], 120)
     return rss if rc == 0 else float("nan")
 
 
@@ -243,25 +311,36 @@ def run_xgboost_cli(args, train, test, work_dir):
               'model_out = "%s"' % os.path.join(work_dir, "xgb.model")]
     with open(conf, "w") as f:
         f.write("\n".join(lines) + "\n")
-    rc, out, err, rss, wall = run_measured(["/usr/bin/xgboost", conf], args.timeout)
+    rc, out, err, rss, wall, cpu = run_measured(["/usr/bin/xgboost", conf], args.timeout)
     if rc != 0:
         raise RuntimeError(fail_tail("xgboost-cli", out, err, rc))
     nan = float("nan")
-    row = summary("xgboost-cli", nan, nan, [], rss, last_auc(err), wall,
+    row = summary("xgboost-cli 1.7.4", nan, nan, [], rss, last_auc(err), wall, cpu,
                   "whole process only (log has 1 s resolution)")
     return row
 
 
 # ---- report ----------------------------------------------------------------------------------
 COLUMNS = [("load s", "load_s", "%.2f"), ("cuts+bin s", "cuts_bin_s", "%.2f"),
-           ("first round s", "first_round_s", "%.3f"), ("s/round (rest)", "mean_round_s", "%.4f"),
+           ("first round s", "first_round_s", "%.3f"),
+           ("s/round (median)", "median_round_s", "%.4f"),
            ("to first tree s", "to_first_tree_s", "%.2f"), ("train s", "train_s", "%.2f"),
-           ("process s", "process_s", "%.1f"), ("peak RSS MiB", "peak_rss_mib", "%.0f"),
+           ("process s", "process_s", "%.1f"), ("process CPU s", "cpu_s", "%.1f"),
+           ("peak RSS MiB", "peak_rss_mib", "%.0f"),
            ("test AUC", "test_auc", "%.5f")]
+# ratio name, key, the peer it is taken against (min or max of the peers' values)
+RATIOS = [("s/round", "median_round_s", min), ("to first tree", "to_first_tree_s", min),
+          ("process CPU", "cpu_s", min), ("peak RSS", "peak_rss_mib", min)]
 
 
 def cell(fmt, value):
     return "-" if value != value else fmt % value  # NaN -> "-"
+
+
+def best_peer(rows, key, pick):
+    """(value, tool) of the peer row with the smallest (pick=min) or largest value of key."""
+    values = [(r[key], r["tool"]) for r in rows if r.get("peer") and r[key] == r[key]]
+    return pick(values) if values else (float("nan"), "-")
 
 
 def print_table(set_name, rows, rounds):
@@ -275,29 +354,24 @@ def print_table(set_name, rows, rounds):
         if row["note"]:
             print("- %s: %s" % (row["tool"], row["note"]))
     rb = next((r for r in rows if r["tool"] == "ringboost"), None)
-    xg = next((r for r in rows if r["tool"].startswith("xgboost ")), None)
-    if rb and xg:
-        print("\nratios ringboost/xgboost: " + ", ".join(
-            "%s %s" % (name, cell("%.2f", rb[key] / xg[key] if xg[key] else float("nan")))
-            for name, key in (("to first tree", "to_first_tree_s"),
-                              ("first round", "first_round_s"),
-                              ("s/round (rest)", "mean_round_s"), ("train", "train_s"),
-                              ("peak RSS", "peak_rss_mib")))
-            + "; AUC diff %+.5f" % (rb["test_auc"] - xg["test_auc"]))
+    if not rb or not any(r.get("peer") for r in rows):
+        return
+    parts = []
+    for name, key, pick in RATIOS:
+        value, tool = best_peer(rows, key, pick)
+        parts.append("%s %s (%s)" % (name, cell("%.2f", rb[key] / value if value else
+                                                float("nan")), tool))
+    auc, tool = best_peer(rows, "test_auc", max)
+    print("\nringboost / the best peer: " + ", ".join(parts) +
+          "; test AUC %+.5f against %s" % (rb["test_auc"] - auc, tool))
 
 
 # ---- main ------------------------------------------------------------------------------------
-def default_python():
-    venv_python = os.path.join(VENV, "bin", "python")
-    return venv_python if os.access(venv_python, os.X_OK) else "/usr/bin/python3"
-
-
-def setup_lightgbm():
-    """A venv that sees Debian's packages (xgboost, numpy) and adds LightGBM from PyPI."""
-    subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", VENV],
-                   check=True)
-    subprocess.run([os.path.join(VENV, "bin", "pip"), "install", "-q", "lightgbm"], check=True)
-    print("LightGBM installed in %s" % VENV)
+def setup_peers():
+    """Makes the peers' venv (PEERS from PyPI; no system packages, so Debian's 1.7.4 stays out)."""
+    print("making %s: %s" % (VENV, " ".join(PEERS)), flush=True)
+    subprocess.run([DEBIAN_PYTHON, "-m", "venv", VENV], check=True)
+    subprocess.run([os.path.join(VENV, "bin", "pip"), "install", "-q"] + PEERS, check=True)
 
 
 def has_module(python, module):
@@ -312,14 +386,17 @@ def parse_args():
     parser.add_argument("--no-dense", action="store_true", help="skip the dense set")
     parser.add_argument("--ringboost", default=os.path.join(ROOT, "build", "ringboost"))
     parser.add_argument("--no-ringboost", action="store_true")
-    parser.add_argument("--no-xgboost", action="store_true")
-    parser.add_argument("--no-lightgbm", action="store_true")
+    for tool in PEER_TOOLS:
+        parser.add_argument("--no-" + tool.replace(".", ""), action="store_true",
+                            dest="no_" + tool.replace("-", "_").replace(".", ""))
     parser.add_argument("--xgboost-cli", action="store_true",
-                        help="also run /usr/bin/xgboost for its whole-process peak RSS")
-    parser.add_argument("--python", default=default_python(),
-                        help="interpreter for the XGBoost/LightGBM children")
-    parser.add_argument("--setup-lightgbm", action="store_true",
-                        help="create %s with LightGBM and exit" % VENV)
+                        help="also run Debian's /usr/bin/xgboost for its whole-process peak RSS")
+    parser.add_argument("--python", default=os.path.join(VENV, "bin", "python"),
+                        help="interpreter for the peers' children (default: the peers' venv)")
+    parser.add_argument("--setup-peers", action="store_true",
+                        help="(re)make %s with %s and exit" % (VENV, " ".join(PEERS)))
+    parser.add_argument("--every-peer-sparse", action="store_true",
+                        help="also run %s on the sparse set" % ", ".join(SPARSE_OPT_IN))
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per tool run")
     parser.add_argument("--no-settle", action="store_true",
                         help="start at once even right after a sparse run")
@@ -355,35 +432,53 @@ def warm_page_cache(paths):
                 pass
 
 
+def uptime():
+    with open("/proc/loadavg") as f:
+        return "load average %s" % " ".join(f.read().split()[:3])
+
+
 def bench_set(args, set_name, work_dir):
     train, test = ensure_data(set_name)
     rows, status = [], 0
     tools = []
     if not args.no_ringboost:
         tools.append(("ringboost", lambda: run_ringboost(args, train, test, work_dir)))
-    if not args.no_xgboost:
-        tools.append(("xgboost", lambda: run_worker(args, "xgboost", train, test)))
-        if args.xgboost_cli:
-            tools.append(("xgboost-cli", lambda: run_xgboost_cli(args, train, test, work_dir)))
-    if not args.no_lightgbm and has_module(args.python, "lightgbm"):
-        tools.append(("lightgbm", lambda: run_worker(args, "lightgbm", train, test)))
+    for tool, (kind, python) in PEER_TOOLS.items():
+        if getattr(args, "no_" + tool.replace("-", "_").replace(".", "")):
+            continue
+        if set_name == "sparse" and tool in SPARSE_OPT_IN and not args.every_peer_sparse:
+            print("sparse: %s skipped (%s; --every-peer-sparse runs it)"
+                  % (tool, SPARSE_OPT_IN[tool]), flush=True)
+            continue
+        if not has_module(python or args.python, kind):
+            print("error: %s cannot import %s (--setup-peers)" % (python or args.python, kind),
+                  file=sys.stderr)
+            status = 1
+            continue
+        tools.append((tool, lambda tool=tool: run_worker(args, tool, train, test)))
+    if args.xgboost_cli:
+        tools.append(("xgboost-cli", lambda: run_xgboost_cli(args, train, test, work_dir)))
+    load_before = uptime()
     for name, run in tools:
-        print("%s: %s ..." % (set_name, name), flush=True)
+        print("%s: %s ... (%s)" % (set_name, name, uptime()), flush=True)
         warm_page_cache([train, test])
         try:
             rows.append(run())
         except (RuntimeError, subprocess.TimeoutExpired) as err:
             print("error: %s" % err, file=sys.stderr)
             status = 1
+    load_after = uptime()
     print_table(set_name, rows, args.rounds)
-    for kind in ("xgboost", "lightgbm"):
-        if any(r["tool"].startswith(kind + " ") for r in rows):
+    print("- machine: %s before, %s after" % (load_before, load_after))
+    for tool, (kind, python) in PEER_TOOLS.items():
+        if any(r["tool"].startswith(kind + " ") for r in rows) and tool == kind:
             print("- python baseline (%s imported, nothing else): %.0f MiB"
-                  % (kind, python_baseline(args, kind)))
+                  % (kind, python_baseline(python or args.python, kind)))
     os.makedirs(RESULTS_DIR, exist_ok=True)
     record = os.path.join(RESULTS_DIR, "speed-%s.json" % set_name)
     with open(record, "w") as f:
         json.dump({"set": set_name, "rounds": args.rounds, "params": PARAMS, "rows": rows,
+                   "load_before": load_before, "load_after": load_after,
                    "time": time.strftime("%Y-%m-%d %H:%M:%S")}, f, indent=1)
     print("- record: %s" % os.path.relpath(record, ROOT))
     return status
@@ -393,12 +488,12 @@ def main():
     args = parse_args()
     if args.worker:
         kind, train, test, rounds = args.worker
-        work = worker_xgboost if kind == "xgboost" else worker_lightgbm
-        print(json.dumps(work(train, test, int(rounds))))
+        print(json.dumps(WORKERS[kind](train, test, int(rounds))))
         return 0
-    if args.setup_lightgbm:
-        setup_lightgbm()
-        return 0
+    if args.setup_peers or not os.access(os.path.join(VENV, "bin", "python"), os.X_OK):
+        setup_peers()
+        if args.setup_peers:
+            return 0
     if not args.no_ringboost and not os.access(args.ringboost, os.X_OK):
         print("error: %s is not an executable; build it (bash scripts/setup), pass "
               "--ringboost PATH, or use --no-ringboost" % args.ringboost, file=sys.stderr)

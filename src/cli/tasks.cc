@@ -224,6 +224,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
+  RoundTrainer::CheckDeviceOptions(params);
   RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
   CheckThreadStacks(params.nthread);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");

@@ -33,6 +33,7 @@ struct Params {
   std::string grow_policy = "depthwise";  // depthwise | lossguide
   int max_leaves = 0;
   int max_bin = 256;
+  std::string quantized_grad = "off";  // low-bit gradients: off | on | auto
   int num_class = 0;
   double base_score = 0.5;
   double scale_pos_weight = 1.0;

@@ -130,6 +130,14 @@ std::vector<ParamSpec> BuildTable() {
                   .Min(2)
                   .Max(65536)
                   .Doc("Maximum number of histogram bins per feature."));
+  t.push_back(
+      P(s, "quantized_grad", &Params::quantized_grad, "off")
+          .OneOf({"off", "on", "auto"})
+          .Doc("Low-bit gradients (LightGBM's quantized training): on finds each tree's splits "
+               "from gradients and hessians rounded at random to 4 bits (keyed by seed, round "
+               "and row), summed in narrow histogram cells, and refits the leaves from the exact "
+               "gradients; auto is on from 100,000 training rows; off sums the exact "
+               "gradients. CPU only."));
   t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
 
   s = "Objective and metrics";

@@ -33,6 +33,7 @@ enum class RandomStream : uint64_t {
   kColumnTree = 2,
   kColumnLevel = 3,
   kColumnNode = 4,
+  kLowBitGradient = 5,  // (seed, stream, round * groups + group, global row)
 };
 
 }  // namespace ringboost

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "common/random.h"
 
 namespace ringboost {
 namespace {
@@ -53,6 +54,8 @@ GradientQuantizer::GradientQuantizer(double max_g, double max_h, uint64_t local_
                                      rabit::Communicator* comm) {
   double max_abs[2] = {max_g, max_h};
   comm->Allreduce(Span<double>(max_abs, 2), rabit::Op::kMax);
+  max_g_ = max_abs[0];
+  max_h_ = max_abs[1];
   const uint64_t rows = comm->AllreduceValue<uint64_t>(local_rows, rabit::Op::kSum);
   // Every |q| <= limit, so any sum of `rows` of them stays below 2^62.
   const double limit = std::ldexp(1.0, 62) / static_cast<double>(std::max<uint64_t>(rows, 1) + 1);
@@ -62,6 +65,52 @@ GradientQuantizer::GradientQuantizer(double max_g, double max_h, uint64_t local_
   hess_unit_ = std::ldexp(1.0, -hess_exp_);
   grad_scale_ = std::ldexp(1.0, grad_exp_);
   hess_scale_ = std::ldexp(1.0, hess_exp_);
+}
+
+GradientQuantizer GradientQuantizer::LowBit() const {
+  GradientQuantizer q = *this;
+  q.low_bit_ = true;
+  constexpr double kLevels = LowBitPolicy::kLevels;
+  // A zero maximum: every value is 0 and quantizes to 0 with any unit.
+  q.grad_unit_ = max_g_ > 0.0 ? max_g_ / kLevels : 1.0;
+  q.hess_unit_ = max_h_ > 0.0 ? max_h_ / kLevels : 1.0;
+  q.grad_scale_ = 1.0 / q.grad_unit_;
+  q.hess_scale_ = 1.0 / q.hess_unit_;
+  return q;
+}
+
+namespace {
+// floor(x * scale + u) within [-kLevels, kLevels]: x * scale is in [-kLevels, kLevels] up to one
+// rounding, which the clamp absorbs.
+inline int64_t RoundStochastic(double x, double scale, double u) {
+  constexpr double kLevels = LowBitPolicy::kLevels;
+  return static_cast<int64_t>(std::floor(std::clamp(x * scale + u, -kLevels, kLevels)));
+}
+}  // namespace
+
+void GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride, int group,
+                                          const std::vector<uint8_t>& keep, uint64_t seed,
+                                          uint64_t key, uint64_t first_row, int nthread,
+                                          std::vector<GradientSum>* out) const {
+  RB_CHECK(low_bit_);
+  const std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
+  out->resize(n);
+  GradientSum* q = out->data();
+  const uint64_t stream = static_cast<uint64_t>(RandomStream::kLowBitGradient);
+#pragma omp parallel for schedule(static) num_threads(nthread)
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!keep.empty() && !keep[i]) {
+      q[i] = GradientSum{};
+      continue;
+    }
+    // One 64-bit draw gives both: its two 32-bit halves, each uniform in [0, 1).
+    const uint64_t bits = CounterHash(seed, stream, key, first_row + i);
+    const double ug = static_cast<double>(bits >> 32) * (1.0 / 4294967296.0);
+    const double uh = static_cast<double>(bits & 0xffffffffu) * (1.0 / 4294967296.0);
+    const GradPair& p = gpair[i * stride + group];
+    q[i] = GradientSum{RoundStochastic(p.grad, grad_scale_, ug),
+                       RoundStochastic(p.hess, hess_scale_, uh)};
+  }
 }
 
 int64_t GradientQuantizer::HessAtLeast(double x) const {

@@ -2,6 +2,12 @@
 // power-of-two scale agreed by allreduce (max |g|, max |h|, total rows), chosen so that the sum of
 // every row's value fits in 62 bits. Sums are then exact and independent of summation order:
 // the same histograms for any thread count, worker count, CPU or GPU.
+//
+// Low-bit gradients (quantized_grad; LightGBM's quantized training, Shi et al., NeurIPS 2022):
+// the tree's structure is found from gradients and hessians rounded to a few levels each,
+// |q| <= LowBitPolicy::kLevels, by stochastic rounding whose draw is keyed by (seed, round, global
+// row). The sums stay integer, so they are as independent of threads and workers as above, and
+// they fit narrow histogram cells (histogram.h); leaf values are then refit from the exact ones.
 #pragma once
 
 #include <cmath>
@@ -47,6 +53,12 @@ inline int64_t RoundHalfEven(double x) {
 #endif
 }
 
+// The low-bit mode's one tuning constant: each of g and h becomes an integer in
+// [-kLevels, kLevels] (LightGBM's default of 4 bins is kLevels 2 for g and 4 for h).
+struct LowBitPolicy {
+  static constexpr int kLevels = 7;  // 4 bits with the sign
+};
+
 class GradientQuantizer {
  public:
   GradientQuantizer() = default;
@@ -57,6 +69,17 @@ class GradientQuantizer {
   // The same from this worker's largest |g| and |h| over its `rows` rows (the device computes
   // them): allreduces them and the row count, then picks the exponents.
   GradientQuantizer(double max_g, double max_h, uint64_t rows, rabit::Communicator* comm);
+
+  // The low-bit quantizer for the same gradients: unit max|g| / kLevels (and so for h), with the
+  // maxima this one agreed over the workers. Its Quantize is not used: QuantizeAllLowBit rounds.
+  GradientQuantizer LowBit() const;
+  bool low_bit() const { return low_bit_; }
+  // Low-bit quantized gradients of one output group (zero where `keep` is 0): each value is
+  // rounded down or up at random, up with probability its distance from the level below, so
+  // every sum is unbiased. The draw of global row `first_row + i` is keyed by (seed, key, row).
+  void QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride, int group,
+                         const std::vector<uint8_t>& keep, uint64_t seed, uint64_t key,
+                         uint64_t first_row, int nthread, std::vector<GradientSum>* out) const;
 
   // exponents: value = quantized * 2^-exp
   int grad_exp() const { return grad_exp_; }
@@ -87,6 +110,9 @@ class GradientQuantizer {
  private:
   int grad_exp_ = 0;
   int hess_exp_ = 0;
+  bool low_bit_ = false;
+  double max_g_ = 0.0;  // the largest |g| and |h| over every worker's rows
+  double max_h_ = 0.0;
   double grad_unit_ = 1.0;
   double hess_unit_ = 1.0;
   double grad_scale_ = 1.0;

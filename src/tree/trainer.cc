@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "common/error.h"
 #include "tree/gpu_hist/trainer.h"
 #include "tree/hist/trainer.h"
 
@@ -15,6 +16,14 @@ std::unique_ptr<RoundTrainer> RoundTrainer::Create(const std::string& device, Tr
 
 void RoundTrainer::CheckDevice(const std::string& device) {
   if (device != "cpu") OpenDevice(device);
+}
+
+void RoundTrainer::CheckDeviceOptions(const Params& params) {
+  if (params.device != "cpu" && params.quantized_grad == "on") {
+    RB_FAIL(
+        "quantized_grad=on (low-bit gradients) is not on the GPU yet: train with "
+        "device=cpu, or set quantized_grad=off (auto stays off on the GPU)");
+  }
 }
 
 }  // namespace ringboost

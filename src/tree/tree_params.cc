@@ -23,6 +23,9 @@ TreeParams TreeParams::From(const Params& p, float max_delta_step) {
   t.colsample_bynode = p.colsample_bynode;
   t.seed = p.seed;
   t.sync_phases = p.verbosity >= static_cast<int>(LogLevel::kDebug);
+  t.quantized_grad = p.quantized_grad == "on"     ? QuantizedGrad::kOn
+                     : p.quantized_grad == "auto" ? QuantizedGrad::kAuto
+                                                  : QuantizedGrad::kOff;
   return t;
 }
 

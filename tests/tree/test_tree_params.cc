@@ -24,6 +24,7 @@ TEST(TreeParams, FromTakesEverySettingTheTreesRead) {
   p.colsample_bynode = 0.7;
   p.seed = 42;
   p.verbosity = 3;
+  p.quantized_grad = "on";
   const TreeParams t = TreeParams::From(p, 0.7f);
   EXPECT_EQ(t.split.eta, 0.1f);
   EXPECT_EQ(t.split.gamma, 2.5f);
@@ -40,6 +41,9 @@ TEST(TreeParams, FromTakesEverySettingTheTreesRead) {
   EXPECT_EQ(t.colsample_bynode, 0.7);
   EXPECT_EQ(t.seed, 42u);
   EXPECT_TRUE(t.sync_phases);
+  EXPECT_EQ(t.quantized_grad, QuantizedGrad::kOn);
+  p.quantized_grad = "auto";
+  EXPECT_EQ(TreeParams::From(p, 0.7f).quantized_grad, QuantizedGrad::kAuto);
 }
 
 // The defaults of Params give the defaults of TreeParams (XGBoost 1.7's).
@@ -59,6 +63,7 @@ TEST(TreeParams, DefaultsAgreeWithTheConfigsDefaults) {
   EXPECT_EQ(t.subsample, d.subsample);
   EXPECT_EQ(t.seed, d.seed);
   EXPECT_FALSE(t.sync_phases);
+  EXPECT_EQ(t.quantized_grad, d.quantized_grad);
 }
 
 }  // namespace

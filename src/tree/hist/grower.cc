@@ -52,14 +52,16 @@ struct SplitRule {
 }  // namespace
 
 TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts,
-                       const TreeParams& params, rabit::Communicator* comm, int nthread)
+                       const TreeParams& params, rabit::Communicator* comm, int nthread,
+                       bool low_bit)
     : matrix_(matrix),
       cuts_(cuts),
       params_(params),
       comm_(comm),
       nthread_(nthread),
-      hist_builder_(matrix, cuts, nthread),
-      nodes_(params) {}
+      hist_builder_(matrix, cuts, nthread, low_bit),
+      nodes_(params),
+      low_bit_(low_bit) {}
 
 void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) {
   int64_t sum[2] = {0, 0};
@@ -77,26 +79,75 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) 
   auto start = PhaseTimer::Clock::now();
   std::vector<Histogram*> out{&nodes_[0].hist};
   hist_builder_.Build(gpair, *partitioner_, {0}, out);
-  AllreduceHistograms(out);
+  if (comm_->WorldSize() > 1) {
+    AllreduceHistograms(out,
+                        {comm_->AllreduceValue<uint64_t>(matrix_->NumRows(), rabit::Op::kSum)});
+  }
   timer_.Add("histograms", start);
   start = PhaseTimer::Clock::now();
   EvaluateNodes({0});
   timer_.Add("evaluate", start);
 }
 
-void TreeGrower::AllreduceHistograms(const std::vector<Histogram*>& hists) {
+namespace {
+// The histograms hists[k] for k in `which`, cell by cell (g, h) in a buffer of T, summed over the
+// workers, and back.
+template <typename T>
+void AllreduceAs(const std::vector<Histogram*>& hists, const std::vector<std::size_t>& which,
+                 std::size_t n_bins, rabit::Communicator* comm) {
+  if (which.empty()) return;
+  std::vector<T> buf(which.size() * n_bins * 2);
+  T* out = buf.data();
+  for (std::size_t k : which) {
+    for (const GradientSum& s : *hists[k]) {
+      *out++ = static_cast<T>(s.g);
+      *out++ = static_cast<T>(s.h);
+    }
+  }
+  comm->Allreduce(Span<T>(buf), rabit::Op::kSum);
+  const T* in = buf.data();
+  for (std::size_t k : which) {
+    for (GradientSum& s : *hists[k]) {
+      s.g = *in++;
+      s.h = *in++;
+    }
+  }
+}
+
+// The same for histograms whose every sum, partial or whole, is within +-32767 (CellBits::k16):
+// a cell travels as one int32, g * 2^16 + h. Sums of such words are exact (|G * 2^16 + H| <
+// 2^31) and decode uniquely: H is the int16 congruent to the word mod 2^16, G = (word - H) / 2^16.
+void AllreducePacked16(const std::vector<Histogram*>& hists, const std::vector<std::size_t>& which,
+                       std::size_t n_bins, rabit::Communicator* comm) {
+  if (which.empty()) return;
+  std::vector<int32_t> buf(which.size() * n_bins);
+  int32_t* out = buf.data();
+  for (std::size_t k : which) {
+    for (const GradientSum& s : *hists[k]) *out++ = static_cast<int32_t>(s.g * 65536 + s.h);
+  }
+  comm->Allreduce(Span<int32_t>(buf), rabit::Op::kSum);
+  const int32_t* in = buf.data();
+  for (std::size_t k : which) {
+    for (GradientSum& s : *hists[k]) {
+      const int32_t word = *in++;
+      s.h = static_cast<int16_t>(static_cast<uint32_t>(word) & 0xffffu);
+      s.g = (static_cast<int64_t>(word) - s.h) / 65536;
+    }
+  }
+}
+}  // namespace
+
+void TreeGrower::AllreduceHistograms(const std::vector<Histogram*>& hists,
+                                     const std::vector<uint64_t>& rows) {
   if (comm_->WorldSize() == 1 || hists.empty()) return;
-  std::size_t n_bins = cuts_->TotalBins();
-  std::vector<int64_t> buf(hists.size() * n_bins * 2);
+  std::vector<std::size_t> by_bits[3];  // k16, k32, k64
   for (std::size_t k = 0; k < hists.size(); ++k) {
-    std::copy_n(reinterpret_cast<const int64_t*>(hists[k]->data()), 2 * n_bins,
-                buf.begin() + k * 2 * n_bins);
+    const CellBits bits = low_bit_ ? CellBitsFor(rows[k]) : CellBits::k64;
+    by_bits[static_cast<int>(bits)].push_back(k);
   }
-  comm_->Allreduce(Span<int64_t>(buf), rabit::Op::kSum);
-  for (std::size_t k = 0; k < hists.size(); ++k) {
-    std::copy_n(buf.begin() + k * 2 * n_bins, 2 * n_bins,
-                reinterpret_cast<int64_t*>(hists[k]->data()));
-  }
+  AllreduceAs<int64_t>(hists, by_bits[static_cast<int>(CellBits::k64)], cuts_->TotalBins(), comm_);
+  AllreduceAs<int32_t>(hists, by_bits[static_cast<int>(CellBits::k32)], cuts_->TotalBins(), comm_);
+  AllreducePacked16(hists, by_bits[static_cast<int>(CellBits::k16)], cuts_->TotalBins(), comm_);
 }
 
 // Only the chunks some worker touched can be non-zero: the workers agree on the union of their
@@ -288,7 +339,8 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   }
   if (!counts.empty()) comm_->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
   std::vector<int> children, build_nids;
-  std::vector<Expansion> built;  // (parent, built child, sibling)
+  std::vector<uint64_t> built_rows;  // over all workers
+  std::vector<Expansion> built;      // (parent, built child, sibling)
   for (std::size_t i = 0; i < expansions.size(); ++i) {
     const Expansion& e = expansions[i];
     if (!nodes_.ChildrenMaySplit(e)) {
@@ -297,13 +349,14 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
     }
     built.push_back(NodeBook<NodeState>::BuiltChild(e, counts[2 * i], counts[2 * i + 1]));
     build_nids.push_back(built.back().left);
+    built_rows.push_back(std::min(counts[2 * i], counts[2 * i + 1]));  // the smaller is built
     children.push_back(e.left);
     children.push_back(e.right);
   }
   std::vector<Histogram*> out;
   for (int nid : build_nids) out.push_back(&nodes_[nid].hist);
   hist_builder_.Build(gpair, *partitioner_, build_nids, out, /*reuse_gradients=*/true);
-  AllreduceHistograms(out);
+  AllreduceHistograms(out, built_rows);
   // Each sibling takes its parent's histogram and subtracts the built child's in place.
   std::vector<const Histogram*> smaller;
   std::vector<Histogram*> siblings;
@@ -337,6 +390,36 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQu
       [&](int nid) { nodes_[nid].hist = Histogram(); });
   nodes_.Reset(nullptr);
   return tree;
+}
+
+void TreeGrower::RefitLeaves(const std::vector<GradientSum>& gpair,
+                             const GradientQuantizer& quantizer, RegTree* tree) {
+  const auto start = PhaseTimer::Clock::now();
+  const int n = tree->NumNodes();
+  std::vector<int64_t> sums(2 * static_cast<std::size_t>(n), 0);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+  for (int nid = 0; nid < n; ++nid) {
+    if (!(*tree)[nid].IsLeaf()) continue;
+    const uint64_t size = partitioner_->NodeRange(nid).size();
+    const uint32_t* rows = partitioner_->NodeRows(nid);
+    int64_t g = 0, h = 0;
+    for (uint64_t j = 0; j < size; ++j) {
+      g += gpair[rows[j]].g;
+      h += gpair[rows[j]].h;
+    }
+    sums[2 * nid] = g;
+    sums[2 * nid + 1] = h;
+  }
+  comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
+  for (int nid = n - 1; nid >= 0; --nid) {  // children have larger ids than their parent
+    TreeNode& node = (*tree)[nid];
+    if (!node.IsLeaf()) {
+      sums[2 * nid] = sums[2 * node.left] + sums[2 * node.right];
+      sums[2 * nid + 1] = sums[2 * node.left + 1] + sums[2 * node.right + 1];
+    }
+    InitNodeStats(GradientSum{sums[2 * nid], sums[2 * nid + 1]}, quantizer, params_.split, &node);
+  }
+  timer_.Add("refit leaves", start);
 }
 
 void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,

@@ -25,8 +25,10 @@ namespace ringboost {
 
 class TreeGrower {
  public:
+  // low_bit: the gradients Grow gets are low-bit (gradient.h), so histograms are built and
+  // allreduced in narrow cells.
   TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts, const TreeParams& params,
-             rabit::Communicator* comm, int nthread);
+             rabit::Communicator* comm, int nthread, bool low_bit = false);
 
   // Grows a tree; `tree_key` keys column sampling. Afterwards LeafRows() tells which rows ended
   // in which leaf.
@@ -44,6 +46,12 @@ class TreeGrower {
   // Time spent in each phase over every tree grown so far.
   const PhaseTimer& timer() const { return timer_; }
 
+  // Low-bit gradients (gradient.h): gives every node of the last grown `tree` the weight, leaf
+  // value and cover of its rows' exact gradients `gpair` (quantized by `quantizer`), summed
+  // over every worker; the splits stay those the low-bit sums chose.
+  void RefitLeaves(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
+                   RegTree* tree);
+
   // Adds each leaf's value to preds[row * stride + group] for the rows of the last grown tree.
   void UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride, int group);
 
@@ -57,7 +65,10 @@ class TreeGrower {
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<GradientSum>& gpair,
                                  const std::vector<Expansion>& expansions);
-  void AllreduceHistograms(const std::vector<Histogram*>& hists);
+  // Sums each histogram over the workers; rows[k]: hists[k]'s rows over all workers (low-bit
+  // mode moves each histogram in the cells of CellBitsFor(rows[k]): 16+16 bits packed in an int32,
+  // 32+32 or 64+64).
+  void AllreduceHistograms(const std::vector<Histogram*>& hists, const std::vector<uint64_t>& rows);
   void EvaluateNodes(const std::vector<int>& nids);
   // Several workers, wide data: reduces the touched chunks of the node's histogram.
   void AllreduceWide();
@@ -87,6 +98,7 @@ class TreeGrower {
   std::size_t wide_bytes_ = kWideHistogramBytes;
   bool wide_ = false;
   bool columnwise_on_ = true;
+  bool low_bit_ = false;
   std::unique_ptr<ColumnwiseEvaluator> columnwise_;  // built at the first wide sparse tree
   std::vector<uint8_t> goes_left_;                   // per row, PartitionByColumns
   PhaseTimer timer_;

@@ -40,9 +40,11 @@ struct SplitRows {  // the matrix's row-major bins and the gradient array
   }
 };
 
-// HistogramBuilder's row records: the gradient in the first 16 bytes, the bins after it. kStore:
-// the gradient comes from `gpair` and is stored into the record; else it is read from there.
-template <typename BinT, bool kStore>
+// HistogramBuilder's row records: the gradient first (a `Stored`: a GradientSum of 16 bytes, or
+// in low-bit mode a NarrowCell<int8_t> of 2), the bins after it, read into a `Cell` of the
+// build's width. kStore: the gradient comes from `gpair` and is stored into the record; else it
+// is read from there.
+template <typename BinT, bool kStore, typename Stored = GradientSum, typename Cell = GradientSum>
 struct RecordRows {
   uint8_t* records;
   uint32_t stride;
@@ -54,24 +56,61 @@ struct RecordRows {
     }
     if (kStore) __builtin_prefetch(gpair + row);
   }
-  const BinT* Row(uint32_t row, GradientSum* g) const {
+  const BinT* Row(uint32_t row, Cell* g) const {
     uint8_t* rec = records + static_cast<uint64_t>(row) * stride;
+    Stored s;
     if (kStore) {
-      *g = gpair[row];
-      std::memcpy(rec, g, sizeof(GradientSum));
+      s.g = static_cast<decltype(s.g)>(gpair[row].g);
+      s.h = static_cast<decltype(s.h)>(gpair[row].h);
+      std::memcpy(rec, &s, sizeof(Stored));
     } else {
-      std::memcpy(g, rec, sizeof(GradientSum));
+      std::memcpy(&s, rec, sizeof(Stored));
     }
-    return reinterpret_cast<const BinT*>(rec + kRecordGradientBytes);
+    g->g = s.g;
+    g->h = s.h;
+    return reinterpret_cast<const BinT*>(rec + sizeof(Stored));
   }
 };
+// Low-bit mode's stored gradient: |g|, |h| <= LowBitPolicy::kLevels fit int8.
+using LowBitGradient = NarrowCell<int8_t>;
+constexpr std::size_t kLowBitRecordGradientBytes = sizeof(LowBitGradient);
+
+std::size_t CellBytes(CellBits bits) {
+  return bits == CellBits::k16 ? 4 : bits == CellBits::k32 ? 8 : sizeof(GradientSum);
+}
+
+// dst[b] += src[b] for b in [begin, end), src of narrow cells.
+template <typename Cell>
+void WidenAdd(const Cell* src, GradientSum* dst, std::size_t begin, std::size_t end) {
+  for (std::size_t b = begin; b < end; ++b) {
+    dst[b].g += src[b].g;
+    dst[b].h += src[b].h;
+  }
+}
+void WidenAdd(CellBits bits, const void* src, GradientSum* dst, std::size_t begin,
+              std::size_t end) {
+  switch (bits) {
+    case CellBits::k16:
+      return WidenAdd(static_cast<const NarrowCell<int16_t>*>(src), dst, begin, end);
+    case CellBits::k32:
+      return WidenAdd(static_cast<const NarrowCell<int32_t>*>(src), dst, begin, end);
+    case CellBits::k64:
+      return WidenAdd(static_cast<const GradientSum*>(src), dst, begin, end);
+  }
+}
+
+// A zeroed histogram of n_bins cells of `bits` in `buf` (its storage reused).
+void* ClearedCells(std::vector<uint64_t>* buf, std::size_t n_bins, CellBits bits) {
+  buf->assign((n_bins * CellBytes(bits) + 7) / 8, 0);
+  return buf->data();
+}
 
 // Dense rows into the histogram whose feature f starts at base[f]. Four rows at a time: their
 // updates are independent chains the core can overlap, and each feature's base is loaded once
 // for the four.
-template <typename BinT, typename Rows>
-void BuildDense(const Rows& src, uint32_t num_features, GradientSum* const* base,
-                const uint32_t* rows, uint64_t n) {
+template <typename BinT, typename Rows, typename Cell>
+void BuildDense(const Rows& src, uint32_t num_features, Cell* const* base, const uint32_t* rows,
+                uint64_t n) {
   constexpr uint64_t kWays = 4;
   uint64_t i = 0;
   for (; i + kWays <= n; i += kWays) {
@@ -80,23 +119,23 @@ void BuildDense(const Rows& src, uint32_t num_features, GradientSum* const* base
         src.Prefetch(rows[a]);
       }
     }
-    GradientSum g[kWays];
+    Cell g[kWays];
     const BinT* b[kWays];
     for (uint64_t k = 0; k < kWays; ++k) b[k] = src.Row(rows[i + k], &g[k]);
     for (uint32_t f = 0; f < num_features; ++f) {
-      GradientSum* h = base[f];
+      Cell* h = base[f];
       for (uint64_t k = 0; k < kWays; ++k) {
-        GradientSum& d = h[b[k][f]];
+        Cell& d = h[b[k][f]];
         d.g += g[k].g;
         d.h += g[k].h;
       }
     }
   }
   for (; i < n; ++i) {
-    GradientSum g;
+    Cell g;
     const BinT* b = src.Row(rows[i], &g);
     for (uint32_t f = 0; f < num_features; ++f) {
-      GradientSum& d = base[f][b[f]];
+      Cell& d = base[f][b[f]];
       d.g += g.g;
       d.h += g.h;
     }
@@ -159,15 +198,72 @@ void BuildSparseStripe(const uint64_t* row_ptr, const uint32_t* bins, const Grad
 
 }  // namespace
 
+CellBits CellBitsFor(uint64_t rows) {
+  constexpr uint64_t kLevels = LowBitPolicy::kLevels;
+  if (rows * kLevels <= INT16_MAX) return CellBits::k16;
+  if (rows * kLevels <= INT32_MAX) return CellBits::k32;
+  return CellBits::k64;
+}
+
 HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts,
-                                   int nthread)
-    : matrix_(matrix), cuts_(cuts), nthread_(nthread), tls_(nthread) {
+                                   int nthread, bool low_bit)
+    : matrix_(matrix),
+      cuts_(cuts),
+      nthread_(nthread),
+      low_bit_(low_bit),
+      record_gradient_bytes_(low_bit ? kLowBitRecordGradientBytes : kRecordGradientBytes),
+      narrow_tls_(nthread),
+      tls_(nthread) {
   for (uint32_t f : matrix->dense_columns()) feature_offsets_.push_back(cuts->ptr[f]);
   const std::size_t record_bytes =
-      kRecordGradientBytes + feature_offsets_.size() * static_cast<std::size_t>(matrix->BinBytes());
+      record_gradient_bytes_ +
+      feature_offsets_.size() * static_cast<std::size_t>(matrix->BinBytes());
   if (matrix->layout() == BinnedMatrix::Layout::kDense && record_bytes <= kMaxRecordBytes) {
-    record_stride_ =
-        static_cast<uint32_t>((record_bytes + kRecordAlign - 1) / kRecordAlign * kRecordAlign);
+    // Low-bit records of at most half a line are packed two to a line (they never straddle).
+    const std::size_t align =
+        low_bit && record_bytes <= kRecordAlign / 2 ? kRecordAlign / 2 : kRecordAlign;
+    record_stride_ = static_cast<uint32_t>((record_bytes + align - 1) / align * align);
+  }
+}
+
+template <typename BinT, typename Cell>
+void HistogramBuilder::BuildNarrowDense(const std::vector<BinT>& bins, const GradientSum* gpair,
+                                        const uint32_t* rows, uint64_t n, Cell* hist,
+                                        bool reuse_gradients) {
+  const uint32_t num_features = feature_offsets_.size();
+  Cell* on_stack[kMaxRecordBytes];  // a record holds fewer features than bytes
+  for (uint32_t f = 0; f < num_features; ++f) on_stack[f] = hist + feature_offsets_[f];
+  (void)bins;  // gives BinT only: the records hold their own copy of the bins
+  if (reuse_gradients) {
+    BuildDense<BinT>(
+        RecordRows<BinT, false, LowBitGradient, Cell>{Records(), record_stride_, gpair},
+        num_features, on_stack, rows, n);
+  } else {
+    BuildDense<BinT>(RecordRows<BinT, true, LowBitGradient, Cell>{Records(), record_stride_, gpair},
+                     num_features, on_stack, rows, n);
+  }
+}
+
+void HistogramBuilder::BuildNarrowBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
+                                        uint64_t n, CellBits bits, void* hist,
+                                        bool reuse_gradients) {
+  auto build = [&](const auto& bins) {
+    switch (bits) {
+      case CellBits::k16:
+        return BuildNarrowDense(bins, gpair.data(), rows, n,
+                                static_cast<NarrowCell<int16_t>*>(hist), reuse_gradients);
+      case CellBits::k32:
+        return BuildNarrowDense(bins, gpair.data(), rows, n,
+                                static_cast<NarrowCell<int32_t>*>(hist), reuse_gradients);
+      case CellBits::k64:
+        return BuildNarrowDense(bins, gpair.data(), rows, n, static_cast<GradientSum*>(hist),
+                                reuse_gradients);
+    }
+  };
+  if (matrix_->BinBytes() == 1) {
+    build(matrix_->dense8());
+  } else {
+    build(matrix_->dense16());
   }
 }
 
@@ -221,7 +317,7 @@ void HistogramBuilder::InitRecords(const std::vector<BinT>& bins) {
   const int64_t n = static_cast<int64_t>(rows);
 #pragma omp parallel for schedule(static) num_threads(nthread_)
   for (int64_t r = 0; r < n; ++r) {
-    std::memcpy(records + r * record_stride_ + kRecordGradientBytes,
+    std::memcpy(records + r * record_stride_ + record_gradient_bytes_,
                 bins.data() + r * feature_offsets_.size(), row_bytes);
   }
 }
@@ -286,6 +382,9 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   for (auto& t : tls_) {
     if (t.size() < nids.size()) t.resize(nids.size());
   }
+  for (auto& t : narrow_tls_) {  // one per node of the level, and the whole tasks' scratch last
+    if (Narrow() && t.size() < nids.size() + 1) t.resize(nids.size() + 1);
+  }
   ParallelErrors errors;  // the histograms are allocated here, inside the region
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -294,7 +393,25 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       const Task& task = tasks[i];
       if (task.whole) {
         out[task.node]->assign(n_bins, GradientSum{});
-        BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
+        if (Narrow()) {  // into this thread's scratch cells, then widened
+          const CellBits bits = CellBitsFor(task.n);
+          std::vector<uint64_t>& scratch = narrow_tls_[t].back();
+          void* cells = ClearedCells(&scratch, n_bins, bits);
+          BuildNarrowBlock(gpair, task.rows, task.n, bits, cells, reuse_gradients);
+          WidenAdd(bits, cells, out[task.node]->data(), 0, n_bins);
+        } else {
+          BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
+        }
+        return;
+      }
+      if (Narrow()) {
+        const CellBits bits = CellBitsFor(partitioner.NodeRange(nids[task.node]).size());
+        std::vector<uint64_t>& cells = narrow_tls_[t][task.node];
+        if (!used[t][task.node]) {
+          ClearedCells(&cells, n_bins, bits);
+          used[t][task.node] = 1;
+        }
+        BuildNarrowBlock(gpair, task.rows, task.n, bits, cells.data(), reuse_gradients);
         return;
       }
       Histogram& h = tls_[t][task.node];
@@ -323,6 +440,11 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       std::fill(dst + begin, dst + end, GradientSum{});
       for (int t = 0; t < nthread_; ++t) {
         if (!used[t][k]) continue;
+        if (Narrow()) {
+          const CellBits bits = CellBitsFor(partitioner.NodeRange(nids[k]).size());
+          WidenAdd(bits, narrow_tls_[t][k].data(), dst, begin, end);
+          continue;
+        }
         const GradientSum* src = tls_[t][k].data();
         for (std::size_t b = begin; b < end; ++b) dst[b] += src[b];
       }

@@ -15,9 +15,24 @@
 
 namespace ringboost {
 
+// Low-bit mode (gradient.h): while a histogram is being built, its cells are the narrowest
+// integers that cannot overflow for the node's rows (each |q| <= LowBitPolicy::kLevels): 16+16
+// bits up to 32767 / kLevels rows, 32+32 bits up to 2^31 / kLevels rows, else 64+64. The built
+// histograms are widened into Histogram (64+64), so that subtraction and evaluation stay one code.
+template <typename T>
+struct NarrowCell {
+  T g = 0;
+  T h = 0;
+};
+enum class CellBits { k16 = 0, k32 = 1, k64 = 2 };
+CellBits CellBitsFor(uint64_t rows);
+
 class HistogramBuilder {
  public:
-  HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts, int nthread);
+  // low_bit: the gradients are low-bit (|g|, |h| <= LowBitPolicy::kLevels): dense records then
+  // hold them in 2 bytes and the builds sum into narrow cells.
+  HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts, int nthread,
+                   bool low_bit = false);
 
   // Builds the histograms of `nids` (rows from `partitioner`) into `out` (resized to the total
   // bin count). One call per tree level. reuse_gradients: the rows' gradients are those that an
@@ -62,6 +77,14 @@ class HistogramBuilder {
                        const uint32_t* rows, uint64_t n, GradientSum* hist, bool reuse_gradients);
   template <typename BinT>
   void InitRecords(const std::vector<BinT>& bins);
+  // Low-bit mode, dense records: rows into `hist`, whose cells are of `bits`.
+  void BuildNarrowBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
+                        CellBits bits, void* hist, bool reuse_gradients);
+  template <typename BinT, typename Cell>
+  void BuildNarrowDense(const std::vector<BinT>& bins, const GradientSum* gpair,
+                        const uint32_t* rows, uint64_t n, Cell* hist, bool reuse_gradients);
+  // Whether this build sums into narrow cells (low-bit mode on dense records).
+  bool Narrow() const { return low_bit_ && record_stride_ != 0; }
   uint8_t* Records();  // records_ from its first cache-line-aligned byte
   // BuildWide's two ways for the sparse layout; both fill wide_out_ and mark wide_any_.
   void BuildWideStriped(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n);
@@ -82,7 +105,11 @@ class HistogramBuilder {
   // line each plus the bins' straddles. The copy of the bins (allocated by the first build, once
   // the training values are gone, so the peak memory stays that of loading) is the price.
   uint32_t record_stride_ = 0;
+  bool low_bit_ = false;
+  uint32_t record_gradient_bytes_ = 0;  // 16 (a GradientSum), or 2 in low-bit mode (int8 g, h)
   std::vector<uint8_t> records_;
+  // Low-bit mode: per thread, per node of the level, a histogram of narrow cells (raw storage).
+  std::vector<std::vector<std::vector<uint64_t>>> narrow_tls_;
   std::vector<std::vector<Histogram>> tls_;  // per thread, per node of the level
   // Wide mode: per thread a histogram kept all zero between calls, its touched-chunk flags and
   // list; the output and its chunks.

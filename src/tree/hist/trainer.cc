@@ -8,6 +8,10 @@
 #include "objective/leaf_quantile.h"
 
 namespace ringboost {
+namespace {
+// quantized_grad=auto: low-bit gradients from this many training rows (all workers) on.
+constexpr uint64_t kLowBitAutoRows = 100000;
+}  // namespace
 
 HistTrainer::HistTrainer(TrainerSetup setup)
     : params_(setup.params),
@@ -15,7 +19,16 @@ HistTrainer::HistTrainer(TrainerSetup setup)
       nthread_(setup.nthread),
       groups_(setup.groups),
       margins_(std::move(setup.margins)),
-      grower_(&setup.matrix, &setup.cuts, setup.params, setup.comm, setup.nthread) {}
+      low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm)),
+      grower_(&setup.matrix, &setup.cuts, setup.params, setup.comm, setup.nthread, low_bit_) {}
+
+bool HistTrainer::UsesLowBitGradients(const TreeParams& params, uint64_t rows,
+                                      rabit::Communicator* comm) {
+  if (params.quantized_grad != QuantizedGrad::kAuto)
+    return params.quantized_grad == QuantizedGrad::kOn;
+  const uint64_t all_rows = comm->AllreduceValue<uint64_t>(rows, rabit::Op::kSum);
+  return all_rows >= kLowBitAutoRows;
+}
 
 std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, const DataSet& train,
                                                 int round) {
@@ -37,9 +50,18 @@ std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, cons
     start = PhaseTimer::Clock::now();
     GradientQuantizer quantizer(gpair_, groups_, k, comm_, nthread_);
     quantizer.QuantizeAll(gpair_, groups_, k, keep, nthread_, &qgrad_);
-    timer_.Add("quantize", start);
     const uint64_t tree_key = static_cast<uint64_t>(round) * groups_ + k;
-    trees.push_back(grower_.Grow(qgrad_, quantizer, tree_key));
+    if (low_bit_) {
+      const GradientQuantizer low = quantizer.LowBit();
+      low.QuantizeAllLowBit(gpair_, groups_, k, keep, params_.seed, tree_key, train.first_row,
+                            nthread_, &low_grad_);
+      timer_.Add("quantize", start);
+      trees.push_back(grower_.Grow(low_grad_, low, tree_key));
+      grower_.RefitLeaves(qgrad_, quantizer, &trees.back());
+    } else {
+      timer_.Add("quantize", start);
+      trees.push_back(grower_.Grow(qgrad_, quantizer, tree_key));
+    }
     RefreshLeavesToQuantiles(objective, train, k, keep, &trees.back());
     grower_.UpdatePredictions(trees.back(), &margins_, groups_, k);
   }

@@ -25,6 +25,10 @@ class HistTrainer : public RoundTrainer {
   double LastRoundSeconds() const override { return -1.0; }
 
  private:
+  // Whether quantized_grad (on, off, auto) grows the trees from low-bit gradients, the same on
+  // every worker: auto decides by the rows of all workers together.
+  static bool UsesLowBitGradients(const TreeParams& params, uint64_t rows,
+                                  rabit::Communicator* comm);
   // reg:absoluteerror, reg:quantileerror (Objective::LeafQuantileAlpha): the leaves of group's new
   // tree become eta times the quantile of their sampled rows' residuals, before the margins move.
   void RefreshLeavesToQuantiles(const Objective& objective, const DataSet& train, int group,
@@ -35,11 +39,13 @@ class HistTrainer : public RoundTrainer {
   int nthread_;
   int groups_;
   std::vector<float> margins_;  // rows x groups
+  bool low_bit_;                // quantized_grad: trees from low-bit gradients (gradient.h)
   TreeGrower grower_;
   // A round's gradients, raw and quantized: kept between rounds, so that each round writes into
   // pages it already has (new vectors cost 24 MB of zeroing and page faults a round at 1M rows).
   std::vector<GradPair> gpair_;
   std::vector<GradientSum> qgrad_;
+  std::vector<GradientSum> low_grad_;  // low-bit mode: the rounded gradients the tree grows from
   PhaseTimer timer_;
 };
 

@@ -182,5 +182,48 @@ TEST(Histogram, WideEqualsBuildAndListsTouchedChunks) {
   }
 }
 
+// The narrow cells of the low-bit mode: 16+16 bits while rows * kLevels fits 32767, 32+32 while
+// it fits 2^31 - 1, else 64+64.
+TEST(Histogram, CellBitsFollowTheNodesRows) {
+  constexpr uint64_t kLevels = LowBitPolicy::kLevels;
+  EXPECT_EQ(CellBitsFor(0), CellBits::k16);
+  EXPECT_EQ(CellBitsFor(32767 / kLevels), CellBits::k16);
+  EXPECT_EQ(CellBitsFor(32767 / kLevels + 1), CellBits::k32);
+  EXPECT_EQ(CellBitsFor(2147483647 / kLevels), CellBits::k32);
+  EXPECT_EQ(CellBitsFor(2147483647 / kLevels + 1), CellBits::k64);
+}
+
+// Low-bit builds (2-byte gradients in the records, narrow cells widened at the end) sum what the
+// direct sum gives: a root of 12,000 rows (32-bit cells, in blocks) and children of 1,000 rows
+// (16-bit, one task) and 11,000 (32-bit, blocks), the children from the records' gradients.
+TEST(Histogram, LowBitNarrowCellsEqualDirectSum) {
+  HistFixture fx(false, 12000);
+  for (GradientSum& g : fx.gpair) {  // values a low-bit quantizer gives: |q| <= kLevels
+    g.g = g.g % (LowBitPolicy::kLevels + 1);
+    g.h = g.h % (LowBitPolicy::kLevels + 1);
+  }
+  RowPartitioner p(fx.data.NumRows());
+  for (int threads : {1, 2, 3}) {
+    HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads, /*low_bit=*/true);
+    ASSERT_TRUE(builder.UsesRecords());
+    Histogram root;
+    builder.Build(fx.gpair, p, {0}, {&root});
+    EXPECT_EQ(root, fx.Naive(p, 0)) << "threads " << threads;
+  }
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 12 == 0; }, 2);
+  ASSERT_EQ(p.NodeRange(1).size(), 1000u);
+  for (int threads : {1, 2, 3}) {
+    HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads, /*low_bit=*/true);
+    Histogram root, h1, h2;
+    RowPartitioner all(fx.data.NumRows());
+    builder.Build(fx.gpair, all, {0}, {&root});  // stores the gradients into the records
+    const std::vector<GradientSum> zeros(fx.gpair.size());
+    builder.Build(zeros, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
+    EXPECT_EQ(h1, fx.Naive(p, 1)) << "threads " << threads;
+    EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
+  }
+}
+
 }  // namespace
 }  // namespace ringboost
