@@ -43,11 +43,15 @@ std::vector<std::string> MergedEnvironment(const EnvList& extra) {
   int devnull = open("/dev/null", O_RDONLY);
   if (devnull >= 0) dup2(devnull, STDIN_FILENO);
   execvpe(argv[0], argv, envp);
+  // No strerror here: it may allocate, and this child shares the parent's heap (vfork).
+  const int err = errno;
   const char* what = "ringboost-submit: cannot run the worker command: ";
-  const char* why = std::strerror(errno);
   (void)!write(STDERR_FILENO, what, std::strlen(what));
+  (void)!write(STDERR_FILENO, argv[0], std::strlen(argv[0]));
+  const char* why = err == ENOENT   ? ": no such file\n"
+                    : err == EACCES ? ": permission denied\n"
+                                    : ": exec failed\n";
   (void)!write(STDERR_FILENO, why, std::strlen(why));
-  (void)!write(STDERR_FILENO, "\n", 1);
   _exit(127);
 }
 
@@ -91,7 +95,11 @@ Status ChildProcess::Start(const std::vector<std::string>& argv, const EnvList& 
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) < 0) return ErrnoStatus("pipe", "for the output of " + argv[0]);
   const pid_t parent = getpid();
-  pid_t pid = fork();
+  // vfork, not fork: fork copies this process's page tables, which grow with every worker's
+  // reader thread, so starting N workers cost O(N^2) (1024 local workers: most of the launch).
+  // The child shares our memory until exec and only makes the async-signal-safe calls of
+  // ExecChild; its descriptor table and signal dispositions are its own.
+  pid_t pid = vfork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);

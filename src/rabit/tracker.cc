@@ -12,6 +12,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -33,6 +34,8 @@ constexpr int kDrainStepMs = 50;
 // Bound on the connect rounds of one assignment (a worker that keeps reporting failed connects
 // would otherwise hold the tracker forever); XGBoost's tracker loops without bound.
 constexpr int kMaxConnectRounds = 64;
+// The listening backlog of a small job (a larger job gets one slot per worker more).
+constexpr int kMinBacklog = 256;
 // dmlc's task id meaning "none": never remembered for recovery.
 constexpr const char* kNullTaskId = "NULL";
 
@@ -108,6 +111,11 @@ class Session {
   explicit Session(TrackerState* impl) : impl_(impl), num_workers_(impl->options.num_workers) {}
   Status Serve();
 
+  // Seconds since Serve() began, for the bootstrap's timeline in the log.
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+  }
+
  private:
   void StepAndDispatch(HandshakePool* pool, int wait_ms);
   void Dispatch(Hello hello);
@@ -131,6 +139,9 @@ class Session {
   std::vector<Hello> pending_;  // workers waiting for the batch assignment
   std::map<int, Waiting> wait_conn_;
   std::set<int> shutdown_;
+  std::chrono::steady_clock::time_point begin_ = std::chrono::steady_clock::now();
+  double first_hello_s_ = -1;  // the first start's hello, since begin_
+  double last_hello_s_ = -1;   // the hello that completed the batch
 };
 
 void Session::StepAndDispatch(HandshakePool* pool, int wait_ms) {
@@ -148,7 +159,11 @@ Status Session::Serve() {
   const TrackerOptions& o = impl_->options;
   HandshakeLimits limits;
   limits.timeout_s = o.handshake_timeout_s;
-  limits.per_source = o.max_pending_per_source;
+  // A job's own workers may all start at once from one address (a local job: 1024 workers on
+  // loopback), each hello waiting for its worker to be scheduled: the caps leave room for all
+  // of them, so that only connections beyond the job's size can push a worker out.
+  limits.per_source = std::max(o.max_pending_per_source, num_workers_);
+  limits.total = std::max(limits.total, num_workers_ + o.max_pending_per_source);
   HandshakePool pool(
       &impl_->listener, limits, [&o] { return std::make_unique<TrackerHello>(o.token); },
       [this](const std::string& host, const std::string& why) { impl_->Refuse(host, why); });
@@ -252,7 +267,11 @@ void Session::HandleStart(Hello hello) {
   } else {
     pending_.push_back(std::move(hello));
   }
-  if (!pending_.empty() && pending_.size() >= todo_.size()) AssignBatch();
+  if (first_hello_s_ < 0) first_hello_s_ = Elapsed();
+  if (!pending_.empty() && pending_.size() >= todo_.size()) {
+    last_hello_s_ = Elapsed();
+    AssignBatch();
+  }
 }
 
 // Ranks the pending workers in one go once every free rank has a taker: by host, then task id.
@@ -281,7 +300,13 @@ void Session::AssignBatch() {
     }
   }
   if (todo_.empty()) {
-    impl_->Log("tracker: all " + std::to_string(num_workers_) + " workers have their ranks");
+    // Every link is up now: each worker made its connects before it reported its port.
+    char timeline[160];
+    std::snprintf(timeline, sizeof(timeline),
+                  " and links (hellos from %.3f s to %.3f s, links up at %.3f s)", first_hello_s_,
+                  last_hello_s_, Elapsed());
+    impl_->Log("tracker: all " + std::to_string(num_workers_) + " workers have their ranks" +
+               timeline);
   }
 }
 
@@ -406,7 +431,11 @@ Status Tracker::Create(TrackerOptions options, std::unique_ptr<Tracker>* out) {
   if (!options.log) {
     options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   }
-  Status s = TcpSocket::Listen(options.host, options.port, &impl->listener);
+  // Every worker of a job may connect at once: a backlog smaller than the job drops their SYNs,
+  // and each dropped one waits out TCP's 1 s (then 3 s, 7 s) retransmission (the kernel caps it
+  // at net.core.somaxconn).
+  const int backlog = std::max(kMinBacklog, options.num_workers + options.max_pending_per_source);
+  Status s = TcpSocket::Listen(options.host, options.port, &impl->listener, backlog);
   if (!s.ok()) return s.Wrap("tracker");
   impl->port = impl->listener.LocalPort();
   impl->options = std::move(options);

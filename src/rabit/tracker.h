@@ -27,7 +27,8 @@ struct TrackerOptions {
   // Empty: the plain dmlc protocol, any task id.
   std::string token;
   // Hellos run concurrently, each dropped when not complete within handshake_timeout_s; at
-  // most max_pending_per_source are pending from one address (the oldest is dropped first).
+  // most max(max_pending_per_source, num_workers) are pending from one address (the oldest is
+  // dropped first), so that every worker of a local job may be in its hello at once.
   double handshake_timeout_s = 5;
   int max_pending_per_source = 16;
   // Bound on each later exchange with a worker that passed its hello (ranks and links).

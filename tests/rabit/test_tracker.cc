@@ -390,6 +390,30 @@ TEST(Tracker, IdleConnectionsDelayNoWorkerAndLateClientsAreRefused) {
   EXPECT_FALSE(TcpSocket::Connect("127.0.0.1", port, Deadline::After(0.2), &late).ok());
 }
 
+// A job's own workers may all be in their hellos at once from one address, each waiting to be
+// scheduled (1024 local workers on 2 cores): up to the job's size none is closed as idle.
+TEST(Tracker, SlowHellosOfOneAddressUpToTheJobSizeAreKept) {
+  TrackerOptions o = Options(40);
+  o.handshake_timeout_s = 30;
+  o.max_pending_per_source = 8;
+  RunningTracker t(o);
+  std::vector<TcpSocket> slow(35);
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    if (i == 30) std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ASSERT_TRUE(
+        TcpSocket::Connect("127.0.0.1", t.port(), Deadline::After(kClientTimeoutS), &slow[i]).ok());
+  }
+  // A connection with a wrong magic, accepted after all of them: once its refusal is logged, the
+  // tracker has admitted the late five, which would each have closed an old one at a cap of 8.
+  TcpSocket wrong;
+  ASSERT_TRUE(
+      TcpSocket::Connect("127.0.0.1", t.port(), Deadline::After(kClientTimeoutS), &wrong).ok());
+  const int32_t magic = 12345;
+  ASSERT_TRUE(wrong.SendAll(&magic, sizeof(magic), Deadline::After(kClientTimeoutS)).ok());
+  EXPECT_TRUE(t.WaitForLog("wrong magic 0x3039")) << t.Log();
+  EXPECT_EQ(t.Log().find("handshakes pending from this address"), std::string::npos) << t.Log();
+}
+
 TEST(Tracker, StopEndsRunWithFailure) {
   RunningTracker t(Options(2));
   t.tracker().Stop();

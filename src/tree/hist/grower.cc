@@ -23,8 +23,10 @@ struct SplitRule {
   SplitRule(const BinnedMatrix& m, const HistogramCuts& cuts, const SplitCandidate& s)
       : split_bin(s.split_bin), default_left(s.default_left) {
     if (m.layout() == BinnedMatrix::Layout::kDense) {
+      // A feature with no values in this worker's shard (its rows are dense in other
+      // features, another worker's are not): every row here is missing, and goes default.
       const int32_t column = m.ColumnOf(s.feature);
-      RB_CHECK_MSG(column >= 0, "split on feature " << s.feature << " that has no values");
+      if (column < 0) return;
       RB_CHECK_MSG(!m.columns8().empty() || !m.columns16().empty(),
                    "BinnedMatrix::BuildColumns() was not called");
       const uint64_t offset = static_cast<uint64_t>(column) * m.NumRows();
@@ -37,8 +39,8 @@ struct SplitRule {
       hi = cuts.ptr[s.feature + 1];
     }
   }
-  bool Dense8(uint32_t row) const { return bins8[row] <= split_bin; }
-  bool Dense16(uint32_t row) const { return bins16[row] <= split_bin; }
+  bool Dense8(uint32_t row) const { return bins8 ? bins8[row] <= split_bin : default_left; }
+  bool Dense16(uint32_t row) const { return bins16 ? bins16[row] <= split_bin : default_left; }
   bool Sparse(uint32_t row) const {
     const uint32_t* first = sparse + row_ptr[row];
     const uint32_t* last = sparse + row_ptr[row + 1];
