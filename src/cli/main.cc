@@ -5,11 +5,13 @@
 //   ringboost train CONF [key=value ...]     task=train
 //   ringboost predict CONF [key=value ...]   task=pred
 //   ringboost dump CONF [key=value ...]      task=dump
-//   ringboost dump MODEL [--with-stats] [--format text|json] [--fmap F] [-o OUT]
+//   ringboost dump MODEL [--with-stats] [--format text|json|dot] [--tree K] [--render svg|png]
+//                        [--fmap F] [-o OUT]
 //                                            a model file directly (stdout unless -o)
 //   ringboost CONF [key=value ...]           XGBoost's form; task from the file (default train)
 //   ringboost export MODEL --format F -o OUT  a model in another format (cli/model_commands.h)
 //   ringboost importance MODEL [--type T]     XGBoost's get_score (cli/model_commands.h)
+//   ringboost plot importance|history ...     SVG charts by gnuplot (cli/plot.h)
 //   ringboost help [--markdown]              the parameter table
 #include <CLI/CLI.hpp>
 #include <exception>
@@ -57,13 +59,19 @@ struct DumpFlags {
   std::string format = "text";
   std::string fmap;
   std::string out = "-";
+  int tree = -1;
+  std::string render = "none";
 };
 
 // `ringboost dump MODEL ...`: the flags become the dump keys, no config file.
 int RunDumpOfModel(const std::vector<std::string>& args, const DumpFlags& flags) {
-  std::vector<std::string> overrides{"task=dump", "model_in=" + args[0],
-                                     "dump_format=" + flags.format, "name_dump=" + flags.out,
-                                     std::string("dump_stats=") + (flags.with_stats ? "1" : "0")};
+  std::vector<std::string> overrides{"task=dump",
+                                     "model_in=" + args[0],
+                                     "dump_format=" + flags.format,
+                                     "name_dump=" + flags.out,
+                                     std::string("dump_stats=") + (flags.with_stats ? "1" : "0"),
+                                     "dump_tree=" + std::to_string(flags.tree),
+                                     "dump_render=" + flags.render};
   if (!flags.fmap.empty()) overrides.push_back("fmap=" + flags.fmap);
   overrides.insert(overrides.end(), args.begin() + 1, args.end());
   return RunDump(ParseConfig("", overrides));
@@ -95,7 +103,10 @@ int Main(int argc, char** argv) {
                            &dump_args);
   DumpFlags dump_flags;
   dump->add_flag("--with-stats", dump_flags.with_stats, "MODEL form: gain and cover too");
-  dump->add_option("--format", dump_flags.format, "MODEL form: text or json");
+  dump->add_option("--format", dump_flags.format, "MODEL form: text, json or dot (Graphviz)");
+  dump->add_option("--tree", dump_flags.tree, "MODEL form, dot: the tree to draw (default all)");
+  dump->add_option("--render", dump_flags.render,
+                   "MODEL form, dot: svg or png, rendered by Graphviz's dot (package graphviz)");
   dump->add_option("--fmap", dump_flags.fmap, "MODEL form: feature map for names");
   dump->add_option("-o,--output", dump_flags.out, "MODEL form: output file (default stdout)");
   ModelCommands model_commands(&app);

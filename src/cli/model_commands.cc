@@ -1,15 +1,31 @@
-// ringboost export / importance: read a model in any format, write it or its feature scores.
+// ringboost export / importance / plot: read a model in any format, write it, its feature
+// scores, or a chart of them (or of an eval history).
 #include "cli/model_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "cli/plot.h"
 #include "common/error.h"
+#include "common/external_tool.h"
 #include "common/file_io.h"
 #include "model/importance.h"
 #include "model/model.h"
 #include "model/xgboost_format.h"
 
 namespace ringboost {
+namespace {
+
+// `text` to stdout for "" or "-", else to the file (atomically).
+void WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    WriteFileAtomic(path, text);
+  }
+}
+
+}  // namespace
 
 ModelCommands::ModelCommands(CLI::App* app) {
   export_ = app->add_subcommand(
@@ -26,6 +42,21 @@ ModelCommands::ModelCommands(CLI::App* app) {
                           "weight (default), gain, cover, total_gain or total_cover");
   importance_->add_option("--fmap", fmap_, "feature map for names");
   importance_->add_option("-o,--output", out_, "output file (default stdout)");
+  plot_ = app->add_subcommand("plot", "Draw a chart as SVG with gnuplot (package gnuplot-nox).");
+  plot_->require_subcommand(1);
+  plot_importance_ = plot_->add_subcommand(
+      "importance", "MODEL's feature importance as a bar chart, as XGBoost's plot_importance.");
+  plot_importance_->add_option("MODEL", model_, "model file")->required();
+  plot_importance_->add_option("--type", type_,
+                               "weight (default), gain, cover, total_gain or total_cover");
+  plot_importance_->add_option("--fmap", fmap_, "feature map for names");
+  plot_importance_->add_option("--top", top_, "only the N most important features (0: all)");
+  plot_history_ = plot_->add_subcommand(
+      "history", "Learning curves of an eval history (eval_history=FILE, CSV or JSON).");
+  plot_history_->add_option("EVAL_HISTORY", history_, "the file training wrote")->required();
+  for (CLI::App* sub : {plot_importance_, plot_history_}) {
+    sub->add_option("-o,--output", out_, "SVG file (- for stdout)")->required();
+  }
 }
 
 bool ModelCommands::Run(int* exit_code) const {
@@ -35,6 +66,10 @@ bool ModelCommands::Run(int* exit_code) const {
   }
   if (*importance_) {
     *exit_code = RunImportance();
+    return true;
+  }
+  if (*plot_) {
+    *exit_code = RunPlot();
     return true;
   }
   return false;
@@ -52,11 +87,31 @@ int ModelCommands::RunImportance() const {
   if (!fmap_.empty()) fmap = FeatureMap::Load(fmap_);
   const std::string text =
       ImportanceJson(FeatureImportance(Model::Load(model_), type), fmap_.empty() ? nullptr : &fmap);
-  if (out_.empty() || out_ == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+  WriteOutput(out_, text);
+  return 0;
+}
+
+int ModelCommands::RunPlot() const {
+  RequireTool(kGnuplot, "ringboost plot");
+  std::string script;
+  if (*plot_history_) {
+    script = HistoryChartScript(ReadEvalHistory(history_));
   } else {
-    WriteFileAtomic(out_, text);
+    const ImportanceType type = ImportanceTypeFromName(type_);
+    if (top_ < 0) RB_FAIL("--top " << top_ << ": give a number of features, or 0 for all");
+    FeatureMap fmap;
+    if (!fmap_.empty()) fmap = FeatureMap::Load(fmap_);
+    std::vector<std::pair<std::string, double>> scores;
+    for (const auto& [feature, score] : FeatureImportance(Model::Load(model_), type)) {
+      const bool named = !fmap_.empty() && feature < fmap.names.size();
+      scores.emplace_back(named ? fmap.names[feature] : "f" + std::to_string(feature), score);
+    }
+    std::stable_sort(scores.begin(), scores.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (top_ > 0 && scores.size() > static_cast<std::size_t>(top_)) scores.resize(top_);
+    script = ImportanceChartScript(std::move(scores), type_);
   }
+  WriteOutput(out_, RenderChart(script));
   return 0;
 }
 

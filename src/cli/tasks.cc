@@ -9,9 +9,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <sstream>
 
+#include "cli/eval_history.h"
 #include "common/error.h"
+#include "common/external_tool.h"
 #include "common/file_io.h"
 #include "common/logging.h"
 #include "common/output_path.h"
@@ -109,6 +112,19 @@ void CheckEarlyStopping(const Params& params) {
                                         "(the last one is watched), or set eval_train=1 to "
                                         "watch the training data, or early_stopping_rounds=0");
   }
+  if (!params.eval_history.empty() && params.evals.empty() && !params.eval_train) {
+    RB_FAIL("eval_history=" << params.eval_history
+                            << " records the eval results, and there are none: add "
+                               "eval[NAME]=<data uri> or eval_train=1, or drop eval_history");
+  }
+}
+
+// The eval set names in EvalOneRound's order (eval[NAME]s, then train).
+std::vector<std::string> EvalSetNames(const Params& params) {
+  std::vector<std::string> names;
+  for (const auto& e : params.evals) names.push_back(e.first);
+  if (params.eval_train) names.push_back("train");
+  return names;
 }
 
 // Every worker must train with the same settings (nthread and verbosity excepted: they are the
@@ -266,6 +282,10 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
                                << setup.binning_s << " s");
   const bool is_root = comm->Rank() == 0;
+  std::unique_ptr<EvalHistory> history;
+  if (is_root && !params.eval_history.empty()) {
+    history = std::make_unique<EvalHistory>(params.eval_history, EvalSetNames(params));
+  }
   EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
   // A resumed checkpoint carries the early stopping state (best_iteration is absolute).
   if (start.rounds_done > 0 && start.init.best_iteration >= start.base_rounds) {
@@ -298,6 +318,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
     }
+    if (history && !results.empty()) history->Add(i, results);
     progress.Update(i + 1, !results.empty());
     const std::size_t watched = learner.EarlyStoppingIndex();
     const bool stop_now = watched < results.size() && stop.Observe(i, results[watched].second);
@@ -405,13 +426,22 @@ int RunPredict(const Params& params) {
 int RunDump(const Params& params) {
   SetVerbosity(params.verbosity);
   if (params.model_in.empty()) RB_FAIL("task=dump needs model_in=<model file>");
+  if (params.dump_render != "none") {
+    if (params.dump_format != "dot") {
+      RB_FAIL("dump_render=" << params.dump_render << " renders a DOT dump: set dump_format=dot");
+    }
+    RequireTool(kGraphvizDot, "dump_render=" + params.dump_render);
+  }
   if (const std::string problem = OutputPathsProblem(params); !problem.empty()) RB_FAIL(problem);
   Model model = Model::Load(params.model_in);
   FeatureMap fmap;
   if (!params.fmap.empty()) fmap = FeatureMap::Load(params.fmap);
   const FeatureMap* fm = params.fmap.empty() ? nullptr : &fmap;
   std::string text = params.dump_format == "json" ? DumpJson(model, fm, params.dump_stats)
-                                                  : DumpText(model, fm, params.dump_stats);
+                     : params.dump_format == "dot"
+                         ? DumpDot(model, fm, params.dump_stats, params.dump_tree)
+                         : DumpText(model, fm, params.dump_stats);
+  if (params.dump_render != "none") text = RunTool(kGraphvizDot, {"-T" + params.dump_render}, text);
   if (params.name_dump == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {

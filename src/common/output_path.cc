@@ -93,6 +93,7 @@ std::string OutputPathsProblem(const Params& p) {
   if (p.task == "dump" && p.name_dump != "-") check(OutputFileProblem("name_dump", p.name_dump));
   if (p.task != "train") return problem;
   if (!p.model_out.empty()) check(OutputFileProblem("model_out", p.model_out));
+  if (!p.eval_history.empty()) check(OutputFileProblem("eval_history", p.eval_history));
   if (p.model_out.empty() || p.save_period > 0) {
     check(p.model_dir.empty() ? OutputFolderProblem("model_dir", ".", true)
                               : OutputFolderProblem("model_dir", p.model_dir, true));

@@ -68,16 +68,19 @@ struct Params {
   std::string name_pred = "pred.txt";
   bool pred_margin = false;
   std::string pred_layout = "value";  // value: one number a line (XGBoost) | row: a row a line
-  bool pred_leaf = false;  // task=pred explanations (model/explain.h)
+  bool pred_leaf = false;             // task=pred explanations (model/explain.h)
   bool pred_contribs = false;
   bool pred_interactions = false;
   int ntree_limit = 0;
   std::string name_dump = "dump.txt";
-  std::string dump_format = "text";  // text | json
+  std::string dump_format = "text";  // text | json | dot
   bool dump_stats = false;
+  int dump_tree = -1;                // dump_format=dot: the tree drawn, -1 = all
+  std::string dump_render = "none";  // dump_format=dot: none | svg | png (Graphviz's dot)
   std::string fmap;
   // --- training control ---------------------------------------------------------------------
   int early_stopping_rounds = 0;
+  std::string eval_history;  // CSV, or JSON for *.json: every round's eval results (rank 0)
   // --- collective ---------------------------------------------------------------------------
   std::string communicator = "auto";  // auto | local | mpi | tcp
   // DMLC_* and rabit_* keys, passed on to the collective as they are (per worker, so not in

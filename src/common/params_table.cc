@@ -191,6 +191,11 @@ std::vector<ParamSpec> BuildTable() {
                        "and no eval[NAME]) has not improved for this many rounds; 0 means "
                        "never. The model keeps every round and records best_iteration (as "
                        "XGBoost); it needs an eval set."));
+  t.push_back(P(s, "eval_history", &Params::eval_history, "")
+                  .Doc("Write every round's eval results to this file as training goes: CSV "
+                       "(iteration, then a column per eval set and metric), or JSON as "
+                       "XGBoost's evals_result when the name ends in .json. `ringboost plot "
+                       "history` draws it. Empty: none."));
 
   s = "Data";
   t.push_back(P(s, "data", &Params::data, "")
@@ -271,9 +276,17 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt")
                   .Doc("File that task=dump writes (- for stdout)."));
   t.push_back(P(s, "dump_format", &Params::dump_format, "text")
-                  .OneOf({"text", "json"})
-                  .Doc("Format of the model dump."));
+                  .OneOf({"text", "json", "dot"})
+                  .Doc("Format of the model dump: XGBoost's text or JSON dump, or Graphviz DOT "
+                       "(dump_tree, dump_render)."));
   t.push_back(P(s, "dump_stats", &Params::dump_stats, "0").Doc("Add gain and cover to the dump."));
+  t.push_back(P(s, "dump_tree", &Params::dump_tree, "-1")
+                  .Min(-1)
+                  .Doc("dump_format=dot: the tree to draw (0-based); -1 draws every tree."));
+  t.push_back(P(s, "dump_render", &Params::dump_render, "none")
+                  .OneOf({"none", "svg", "png"})
+                  .Doc("dump_format=dot: render the DOT into name_dump as SVG or PNG with "
+                       "Graphviz's `dot` (package graphviz); none writes the DOT text."));
   t.push_back(P(s, "fmap", &Params::fmap, "")
                   .Alias("name_fmap")
                   .Doc("Feature map file (`id name type` lines) naming features in the dump."));

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/error.h"
 #include "model/model.h"
 
 namespace ringboost {
@@ -172,7 +173,74 @@ void JsonTree(const DumpContext& ctx, const RegTree& tree, std::string* out) {
   }
 }
 
+// ---- Graphviz DOT --------------------------------------------------------------------------
+
+// Text inside a DOT string literal.
+std::string DotEscaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string DotLabel(const DumpContext& ctx, const TreeNode& node) {
+  std::string label;
+  if (node.IsLeaf()) {
+    label = "leaf=" + Num(node.leaf_value);
+  } else if (ctx.Kind(node.feature) == FeatureKind::kIndicator) {
+    label = DotEscaped(ctx.Name(node.feature));
+  } else {
+    label = (ctx.Kind(node.feature) == FeatureKind::kPlain ? "f" : "") +
+            DotEscaped(ctx.Name(node.feature)) + "<" + Condition(ctx, node);
+  }
+  if (ctx.with_stats && !node.IsLeaf()) label += "\\ngain=" + Num(node.gain);  // DOT's line break
+  if (ctx.with_stats) label += "\\ncover=" + Num(node.sum_hess);
+  return "\"" + label + "\"";
+}
+
+// The nodes and edges of tree `t`, node ids "t<t>_<nid>", in node order (no recursion).
+void DotTree(const DumpContext& ctx, const RegTree& tree, int t, const std::string& indent,
+             std::string* out) {
+  const std::string prefix = "t" + Str(t) + "_";
+  for (int nid = 0; nid < tree.NumNodes(); ++nid) {
+    const TreeNode& node = tree[nid];
+    *out += indent + prefix + Str(nid) + " [label=" + DotLabel(ctx, node) +
+            (node.IsLeaf() ? " shape=box" : "") + "]\n";
+    if (node.IsLeaf()) continue;
+    const bool indicator = ctx.Kind(node.feature) == FeatureKind::kIndicator;
+    const int yes = indicator ? IndicatorYes(node) : node.left;
+    const int no = indicator ? DefaultChild(node) : node.right;
+    const int missing = DefaultChild(node);
+    *out += indent + prefix + Str(nid) + " -> " + prefix + Str(yes) + " [label=\"yes" +
+            (yes == missing ? ", missing" : "") + "\" color=\"#0000FF\"]\n";
+    *out += indent + prefix + Str(nid) + " -> " + prefix + Str(no) + " [label=\"no" +
+            (no == missing ? ", missing" : "") + "\" color=\"#FF0000\"]\n";
+  }
+}
+
 }  // namespace
+
+std::string DumpDot(const Model& model, const FeatureMap* fmap, bool with_stats, int tree) {
+  const int num_trees = static_cast<int>(model.trees.size());
+  if (tree < -1 || tree >= num_trees) {
+    RB_FAIL("cannot draw tree " << tree << ": the model has " << num_trees << " trees (use 0 to "
+                                << num_trees - 1 << ", or -1 for all)");
+  }
+  const DumpContext ctx{fmap, with_stats};
+  std::string out = "digraph ringboost {\n  graph [rankdir=TB]\n";
+  if (tree >= 0) {
+    DotTree(ctx, model.trees[tree], tree, "  ", &out);
+    return out + "}\n";
+  }
+  for (int t = 0; t < num_trees; ++t) {
+    out += "  subgraph cluster_" + Str(t) + " {\n    label=\"booster[" + Str(t) + "]\"\n";
+    DotTree(ctx, model.trees[t], t, "    ", &out);
+    out += "  }\n";
+  }
+  return out + "}\n";
+}
 
 std::string DumpText(const Model& model, const FeatureMap* fmap, bool with_stats) {
   const DumpContext ctx{fmap, with_stats};

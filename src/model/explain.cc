@@ -15,10 +15,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "common/error.h"
 #include "common/memory.h"
 #include "common/parallel.h"
+#include "model/shap_table.h"
 
 namespace ringboost {
 namespace {
@@ -182,41 +184,73 @@ class TreeExplainer {
   int depth_ = 0;
 };
 
-// What one thread needs for a row: the explainers, the row as a dense vector and scratch.
+// Rows one thread explains at a time (BlockContribs).
+constexpr int64_t kExplainBlock = 64;
+
+// Table values (4 bytes each) all trees of one call may precompute: 128 MiB.
+constexpr std::size_t kShapTableBudget = std::size_t{1} << 25;
+
+// The explainers of the trees, shared by all threads; tables[t] is null where tree t walks
+// recursively (conditions, paths past ShapTable::kMaxElements, the budget, or too few rows to
+// pay for the table).
 struct Forest {
   const Model& model;
   std::vector<TreeExplainer> trees;
+  std::vector<std::unique_ptr<ShapTable>> tables;
   std::size_t path_space = 0;
+  int max_nodes = 0;
 };
 
-// Contributions of one row: groups x (F + 1), into out (zeroed by the caller).
-void RowContribs(const Forest& f, const float* row, Condition c, std::vector<PathElement>* path,
-                 float* out) {
+// Scratch of one thread.
+struct RowScratch {
+  std::vector<PathElement> path;
+  std::vector<uint32_t> masks;
+  std::vector<float> values;
+};
+
+// Contributions of `n` dense rows (`stride` floats apart) into out (`per_row` floats apart,
+// zeroed by the caller), groups x (F + 1) a row. Trees outer, rows inner, so that a tree's table
+// stays in cache for the block; each value still sums in tree order, as for a row alone.
+void BlockContribs(const Forest& f, const float* rows, int n, std::size_t stride, Condition c,
+                   RowScratch* s, float* out, std::size_t per_row) {
   const uint32_t nf = f.model.num_feature;
   for (std::size_t t = 0; t < f.trees.size(); ++t) {
-    float* phi = out + static_cast<std::size_t>(f.model.tree_group[t]) * (nf + 1);
-    if (c.sign == 0) phi[nf] += f.trees[t].ExpectedValue();
-    f.trees[t].AddShap(row, phi, c, path->data());
+    const std::size_t offset = static_cast<std::size_t>(f.model.tree_group[t]) * (nf + 1);
+    for (int i = 0; i < n; ++i) {
+      float* phi = out + i * per_row + offset;
+      const float* row = rows + i * stride;
+      if (c.sign == 0) phi[nf] += f.trees[t].ExpectedValue();
+      if (c.sign == 0 && f.tables[t]) {
+        f.tables[t]->Add(row, phi, s->masks.data());
+      } else {
+        f.trees[t].AddShap(row, phi, c, s->path.data());
+      }
+    }
   }
-  for (int g = 0; g < f.model.num_groups; ++g) {
-    out[static_cast<std::size_t>(g) * (nf + 1) + nf] += f.model.BaseMargin(g);
+  for (int i = 0; i < n; ++i) {
+    for (int g = 0; g < f.model.num_groups; ++g) {
+      out[i * per_row + static_cast<std::size_t>(g) * (nf + 1) + nf] += f.model.BaseMargin(g);
+    }
   }
 }
 
+void RowContribs(const Forest& f, const float* row, Condition c, RowScratch* s, float* out) {
+  BlockContribs(f, row, 1, 0, c, s, out, 0);
+}
+
 // Interaction values of one row: groups x (F + 1) x (F + 1).
-void RowInteractions(const Forest& f, const float* row, std::vector<PathElement>* path,
-                     std::vector<float>* scratch, float* out) {
+void RowInteractions(const Forest& f, const float* row, RowScratch* s, float* out) {
   const std::size_t cols = f.model.num_feature + 1;
   const std::size_t block = cols * f.model.num_groups;
-  scratch->assign(3 * block, 0.0f);
-  float* diag = scratch->data();
+  s->values.assign(3 * block, 0.0f);
+  float* diag = s->values.data();
   float* on = diag + block;
   float* off = on + block;
-  RowContribs(f, row, Condition{}, path, diag);
+  RowContribs(f, row, Condition{}, s, diag);
   for (std::size_t i = 0; i < cols; ++i) {
     std::fill(on, on + 2 * block, 0.0f);
-    RowContribs(f, row, Condition{1, static_cast<int64_t>(i)}, path, on);
-    RowContribs(f, row, Condition{-1, static_cast<int64_t>(i)}, path, off);
+    RowContribs(f, row, Condition{1, static_cast<int64_t>(i)}, s, on);
+    RowContribs(f, row, Condition{-1, static_cast<int64_t>(i)}, s, off);
     for (int g = 0; g < f.model.num_groups; ++g) {
       float* o = out + g * cols * cols + i * cols;
       const std::size_t c0 = g * cols;
@@ -233,6 +267,20 @@ void RowInteractions(const Forest& f, const float* row, std::vector<PathElement>
   }
 }
 
+// Writes rows [first, first + n) of `data` into `dense` (`stride` floats a row, features past
+// the last column dropped) when `set`, or puts NaN back where they were when not.
+void FillDense(const DataSet& data, int64_t first, int n, std::size_t stride, float* dense,
+               bool set) {
+  for (int i = 0; i < n; ++i) {
+    float* row = dense + i * stride;
+    for (uint64_t k = data.row_ptr[first + i]; k < data.row_ptr[first + i + 1]; ++k) {
+      if (data.index[k] < stride - 1) {
+        row[data.index[k]] = set ? data.value[k] : std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+  }
+}
+
 // The trees of the first `num_rounds` rounds (0 = all). (TreesForRounds lives with prediction,
 // above this module.)
 std::size_t ExplainedTrees(const Model& model, int num_rounds) {
@@ -243,6 +291,29 @@ std::size_t ExplainedTrees(const Model& model, int num_rounds) {
   }
   const int rounds = num_rounds == 0 ? model.num_rounds : num_rounds;
   return std::min(model.trees.size(), static_cast<std::size_t>(rounds) * model.num_groups);
+}
+
+// The explainers of the first `num_trees` trees for `rows` rows of `kind`. A tree gets a table
+// when it fits the budget and the rows pay for it: a table costs about d per value once, the
+// recursive walk about d per node per row.
+Forest MakeForest(const Model& model, std::size_t num_trees, ExplainKind kind, int64_t rows) {
+  Forest forest{model, {}, {}, 0, 0};
+  std::size_t budget = kind == ExplainKind::kLeaf ? 0 : kShapTableBudget;
+  for (std::size_t t = 0; t < num_trees; ++t) {
+    const RegTree& tree = model.trees[t];
+    forest.trees.emplace_back(tree);
+    forest.path_space = std::max(forest.path_space, forest.trees.back().PathSpace());
+    forest.max_nodes = std::max(forest.max_nodes, tree.NumNodes());
+    const std::size_t size = budget > 0 ? ShapTable::TableSize(tree) : 0;
+    const bool pays = static_cast<double>(size) <= static_cast<double>(rows) * tree.NumNodes();
+    if (size > 0 && size <= budget && pays) {
+      forest.tables.push_back(std::make_unique<ShapTable>(tree));
+      budget -= size;
+    } else {
+      forest.tables.push_back(nullptr);
+    }
+  }
+  return forest;
 }
 
 }  // namespace
@@ -278,13 +349,9 @@ uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, int num_round
 std::vector<float> Explain(const Model& model, const DataSet& data, int num_rounds,
                            ExplainKind kind, int nthread) {
   const std::size_t num_trees = ExplainedTrees(model, num_rounds);
-  Forest forest{model, {}, 0};
-  for (std::size_t t = 0; t < num_trees; ++t) {
-    forest.trees.emplace_back(model.trees[t]);
-    forest.path_space = std::max(forest.path_space, forest.trees.back().PathSpace());
-  }
-  const uint64_t per_row = ExplainValuesPerRow(model, kind, num_rounds);
   const int64_t rows = static_cast<int64_t>(data.NumRows());
+  const Forest forest = MakeForest(model, num_trees, kind, rows);
+  const uint64_t per_row = ExplainValuesPerRow(model, kind, num_rounds);
   const char* name = kind == ExplainKind::kLeaf       ? "pred_leaf"
                      : kind == ExplainKind::kContribs ? "pred_contribs"
                                                       : "pred_interactions";
@@ -293,39 +360,46 @@ std::vector<float> Explain(const Model& model, const DataSet& data, int num_roun
       std::to_string(rows) + " rows x " + std::to_string(per_row) + " values a row x 4 bytes",
       "explain fewer rows at a time, or fewer features (a model's num_feature)");
   std::vector<float> out(static_cast<std::size_t>(rows * per_row), 0.0f);
-  const uint32_t nf = model.num_feature;
+  const std::size_t stride = model.num_feature + 1;
+  // Rows a thread takes at a time: up to kExplainBlock, and their dense copies under 16 MiB.
+  const int64_t block =
+      std::max<int64_t>(1, std::min<int64_t>(kExplainBlock, (std::size_t{1} << 22) / stride));
+  const int64_t num_blocks = (rows + block - 1) / block;
   ParallelErrors errors;  // per-thread buffers, and the interactions' scratch, grow inside
 #pragma omp parallel num_threads(nthread > 0 ? nthread : omp_get_num_procs())
   {
-    std::vector<float> row;
-    std::vector<PathElement> path;
-    std::vector<float> scratch;
+    std::vector<float> dense;
+    RowScratch scratch;
     bool ready = false;
     errors.Run([&] {
-      row.assign(nf + 1, std::numeric_limits<float>::quiet_NaN());
-      path.resize(forest.path_space);
+      dense.assign(block * stride, std::numeric_limits<float>::quiet_NaN());
+      scratch.path.resize(forest.path_space);
+      scratch.masks.resize(forest.max_nodes);
       ready = true;
     });
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t r = 0; r < rows; ++r) {
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t b = 0; b < num_blocks; ++b) {
       if (!ready || errors.failed()) continue;  // rethrown below
       errors.Run([&] {
-        for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
-          if (data.index[k] < nf) row[data.index[k]] = data.value[k];
+        const int64_t first = b * block;
+        const int n = static_cast<int>(std::min(block, rows - first));
+        FillDense(data, first, n, stride, dense.data(), true);
+        float* o = out.data() + first * per_row;
+        if (kind == ExplainKind::kContribs) {
+          BlockContribs(forest, dense.data(), n, stride, Condition{}, &scratch, o, per_row);
         }
-        float* o = out.data() + r * per_row;
-        if (kind == ExplainKind::kLeaf) {
-          for (std::size_t t = 0; t < num_trees; ++t) {
-            o[t] = static_cast<float>(forest.trees[t].Leaf(row.data()));
+        for (int i = 0; i < n && kind != ExplainKind::kContribs; ++i) {
+          const float* row = dense.data() + i * stride;
+          float* ro = o + i * per_row;
+          if (kind == ExplainKind::kLeaf) {
+            for (std::size_t t = 0; t < num_trees; ++t) {
+              ro[t] = static_cast<float>(forest.trees[t].Leaf(row));
+            }
+          } else {
+            RowInteractions(forest, row, &scratch, ro);
           }
-        } else if (kind == ExplainKind::kContribs) {
-          RowContribs(forest, row.data(), Condition{}, &path, o);
-        } else {
-          RowInteractions(forest, row.data(), &path, &scratch, o);
         }
-        for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
-          if (data.index[k] < nf) row[data.index[k]] = std::numeric_limits<float>::quiet_NaN();
-        }
+        FillDense(data, first, n, stride, dense.data(), false);
       });
     }
   }

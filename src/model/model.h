@@ -55,5 +55,9 @@ struct FeatureMap {
 std::string DumpText(const Model& model, const FeatureMap* fmap, bool with_stats);
 // XGBoost's JSON dump: an array of nested node objects, one per tree.
 std::string DumpJson(const Model& model, const FeatureMap* fmap, bool with_stats);
+// Graphviz DOT of tree `tree` (-1: every tree, each a cluster "booster[i]"), drawn as XGBoost's
+// to_graphviz draws it: split nodes "f<cond", leaf boxes "leaf=v", a blue "yes" and a red "no"
+// edge, ", missing" on the default one. Throws Error when `tree` is not a tree of the model.
+std::string DumpDot(const Model& model, const FeatureMap* fmap, bool with_stats, int tree);
 
 }  // namespace ringboost

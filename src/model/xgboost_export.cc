@@ -101,6 +101,17 @@ Json ObjectiveDocument(const Model& model) {
         Json{{"max_delta_step", ConfigValue(model, "max_delta_step", "0.7")}};
   } else if (name.rfind("multi:", 0) == 0) {
     obj["softmax_multiclass_param"] = Json{{"num_class", std::to_string(model.num_class)}};
+  } else if (name == "reg:pseudohubererror") {
+    obj["pseudo_huber_param"] = Json{{"huber_slope", ConfigValue(model, "huber_slope", "1")}};
+  } else if (name == "reg:tweedie") {
+    obj["tweedie_regression_param"] =
+        Json{{"tweedie_variance_power", ConfigValue(model, "tweedie_variance_power", "1.5")}};
+  } else if (name == "reg:quantileerror") {  // XGBoost reads a bracketed list
+    std::string alpha = ConfigValue(model, "quantile_alpha", "0.5");
+    if (alpha.empty() || alpha[0] != '[') alpha = "[" + alpha + "]";
+    obj["quantile_loss_param"] = Json{{"quantile_alpha", alpha}};
+  } else if (name == "reg:absoluteerror" || name == "survival:cox" || name == "binary:hinge") {
+    // no parameter block (XGBoost writes none)
   } else if (name.rfind("rank:", 0) != 0) {
     obj["reg_loss_param"] = Json{{"scale_pos_weight", ConfigValue(model, "scale_pos_weight", "1")}};
   }

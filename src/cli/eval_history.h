@@ -1,0 +1,47 @@
+// eval_history=FILE: every round's eval results, rewritten after each round so that the file
+// is whole at any moment (docs/model-format.md, "Pictures"). Rank 0 only.
+//   FILE.json: XGBoost's evals_result layout, {"test": {"logloss": [0.5, 0.4]}, ...}
+//   any other name: CSV, a header "iteration,test-logloss,..." and a line per round.
+// `ringboost plot history FILE` draws either.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ringboost {
+
+class EvalHistory {
+ public:
+  // `sets`: the eval set names, which prefix the result names ("test" of "test-logloss").
+  EvalHistory(std::string path, std::vector<std::string> sets);
+
+  // Records round `round`'s results (EvalOneRound's) and rewrites the file.
+  void Add(int round, const std::vector<std::pair<std::string, double>>& results);
+
+  // The file's text now.
+  std::string Text() const;
+
+ private:
+  std::string Csv() const;
+  std::string Json() const;
+  // (set, metric) of a result name.
+  std::pair<std::string, std::string> Split(const std::string& name) const;
+
+  std::string path_;
+  std::vector<std::string> sets_;
+  std::vector<std::string> names_;  // result names, from the first round
+  std::vector<int> rounds_;
+  std::vector<std::vector<double>> values_;  // per round, in names_ order
+};
+
+// Reads a file EvalHistory wrote (CSV or JSON) into result names ("test-logloss") and their
+// per-round values, rounds in `rounds`. Throws Error naming the file and line on bad input.
+struct EvalCurves {
+  std::vector<int> rounds;
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> values;  // per name, a value per round
+};
+EvalCurves ReadEvalHistory(const std::string& path);
+
+}  // namespace ringboost
