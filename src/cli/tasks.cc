@@ -17,6 +17,7 @@
 #include "common/output_path.h"
 #include "common/threads.h"
 #include "learner/checkpoint.h"
+#include "learner/feature_types.h"
 #include "learner/learner.h"
 #include "learner/prediction_output.h"
 #include "learner/progress.h"
@@ -224,6 +225,11 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
   RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
+  if (params.device != "cpu" && ConfigHasCategorical(params)) {
+    RB_FAIL(
+        "categorical features (feature_types with c, an fmap type c, or a URI's "
+        "categorical_column) are not on the GPU yet; train them with device=cpu");
+  }
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   CheckEarlyStopping(params);
   auto comm = OpenCommunicator(params);

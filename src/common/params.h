@@ -33,6 +33,10 @@ struct Params {
   std::string grow_policy = "depthwise";  // depthwise | lossguide
   int max_leaves = 0;
   int max_bin = 256;
+  // Categorical features (XGBoost's): their types, and how their splits are searched.
+  std::string feature_types;   // "q,q,c": one q (quantitative) or c (categorical) per feature
+  int max_cat_to_onehot = 4;   // fewer categories than this: one-hot splits, else partitions
+  int max_cat_threshold = 64;  // partition splits: at most this many categories on a side
   int num_class = 0;
   double base_score = 0.5;
   double scale_pos_weight = 1.0;
@@ -67,7 +71,7 @@ struct Params {
   std::string name_pred = "pred.txt";
   bool pred_margin = false;
   std::string pred_layout = "value";  // value: one number a line (XGBoost) | row: a row a line
-  bool pred_leaf = false;  // task=pred explanations (model/explain.h)
+  bool pred_leaf = false;             // task=pred explanations (model/explain.h)
   bool pred_contribs = false;
   bool pred_interactions = false;
   int ntree_limit = 0;

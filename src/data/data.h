@@ -11,17 +11,18 @@
 namespace ringboost {
 
 struct DataSet {
-  std::vector<uint64_t> row_ptr{0};  // NumRows() + 1 offsets into index/value
-  std::vector<uint32_t> index;       // feature id of each stored entry, ascending within a row
-  std::vector<float> value;          // its value (never NaN)
-  std::vector<float> label;          // one per row
-  std::vector<float> weight;         // one per row, or empty (= all 1)
-  std::vector<uint32_t> group_ptr;   // query groups: offsets of group starts, size groups + 1;
-                                     // empty when the data has no groups
-  uint32_t num_col = 0;              // 1 + the largest feature id seen (0 for no entries)
-  uint64_t first_row = 0;            // global id of row 0 (distributed: exclusive scan)
-  uint64_t first_group = 0;          // global id of query group 0 (likewise)
-  std::string name;                  // the URI it came from, for messages
+  std::vector<uint64_t> row_ptr{0};   // NumRows() + 1 offsets into index/value
+  std::vector<uint32_t> index;        // feature id of each stored entry, ascending within a row
+  std::vector<float> value;           // its value (never NaN)
+  std::vector<float> label;           // one per row
+  std::vector<float> weight;          // one per row, or empty (= all 1)
+  std::vector<uint32_t> group_ptr;    // query groups: offsets of group starts, size groups + 1;
+                                      // empty when the data has no groups
+  uint32_t num_col = 0;               // 1 + the largest feature id seen (0 for no entries)
+  uint64_t first_row = 0;             // global id of row 0 (distributed: exclusive scan)
+  uint64_t first_group = 0;           // global id of query group 0 (likewise)
+  std::string name;                   // the URI it came from, for messages
+  std::vector<uint32_t> categorical;  // feature ids the URI names categorical (ascending)
 
   uint64_t NumRows() const { return row_ptr.size() - 1; }
   uint64_t NumNonZero() const { return index.size(); }

@@ -19,6 +19,8 @@ struct SplitParams {
   float max_delta_step = 0.0f;
   float lambda = 1.0f;
   float alpha = 0.0f;
+  int max_cat_to_onehot = 4;   // categorical features: one-hot splits below this many categories
+  int max_cat_threshold = 64;  // partition splits: at most this many categories a side
 
   static SplitParams From(const Params& p, float max_delta_step) {
     SplitParams s;
@@ -28,6 +30,8 @@ struct SplitParams {
     s.max_delta_step = max_delta_step;
     s.lambda = static_cast<float>(p.lambda);
     s.alpha = static_cast<float>(p.alpha);
+    s.max_cat_to_onehot = p.max_cat_to_onehot;
+    s.max_cat_threshold = p.max_cat_threshold;
     return s;
   }
 };
