@@ -157,8 +157,8 @@ std::vector<ParamSpec> BuildTable() {
                        "of q (quantitative) and c (categorical), e.g. q,q,c (i, int and float "
                        "count as q); features past its end are quantitative. A categorical value "
                        "is a non-negative integer code "
-                       "below 2^24 (a fraction is truncated), each code seen in training its own "
-                       "bin. Also from an fmap's type c and a CSV URI's categorical_column."));
+                       "below 2^24 (a fraction is truncated); each code from 0 to the largest in "
+                       "training has its own bin. Also from an fmap's type c and a CSV URI's categorical_column."));
   t.push_back(P(s, "max_cat_to_onehot", &Params::max_cat_to_onehot, "4")
                   .Min(1)
                   .Doc("A categorical feature with fewer categories than this is split one "
