@@ -123,11 +123,21 @@ def main():
     ap.add_argument("--rounds", type=int, nargs="+", default=[100, 500])
     ap.add_argument("--ringboost-pred", help="ringboost's predictions of the test set")
     ap.add_argument("--json", help="write the results here too")
+    ap.add_argument("--cache", help="an .npz of the loaded arrays: read when it exists, else "
+                    "written (a later call on the same machine skips the LibSVM parsing)")
+    ap.add_argument("--peers", nargs="+", default=["xgboost", "catboost"],
+                    help="which peers to run (default both)")
     args = ap.parse_args()
 
     t = time.perf_counter()
-    x, y = load_dir(args.train, os.cpu_count() or 4)
-    xt, yt = load_part(args.test)
+    if args.cache and os.path.exists(args.cache):
+        with np.load(args.cache) as z:
+            x, y, xt, yt = z["x"], z["y"], z["xt"], z["yt"]
+    else:
+        x, y = load_dir(args.train, os.cpu_count() or 4)
+        xt, yt = load_part(args.test)
+        if args.cache:
+            np.savez(args.cache, x=x, y=y, xt=xt, yt=yt)
     print("loaded %d x %d train, %d test rows in %.1f s" % (x.shape[0], x.shape[1], len(yt),
                                                            time.perf_counter() - t), flush=True)
     results = []
@@ -135,6 +145,8 @@ def main():
         p = np.loadtxt(args.ringboost_pred, dtype=np.float64)
         results.append({"peer": "ringboost", "test_auc": auc(yt, p)})
     for name, fn in (("xgboost", run_xgboost), ("catboost", run_catboost)):
+        if name not in args.peers:
+            continue
         try:
             __import__(name)
         except ImportError:

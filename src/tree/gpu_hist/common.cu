@@ -1,6 +1,8 @@
 // Device detection, memory checks and raw device memory calls (common.h).
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstring>
 #include <sstream>
 
 #include "tree/gpu_hist/common.cuh"
@@ -40,6 +42,40 @@ void CopyToHost(void* dst, const void* src, std::size_t bytes) {
 }
 
 void DeviceMemsetZero(void* ptr, std::size_t bytes) { RB_CUDA_CHECK(cudaMemset(ptr, 0, bytes)); }
+
+void StagedCopyToDevice(HostStage* stage, void* dst, const void* src, std::size_t bytes) {
+  if (stage->copied == nullptr) {
+    cudaEvent_t event;
+    RB_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    stage->copied = event;
+  } else {
+    // The last copy must have read the pinned bytes before they are overwritten (at most one
+    // level's kernels back: it is done already, or soon).
+    RB_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stage->copied)));
+  }
+  if (bytes > stage->capacity) {
+    if (stage->pinned != nullptr) RB_CUDA_CHECK(cudaFreeHost(stage->pinned));
+    stage->pinned = nullptr;
+    stage->capacity = 0;
+    // Room to grow: the uploads of a level grow with its nodes, and a pinned allocation is slow.
+    const std::size_t capacity = std::max<std::size_t>(2 * bytes, 64 * 1024);
+    RB_CUDA_CHECK(cudaMallocHost(&stage->pinned, capacity));
+    stage->capacity = capacity;
+  }
+  std::memcpy(stage->pinned, src, bytes);
+  RB_CUDA_CHECK(cudaMemcpyAsync(dst, stage->pinned, bytes, cudaMemcpyHostToDevice, 0));
+  RB_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(stage->copied), 0));
+}
+
+void FreeStage(HostStage* stage) noexcept {
+  // Errors here are reported by the next checked call, as DeviceFree's.
+  if (stage->copied != nullptr) {
+    cudaEventSynchronize(static_cast<cudaEvent_t>(stage->copied));
+    cudaEventDestroy(static_cast<cudaEvent_t>(stage->copied));
+  }
+  if (stage->pinned != nullptr) cudaFreeHost(stage->pinned);
+  *stage = HostStage{};
+}
 }  // namespace detail
 
 int DeviceCount(std::string* reason) {

@@ -45,6 +45,21 @@ void DeviceFree(void* ptr) noexcept;
 void CopyToDevice(void* dst, const void* src, std::size_t bytes);
 void CopyToHost(void* dst, const void* src, std::size_t bytes);
 void DeviceMemsetZero(void* ptr, std::size_t bytes);
+
+// Pinned host memory that a queued host-to-device copy reads from, and the event that marks when
+// that copy is done. Owned by one DeviceBuffer; FreeStage releases it.
+struct HostStage {
+  void* pinned = nullptr;
+  std::size_t capacity = 0;
+  void* copied = nullptr;  // cudaEvent_t recorded after the last copy from `pinned`
+};
+// Copies `bytes` at host `src` into the stage (after waiting for the stage's last copy to have
+// read it) and queues their copy to device `dst` on the default stream; returns without waiting
+// for the device. The kernels queued before it run on undisturbed, and those queued after it see
+// the bytes (stream order). A plain cudaMemcpy from pageable memory would instead wait for the
+// device to drain, leaving it idle while the host prepares the next launch.
+void StagedCopyToDevice(HostStage* stage, void* dst, const void* src, std::size_t bytes);
+void FreeStage(HostStage* stage) noexcept;
 }  // namespace detail
 
 // Waits for all work queued on the current device; throws on an asynchronous kernel error.
@@ -76,17 +91,22 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t n) { Resize(n); }
   explicit DeviceBuffer(const std::vector<T>& h_src) { CopyFrom(h_src); }
-  ~DeviceBuffer() { detail::DeviceFree(d_ptr_); }
+  ~DeviceBuffer() {
+    detail::FreeStage(&stage_);
+    detail::DeviceFree(d_ptr_);
+  }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& o) noexcept
       : d_ptr_(std::exchange(o.d_ptr_, nullptr)),
         size_(std::exchange(o.size_, 0)),
-        capacity_(std::exchange(o.capacity_, 0)) {}
+        capacity_(std::exchange(o.capacity_, 0)),
+        stage_(std::exchange(o.stage_, detail::HostStage{})) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(d_ptr_, o.d_ptr_);
     std::swap(size_, o.size_);
     std::swap(capacity_, o.capacity_);
+    std::swap(stage_, o.stage_);
     return *this;
   }
 
@@ -104,6 +124,14 @@ class DeviceBuffer {
   void CopyFrom(const T* h_src, std::size_t n) {
     Resize(n);
     if (n > 0) detail::CopyToDevice(d_ptr_, h_src, n * sizeof(T));
+  }
+  // The same, queued without waiting for the device (detail::StagedCopyToDevice): for the small
+  // per-level uploads (tasks, node lists) between kernels.
+  void CopyFromAsync(const std::vector<T>& h_src) {
+    Resize(h_src.size());
+    if (!h_src.empty()) {
+      detail::StagedCopyToDevice(&stage_, d_ptr_, h_src.data(), h_src.size() * sizeof(T));
+    }
   }
   std::vector<T> ToHost() const {
     std::vector<T> h_out(size_);
@@ -123,6 +151,7 @@ class DeviceBuffer {
   T* d_ptr_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+  detail::HostStage stage_;  // CopyFromAsync's pinned copy of the host data
 };
 
 }  // namespace ringboost

@@ -128,7 +128,7 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
     nodes_[built[i].right].hist = level;
     nodes_[built[i].right].slot = k + i;
   }
-  d_subtract_.CopyFrom(subtract);
+  d_subtract_.CopyFromAsync(subtract);
   DeviceHistogramBuilder::SubtractMany(d_subtract_.data(), k, n_bins);
   // The parents' buffers go back to the pool: work queued later on the stream may reuse them
   // only after these kernels, in stream order.

@@ -386,7 +386,7 @@ void DeviceHistogramBuilder::Build(const GradientSum* d_gpair, const std::vector
   const std::vector<HistBlockTask> tasks =
       MakeHistBlockTasks(nodes, DevicePolicy::kHistRowsPerTask);
   if (tasks.empty()) return;  // every node empty: all zero
-  d_tasks_.CopyFrom(tasks);
+  d_tasks_.CopyFromAsync(tasks);
   const EllpackView view = matrix_->View();
   if (!d_shared_groups_.empty()) {
     const unsigned int blocks =

@@ -163,7 +163,7 @@ std::vector<uint64_t> DevicePartitioner::MarkScanScatter(
     const DeviceMatrix& matrix, const std::vector<PartitionTaskView>& views, uint64_t lo,
     uint64_t n) {
   const int n_tasks = static_cast<int>(views.size());
-  d_tasks_.CopyFrom(views);
+  d_tasks_.CopyFromAsync(views);
   d_n_left_.Resize(views.size());
   constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
   MarkKernel<<<Grid(n + 1), kThreads>>>(matrix.View(), d_tasks_.data(), n_tasks, lo, n,
@@ -198,7 +198,7 @@ void DevicePartitioner::AddLeafValues(const std::vector<int>& leaves,
     }
   }
   if (chunks.empty()) return;
-  d_leaf_chunks_.CopyFrom(chunks);
+  d_leaf_chunks_.CopyFromAsync(chunks);
   AddLeafValuesKernel<<<static_cast<unsigned int>(chunks.size()),
                         DevicePolicy::kPartitionBlockThreads>>>(d_leaf_chunks_.data(), d_preds,
                                                                 stride, group);

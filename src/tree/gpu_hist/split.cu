@@ -109,8 +109,8 @@ std::vector<SplitCandidate> DeviceSplitEvaluator::Evaluate(
   RB_CHECK(nodes.size() == features.size());
   const std::vector<SplitWork> work = MakeSplitWork(features);
   if (work.empty()) return std::vector<SplitCandidate>(nodes.size());
-  d_nodes_.CopyFrom(nodes);
-  d_work_.CopyFrom(work);
+  d_nodes_.CopyFromAsync(nodes);
+  d_work_.CopyFromAsync(work);
   d_results_.Resize(work.size());
   EvaluateSplitsKernel<<<static_cast<unsigned int>(work.size()), kThreads>>>(
       ctx_, d_nodes_.data(), d_work_.data(), d_hist, d_results_.data());

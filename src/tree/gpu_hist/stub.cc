@@ -20,6 +20,8 @@ void DeviceFree(void*) noexcept {}
 void CopyToDevice(void*, const void*, std::size_t) { NoCuda("copy to device"); }
 void CopyToHost(void*, const void*, std::size_t) { NoCuda("copy to host"); }
 void DeviceMemsetZero(void*, std::size_t) { NoCuda("device memset"); }
+void StagedCopyToDevice(HostStage*, void*, const void*, std::size_t) { NoCuda("copy to device"); }
+void FreeStage(HostStage*) noexcept {}
 }  // namespace detail
 
 int DeviceCount(std::string* reason) {
