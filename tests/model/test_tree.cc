@@ -146,8 +146,10 @@ TEST(TreeWalker, CategoricalSplitsRouteAsXGBoost) {
     const float nan = std::nanf("");
     // (value of feature 0, value of feature 1, expected leaf)
     const std::vector<std::tuple<float, float, int>> cases = {
-        {1.0f, 0.0f, r},   {3.0f, 0.0f, r},       {1.7f, 0.0f, r},  {2.0f, 0.0f, ll},
-        {0.0f, 1.0f, lr},  {5.0f, 0.0f, ll},      {-1.0f, 0.0f, ll}, {3e7f, 0.0f, ll},
+        {1.0f, 0.0f, r},         {3.0f, 0.0f, r},
+        {1.7f, 0.0f, r},         {2.0f, 0.0f, ll},
+        {0.0f, 1.0f, lr},        {5.0f, 0.0f, ll},
+        {-1.0f, 0.0f, ll},       {3e7f, 0.0f, ll},
         {16777217.0f, 1.0f, lr}, {nan, 0.0f, default_left ? ll : r}};
     const TreeWalker walker(tree, 2);
     for (const auto& [v0, v1, want] : cases) {
