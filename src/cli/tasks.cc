@@ -224,12 +224,14 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
-  RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
+  // Both fail early, before any data is read; what the GPU lacks is named first, with or without
+  // CUDA in this build.
   if (params.device != "cpu" && ConfigHasCategorical(params)) {
     RB_FAIL(
         "categorical features (feature_types with c, an fmap type c, or a URI's "
         "categorical_column) are not on the GPU yet; train them with device=cpu");
   }
+  RoundTrainer::CheckDevice(params.device);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   CheckEarlyStopping(params);
   auto comm = OpenCommunicator(params);

@@ -134,13 +134,13 @@ TEST(CategoricalCli, NegativeAndHugeCodesAreRefusedAsXGBoostDoes) {
   test::TempDir dir;
   for (const char* bad : {"-1", "16777216"}) {
     test::WriteFile(dir.File("t.txt"), std::string("1 0:2 1:3\n2 0:") + bad + " 1:4\n");
-    const test::RunResult r =
-        test::RunRingboost(dir.path(), "train data=t.txt feature_types=c,q model_out=m.json");
+    test::WriteFile(dir.File("c.conf"), "data = t.txt\nmodel_out = m.json\n");
+    const test::RunResult r = test::RunRingboost(dir.path(), "train c.conf feature_types=c,q");
     EXPECT_EQ(r.exit_code, 1) << bad;
     EXPECT_NE(r.err.find("row 2: feature 0 is categorical"), std::string::npos) << r.err;
     EXPECT_FALSE(test::FileExists(dir.File("m.json")));
   }
-  const test::RunResult r = test::RunRingboost(dir.path(), "train data=t.txt feature_types=q,x");
+  const test::RunResult r = test::RunRingboost(dir.path(), "train c.conf feature_types=q,x");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("feature_types"), std::string::npos) << r.err;
 }
