@@ -346,7 +346,11 @@ std::string Model::ToJson() const {
   for (const RegTree& tree : trees) tree_array.push_back(TreeToJson(tree));
   Json root = Json::object();
   root["format"] = kFormatName;
-  root["version"] = base_margins.empty() ? 1 : kFormatVersion;
+  // The lowest version that holds the model, so that older readers refuse only what they would
+  // misread: 3 with categorical splits, 2 with per-group base margins, else 1.
+  const bool categorical =
+      std::any_of(trees.begin(), trees.end(), [](const RegTree& t) { return t.HasCategorical(); });
+  root["version"] = categorical ? 3 : base_margins.empty() ? 1 : 2;
   root["learner"] = std::move(learner);
   root["trees"] = std::move(tree_array);
   root["tree_group"] = tree_group;
