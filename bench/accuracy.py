@@ -74,7 +74,7 @@ class Case:
     """One data set: files under the shared data folder, objective, metric and goal."""
 
     def __init__(self, name, train, test, fmt, objective, metric, higher_better, goal,
-                 extra=None, xgb_extra=None):
+                 extra=None, xgb_extra=None, feature_types=None):
         self.name, self.train, self.test, self.fmt = name, train, test, fmt
         self.objective, self.metric = objective, metric
         self.higher_better = higher_better
@@ -82,6 +82,8 @@ class Case:
         self.goal = goal
         self.extra = extra or {}
         self.xgb_extra = xgb_extra or {}  # XGBoost's parameters on top of PARAMS and extra
+        # "q"/"c" per feature: ringboost's feature_types key, XGBoost's DMatrix feature_types
+        self.feature_types = feature_types
 
 
 CASES = [
@@ -112,6 +114,16 @@ for _objective, _metric, _extra in [
     CASES.append(Case("machine-" + _objective.replace(":", "-"), MACHINE[0], MACHINE[1],
                       "machine", _objective, _metric, higher_better=False, goal="relative",
                       extra=_extra))
+# Categorical features: machine.data's vendor (30 names, sorted, as codes 0..29) as feature 0
+# beside the six numeric columns, PRP the label, the same rows as above. Partition splits at the
+# default max_cat_to_onehot (4), one-hot splits with max_cat_to_onehot=64.
+MACHINE_CAT_TYPES = ["c", "q", "q", "q", "q", "q", "q"]
+CASES.append(Case("machine-categorical", MACHINE[0], MACHINE[1], "machine-cat",
+                  "reg:squarederror", "rmse", higher_better=False, goal="relative",
+                  feature_types=MACHINE_CAT_TYPES))
+CASES.append(Case("machine-categorical-onehot", MACHINE[0], MACHINE[1], "machine-cat",
+                  "reg:squarederror", "rmse", higher_better=False, goal="relative",
+                  extra={"max_cat_to_onehot": 64}, feature_types=MACHINE_CAT_TYPES))
 # The Higgs sample's first feature as a regression target: 7000 rows, few ties (machine.data's
 # 167 training rows make sign gradients tie often, and ties split as each library enumerates).
 for _objective, _metric, _extra in [
@@ -167,6 +179,19 @@ def machine_to_libsvm(src, train_dst, test_dst):
         for i, line in enumerate(l for l in inp if l.strip()):
             fields = line.strip().split(",")
             feats = " ".join("%d:%s" % (j, v) for j, v in enumerate(fields[2:8]))
+            (test if i % 5 == 0 else train).write("%s %s\n" % (fields[8], feats))
+
+
+def machine_cat_to_libsvm(src, train_dst, test_dst):
+    """machine.data as machine_to_libsvm writes it, with the vendor's code (its rank among the
+    sorted vendor names) as feature 0 and the six numeric columns as features 1..6."""
+    with open(src) as inp:
+        rows = [line.strip().split(",") for line in inp if line.strip()]
+    vendors = sorted(set(r[0] for r in rows))
+    with open(train_dst, "w") as train, open(test_dst, "w") as test:
+        for i, fields in enumerate(rows):
+            values = [str(vendors.index(fields[0]))] + fields[2:8]
+            feats = " ".join("%d:%s" % (j, v) for j, v in enumerate(values))
             (test if i % 5 == 0 else train).write("%s %s\n" % (fields[8], feats))
 
 
@@ -232,12 +257,13 @@ def prepare(case, data_dir, work_dir):
             tsv_column_target(os.path.join(data_dir, rel), dst)
             paths.append(dst)
         return paths
-    if case.fmt == "machine":
+    if case.fmt in ("machine", "machine-cat"):
         src = os.path.join(data_dir, case.train)
         if not os.path.exists(src):
             raise FileNotFoundError(src)
-        paths = [os.path.join(work_dir, "machine.train"), os.path.join(work_dir, "machine.test")]
-        machine_to_libsvm(src, paths[0], paths[1])
+        paths = [os.path.join(work_dir, case.fmt + ".train"),
+                 os.path.join(work_dir, case.fmt + ".test")]
+        (machine_to_libsvm if case.fmt == "machine" else machine_cat_to_libsvm)(src, *paths)
         return paths
     paths = []
     for rel in (case.train, case.test):
@@ -259,8 +285,12 @@ def read_numbers(path, kind):
 
 
 # ---- XGBoost --------------------------------------------------------------------------------
-def xgb_matrix(xgb, path):
-    dmat = xgb.DMatrix(path + "?format=libsvm", silent=True)
+def xgb_matrix(xgb, path, feature_types=None):
+    if feature_types:
+        dmat = xgb.DMatrix(path + "?format=libsvm", silent=True, feature_types=feature_types,
+                           enable_categorical=True)
+    else:
+        dmat = xgb.DMatrix(path + "?format=libsvm", silent=True)
     if os.path.exists(path + ".weight"):
         dmat.set_weight(read_numbers(path + ".weight", float))
     if os.path.exists(path + ".query"):
@@ -274,7 +304,8 @@ def xgb_matrix(xgb, path):
 def run_xgboost(case, train, test, num_round):
     import xgboost as xgb  # imported late: --help works without it
 
-    dtrain, dtest = xgb_matrix(xgb, train), xgb_matrix(xgb, test)
+    dtrain = xgb_matrix(xgb, train, case.feature_types)
+    dtest = xgb_matrix(xgb, test, case.feature_types)
     params = dict(PARAMS, objective=case.objective, eval_metric=case.metric, **case.extra)
     params.update(case.xgb_extra)
     result = {}
@@ -312,6 +343,8 @@ def write_config(case, train, test, work_dir, num_round, mode):
     lines = ["# generated by bench/accuracy.py"]
     params = dict(PARAMS, objective=case.objective, num_round=num_round, **case.extra,
                   **MODES[mode])
+    if case.feature_types:
+        params["feature_types"] = ",".join(case.feature_types)
     lines += ["%s = %s" % (key, value) for key, value in params.items()]
     lines += [
         "eval_metric = %s" % case.metric,

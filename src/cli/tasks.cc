@@ -20,6 +20,7 @@
 #include "common/output_path.h"
 #include "common/threads.h"
 #include "learner/checkpoint.h"
+#include "learner/feature_types.h"
 #include "learner/learner.h"
 #include "learner/prediction_output.h"
 #include "learner/progress.h"
@@ -240,8 +241,15 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
+  // What the GPU lacks is named first, with or without CUDA in this build; all before any data
+  // is read.
   RoundTrainer::CheckDeviceOptions(params);
-  RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
+  if (params.device != "cpu" && ConfigHasCategorical(params)) {
+    RB_FAIL(
+        "categorical features (feature_types with c, an fmap type c, or a URI's "
+        "categorical_column) are not on the GPU yet; train them with device=cpu");
+  }
+  RoundTrainer::CheckDevice(params.device);
   CheckThreadStacks(params.nthread);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   CheckEarlyStopping(params);

@@ -54,6 +54,27 @@ bool CheckDevice(const std::string& value, std::string* error) {
   return digits;
 }
 
+// feature_types: XGBoost's type names separated by commas (spaces allowed).
+bool CheckFeatureTypes(const std::string& value, std::string* error) {
+  if (value.empty()) return true;
+  std::string type;
+  for (std::size_t i = 0; i <= value.size(); ++i) {
+    if (i < value.size() && value[i] != ',') {
+      if (value[i] != ' ') type += value[i];
+      continue;
+    }
+    if (type != "q" && type != "c" && type != "i" && type != "int" && type != "float") {
+      *error =
+          "expected a comma-separated list of q (quantitative) and c (categorical), e.g. "
+          "q,q,c (i, int and float are quantitative too); got '" +
+          type + "'";
+      return false;
+    }
+    type.clear();
+  }
+  return true;
+}
+
 std::vector<ParamSpec> BuildTable() {
   std::vector<ParamSpec> t;
   const char* s = "Task";
@@ -138,6 +159,24 @@ std::vector<ParamSpec> BuildTable() {
                "and row), summed in narrow histogram cells, and refits the leaves from the exact "
                "gradients; auto is on from 100,000 training rows; off sums the exact "
                "gradients. CPU only."));
+  t.push_back(P(s, "feature_types", &Params::feature_types, "")
+                  .Check(CheckFeatureTypes)
+                  .Doc("Type of each feature as XGBoost's feature_types: a comma-separated list "
+                       "of q (quantitative) and c (categorical), e.g. q,q,c (i, int and float "
+                       "count as q); features past its end are quantitative. A categorical value "
+                       "is a non-negative integer code "
+                       "below 2^24 (a fraction is truncated); each code from 0 to the largest in "
+                       "training has its own bin. Also from an fmap's type c and a CSV URI's "
+                       "categorical_column."));
+  t.push_back(P(s, "max_cat_to_onehot", &Params::max_cat_to_onehot, "4")
+                  .Min(1)
+                  .Doc("A categorical feature with fewer categories than this is split one "
+                       "category against the rest (one-hot); otherwise by a partition of its "
+                       "categories sorted by gradient ratio (XGBoost's)."));
+  t.push_back(P(s, "max_cat_threshold", &Params::max_cat_threshold, "64")
+                  .Min(1)
+                  .Doc("Partition splits of a categorical feature consider at most this many "
+                       "categories on one side (XGBoost's)."));
   t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
 
   s = "Objective and metrics";

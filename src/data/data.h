@@ -27,6 +27,7 @@ struct DataSet {
   // and `<file>.upper_bound`; both empty when the data has none.
   std::vector<float> label_lower_bound;
   std::vector<float> label_upper_bound;
+  std::vector<uint32_t> categorical;  // feature ids the URI names categorical (ascending)
 
   uint64_t NumRows() const { return row_ptr.size() - 1; }
   uint64_t NumNonZero() const { return index.size(); }

@@ -311,6 +311,7 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   ChunkBounds bounds = BoundChunks(spec, files, nthread, &chunks);
   DataSet data;
   data.name = uri;
+  data.categorical = CategoricalFeatureIds(spec);
   RowBuffers row_buffers;
   Allocate(bounds, nthread, &data, &row_buffers);
   ParseContext proto;

@@ -84,6 +84,17 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
     spec->label_column_given = true;
   } else if (key == "weight_column") {
     SetColumn(uri, key, value, &spec->weight_column, &spec->weight_column_name);
+  } else if (key == "categorical_column") {
+    for (const std::string& one : Split(value, ',')) {
+      int column = -1;
+      std::string name;
+      SetColumn(uri, key, one, &column, &name);
+      if (name.empty() && column < 0) {
+        RB_FAIL("data URI '" << uri << "': categorical_column " << column << " is negative");
+      }
+      if (name.empty()) spec->categorical_columns.push_back(column);
+      if (!name.empty()) spec->categorical_column_names.push_back(name);
+    }
   } else if (key == "header") {
     spec->header = ParseBoolOption(uri, key, value);
   } else if (key == "delimiter") {
@@ -95,7 +106,7 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
   } else {
     RB_FAIL("data URI '" << uri << "': unknown option '" << key
                          << "'; known: format, label_column, weight_column, delimiter, "
-                            "header, indexing_mode");
+                            "header, indexing_mode, categorical_column");
   }
 }
 
@@ -169,11 +180,13 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec) {
     if (!spec->label_column_given) spec->label_column = 0;
   }
   bool csv_options = spec->label_column_given || spec->weight_column >= 0 ||
-                     !spec->weight_column_name.empty() || spec->delimiter_given || spec->header;
+                     !spec->weight_column_name.empty() || spec->delimiter_given || spec->header ||
+                     !spec->categorical_columns.empty() || !spec->categorical_column_names.empty();
   if (spec->format == DataFormat::kLibSVM && csv_options) {
     RB_FAIL("data URI '" << spec->uri
-                         << "': label_column, weight_column, delimiter and header apply to CSV, "
-                            "but the data is LibSVM; add format=csv if it is CSV");
+                         << "': label_column, weight_column, delimiter, header and "
+                            "categorical_column apply to CSV, but the data is LibSVM; add "
+                            "format=csv if it is CSV (LibSVM data takes feature_types)");
   }
   if (spec->format == DataFormat::kCsv && !spec->delimiter_given) {
     spec->delimiter = has_tab && !has_comma ? '\t' : ',';
@@ -224,6 +237,29 @@ void ResolveColumns(const std::string& header_line, UriSpec* spec) {
     RB_FAIL("data URI '" << spec->uri << "': label_column and weight_column are both column "
                          << spec->label_column << "; they must differ");
   }
+  for (const std::string& name : spec->categorical_column_names) {
+    int column = -1;
+    ResolveColumn(header_line, *spec, "categorical_column", name, &column);
+    spec->categorical_columns.push_back(column);
+  }
+  spec->categorical_column_names.clear();
+}
+
+std::vector<uint32_t> CategoricalFeatureIds(const UriSpec& spec) {
+  std::vector<uint32_t> ids;
+  for (int column : spec.categorical_columns) {
+    if (column == spec.label_column || column == spec.weight_column) {
+      RB_FAIL("data URI '" << spec.uri << "': categorical_column " << column << " is the "
+                           << (column == spec.label_column ? "label" : "weight")
+                           << " column; name a feature column");
+    }
+    const int before = (spec.label_column >= 0 && spec.label_column < column ? 1 : 0) +
+                       (spec.weight_column >= 0 && spec.weight_column < column ? 1 : 0);
+    ids.push_back(static_cast<uint32_t>(column - before));
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 }  // namespace ringboost

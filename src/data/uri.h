@@ -23,6 +23,10 @@ struct UriSpec {
   bool header = false;             // CSV: the first line of every file holds column names
   std::string label_column_name;   // label_column=NAME: a column of the header (ResolveColumns)
   std::string weight_column_name;  // weight_column=NAME
+  // categorical_column=N|NAME[,...]: CSV columns holding categorical features (ResolveColumns
+  // turns names into numbers; CategoricalFeatureIds into feature ids).
+  std::vector<int> categorical_columns;
+  std::vector<std::string> categorical_column_names;
   bool indexing_mode_given = false;
   int indexing_mode = 0;
 };
@@ -42,6 +46,10 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec);
 // file's header line `header_line` (delimiter settled). Throws Error naming the URI and the fix
 // for a name that is not a column, and for a name without header=1.
 void ResolveColumns(const std::string& header_line, UriSpec* spec);
+
+// The feature ids of the categorical columns: a column's id counts the columns before it that
+// are neither the label nor the weight. Throws Error for a column that is the label or weight.
+std::vector<uint32_t> CategoricalFeatureIds(const UriSpec& spec);
 
 // Whether a file name is a side file (`.weight`, `.query`, `.group`, `.lower_bound`,
 // `.upper_bound`), skipped in directories.

@@ -7,6 +7,8 @@
 #include "common/memory.h"
 #include "common/random.h"
 #include "common/threads.h"
+#include "learner/feature_types.h"
+#include "tree/split_math.h"
 #include "tree/trainer.h"
 
 namespace ringboost {
@@ -88,13 +90,18 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
                   "lower num_class, or use fewer rows a worker (more workers)");
   // Margins of the starting model first: its trees read the data's feature ids.
   train_.margins = init_margins(train);
+  std::vector<uint8_t> is_cat = CategoricalFeatures(params_, train, num_col);
   columns_ = ColumnMap::Agree(train, num_col, comm_);
   if (columns_.active()) {
     columns_.Renumber(&train);
     num_col = columns_.NumColumns();
+    std::vector<uint8_t> by_column(num_col);
+    for (uint32_t c = 0; c < num_col; ++c) by_column[c] = is_cat[columns_.IdOf(c)];
+    is_cat = std::move(by_column);
   }
   auto start = std::chrono::steady_clock::now();
   cuts_ = ComputeCuts(train, num_col, params_.max_bin, comm_, nthread_);
+  ApplyCategories(train, is_cat, comm_, &cuts_);
   times.cuts_s = Seconds(start);
   start = std::chrono::steady_clock::now();
   matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(train, cuts_, nthread_));

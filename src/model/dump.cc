@@ -28,7 +28,7 @@ struct DumpContext {
     const std::string& type = fmap->types[feature];
     if (type == "i") return FeatureKind::kIndicator;
     if (type == "int") return FeatureKind::kInteger;
-    return FeatureKind::kQuantitative;  // q, float
+    return FeatureKind::kQuantitative;  // q, float, c
   }
   std::string Name(uint32_t feature) const {
     return InMap(feature) ? fmap->names[feature] : std::to_string(feature);
@@ -54,6 +54,21 @@ std::string IntegerThreshold(float cond) {
 }
 
 int DefaultChild(const TreeNode& node) { return node.default_left ? node.left : node.right; }
+
+// A categorical split's categories as XGBoost 3.x dumps them: "{1,4}" in text, "[1, 4]" in JSON;
+// its "yes" is the branch of the listed categories, the right child.
+std::string CategoryList(const TreeNode& node, const char* open, const char* separator,
+                         const char* close) {
+  std::string out = open;
+  for (std::size_t i = 0; i < node.categories.size(); ++i) {
+    if (i > 0) out += separator;
+    out += std::to_string(node.categories[i]);
+  }
+  return out + close;
+}
+std::string PlainName(const DumpContext& ctx, uint32_t feature) {
+  return (ctx.Kind(feature) == FeatureKind::kPlain ? "f" : "") + ctx.Name(feature);
+}
 // An indicator's "yes" is the branch of value 1, the non-default one.
 int IndicatorYes(const TreeNode& node) { return node.default_left ? node.right : node.left; }
 
@@ -66,6 +81,13 @@ std::string Condition(const DumpContext& ctx, const TreeNode& node) {
 
 void TextSplit(const DumpContext& ctx, const TreeNode& node, int nid, int depth, std::string* out) {
   const FeatureKind kind = ctx.Kind(node.feature);
+  if (node.is_cat) {
+    out->append(depth, '\t');
+    *out += Str(nid) + ":[" + PlainName(ctx, node.feature) + ":" +
+            CategoryList(node, "{", ",", "}") + "] yes=" + Str(node.right) +
+            ",no=" + Str(node.left) + ",missing=" + Str(DefaultChild(node));
+    return;
+  }
   if (kind == FeatureKind::kIndicator) {  // no tabs, as XGBoost
     *out += Str(nid) + ":[" + ctx.Name(node.feature) + "] yes=" + Str(IndicatorYes(node)) +
             ",no=" + Str(DefaultChild(node));
@@ -121,8 +143,14 @@ std::string Quoted(const std::string& name) {
 }
 
 std::string JsonSplitProperties(const DumpContext& ctx, const TreeNode& node, int nid, int depth) {
+  const std::string name = node.is_cat ? PlainName(ctx, node.feature) : ctx.Name(node.feature);
   std::string out = " \"nodeid\": " + Str(nid) + ", \"depth\": " + Str(depth) +
-                    ", \"split\": " + Quoted(ctx.Name(node.feature)) + ", ";
+                    ", \"split\": " + Quoted(name) + ", ";
+  if (node.is_cat) {
+    return out + "\"split_condition\": " + CategoryList(node, "[", ", ", "]") +
+           ", \"yes\": " + Str(node.right) + ", \"no\": " + Str(node.left) +
+           ", \"missing\": " + Str(DefaultChild(node));
+  }
   if (ctx.Kind(node.feature) == FeatureKind::kIndicator) {
     return out + "\"yes\": " + Str(IndicatorYes(node)) + ", \"no\": " + Str(DefaultChild(node));
   }

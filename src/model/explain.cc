@@ -118,7 +118,7 @@ class TreeExplainer {
     const TreeNode& n = tree_[nid];
     const float v = row[n.feature];
     if (std::isnan(v)) return n.default_left ? n.left : n.right;
-    return v < n.split_cond ? n.left : n.right;
+    return n.GoesLeft(v) ? n.left : n.right;
   }
 
   // Fills mean_ below `nid` (in float, children weighted by their hessian); returns the depth.

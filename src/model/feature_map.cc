@@ -13,7 +13,7 @@ namespace ringboost {
 namespace {
 
 bool KnownType(const std::string& type) {
-  return type == "i" || type == "q" || type == "int" || type == "float";
+  return type == "i" || type == "q" || type == "int" || type == "float" || type == "c";
 }
 
 std::vector<std::string> SplitFields(const std::string& line) {
@@ -42,7 +42,8 @@ void ParseLine(const std::string& line, const std::string& where, size_t expecte
   }
   if (!KnownType(fields[2])) {
     RB_FAIL(where << ": unknown feature type '" << fields[2]
-                  << "'; use i (indicator), q (quantitative), int or float");
+                  << "'; use i (indicator), q (quantitative), int, float or c "
+                     "(categorical)");
   }
   fmap->names.push_back(fields[1]);
   fmap->types.push_back(fields[2]);

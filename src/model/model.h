@@ -11,7 +11,8 @@
 namespace ringboost {
 
 struct Model {
-  static constexpr int kFormatVersion = 2;  // 2: with base_margins; 1 otherwise
+  // 3: with categorical splits; 2: with base_margins; 1 otherwise (each the lowest that holds it).
+  static constexpr int kFormatVersion = 3;
 
   std::string objective;     // name, e.g. "binary:logistic"
   float base_score = 0.5f;   // as given (a prediction, not a margin)

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/file_io.h"
 #include "model/model.h"
+#include "model/xgboost_doc.h"
 #include "model/xgboost_format.h"
 
 namespace ringboost {
@@ -70,6 +71,13 @@ Json TreeToJson(const RegTree& tree) {
   out["base_weights"] = FloatArrayOf(n, [](const TreeNode& x) { return x.base_weight; });
   out["loss_changes"] = FloatArrayOf(n, [](const TreeNode& x) { return x.gain; });
   out["sum_hessian"] = FloatArrayOf(n, [](const TreeNode& x) { return x.sum_hess; });
+  if (tree.HasCategorical()) {  // only then, so that other models keep their bytes
+    xgb::CategoryArrays cats = xgb::CategoriesOf(tree);
+    out["categories_nodes"] = std::move(cats.nodes);
+    out["categories_segments"] = std::move(cats.segments);
+    out["categories_sizes"] = std::move(cats.sizes);
+    out["categories"] = std::move(cats.categories);
+  }
   return out;
 }
 
@@ -216,6 +224,11 @@ class ModelReader {
     each("sum_hessian",
          [&](const Json& v, const std::string& w, TreeNode* x) { x->sum_hess = Float(v, w); });
     CheckStructure(tree, where, num_feature);
+    try {
+      xgb::ReadCategories(j, where, &tree);
+    } catch (const Error& e) {
+      Fail(e.what());
+    }
     return tree;
   }
 
@@ -333,7 +346,11 @@ std::string Model::ToJson() const {
   for (const RegTree& tree : trees) tree_array.push_back(TreeToJson(tree));
   Json root = Json::object();
   root["format"] = kFormatName;
-  root["version"] = base_margins.empty() ? 1 : kFormatVersion;
+  // The lowest version that holds the model, so that older readers refuse only what they would
+  // misread: 3 with categorical splits, 2 with per-group base margins, else 1.
+  const bool categorical =
+      std::any_of(trees.begin(), trees.end(), [](const RegTree& t) { return t.HasCategorical(); });
+  root["version"] = categorical ? 3 : base_margins.empty() ? 1 : 2;
   root["learner"] = std::move(learner);
   root["trees"] = std::move(tree_array);
   root["tree_group"] = tree_group;

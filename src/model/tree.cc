@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include "common/error.h"
 
@@ -26,6 +28,29 @@ int RegTree::Split(int nid, uint32_t feature, float split_cond, bool default_lef
   node.gain = gain;
   node.leaf_value = 0.0f;  // a split node has no leaf value
   return left;
+}
+
+int RegTree::SplitCategorical(int nid, uint32_t feature, std::vector<uint32_t> categories,
+                              bool default_left, float gain) {
+  // XGBoost keeps no threshold for a categorical split; its files hold the smallest denormal.
+  const int left =
+      Split(nid, feature, std::numeric_limits<float>::denorm_min(), default_left, gain);
+  nodes_[nid].is_cat = true;
+  nodes_[nid].categories = std::move(categories);
+  return left;
+}
+
+bool RegTree::HasCategorical() const {
+  return std::any_of(nodes_.begin(), nodes_.end(), [](const TreeNode& n) { return n.is_cat; });
+}
+
+bool InCategories(const std::vector<uint32_t>& categories, float v) {
+  if (!(v >= 0.0f) || v >= static_cast<float>(kMaxCategory)) return false;
+  return std::binary_search(categories.begin(), categories.end(), static_cast<uint32_t>(v));
+}
+
+bool TreeNode::GoesLeft(float v) const {
+  return is_cat ? !InCategories(categories, v) : v < split_cond;
 }
 
 int RegTree::Depth(int nid) const {
@@ -65,6 +90,12 @@ TreeWalker::TreeWalker(const RegTree& tree, uint32_t num_feature) {
     }
     const uint32_t feature = x.feature < num_feature ? x.feature : num_feature;
     node = Node{feature | (x.default_left ? 1u << 31 : 0u), x.split_cond, {x.right, x.left}};
+    if (x.is_cat) {
+      categories_.resize(n);
+      is_cat_.resize(n, 0);
+      categories_[nid] = x.categories;
+      is_cat_[nid] = 1;
+    }
     for (int child : {x.left, x.right}) {
       RB_CHECK_MSG(child > 0 && child < n && depth[child] < 0,
                    "node " << nid << " has a bad child " << child);
@@ -75,6 +106,7 @@ TreeWalker::TreeWalker(const RegTree& tree, uint32_t num_feature) {
 }
 
 void TreeWalker::Leaves(const float* rows, std::size_t stride, int n, int* leaves) const {
+  if (!is_cat_.empty()) return LeavesCategorical(rows, stride, n, leaves);
   int nid[kMaxRows] = {};
   for (int d = 0; d < depth_; ++d) {
     for (int i = 0; i < n; ++i) {
@@ -86,6 +118,32 @@ void TreeWalker::Leaves(const float* rows, std::size_t stride, int n, int* leave
     }
   }
   for (int i = 0; i < n; ++i) leaves[i] = nid[i];
+}
+
+}  // namespace ringboost
+
+namespace ringboost {
+
+// The same walk where some nodes are categorical: one row at a time, with a branch per node.
+void TreeWalker::LeavesCategorical(const float* rows, std::size_t stride, int n,
+                                   int* leaves) const {
+  for (int i = 0; i < n; ++i) {
+    int nid = 0;
+    for (int d = 0; d < depth_; ++d) {
+      const Node& x = nodes_[nid];
+      const float v = rows[i * stride + (x.feature & 0x7fffffffu)];
+      bool left;
+      if (v != v) {
+        left = (x.feature >> 31) != 0;
+      } else if (is_cat_[nid]) {
+        left = !InCategories(categories_[nid], v);
+      } else {
+        left = v < x.split_cond;
+      }
+      nid = x.child[left];
+    }
+    leaves[i] = nid;
+  }
 }
 
 }  // namespace ringboost

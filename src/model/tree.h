@@ -19,9 +19,22 @@ struct TreeNode {
   float base_weight = 0.0f;  // the node's weight before eta (XGBoost's base_weights)
   float gain = 0.0f;         // loss change of the split (0 for leaves)
   float sum_hess = 0.0f;     // cover
+  // A categorical split (XGBoost's split_type 1): a row whose value, truncated to an integer
+  // code, is in `categories` (ascending) goes right; any other code goes left, an unseen one, a
+  // negative one and one from 2^24 on included (XGBoost's Decision). Missing takes default_left.
+  bool is_cat = false;
+  std::vector<uint32_t> categories;
 
   bool IsLeaf() const { return left < 0; }
+  // Where a present value `v` goes at this split node.
+  bool GoesLeft(float v) const;
 };
+
+// Category codes are below this (XGBoost's limit: a code must be exact in a float).
+constexpr uint32_t kMaxCategory = 1u << 24;
+// Whether the present value `v`, truncated to a code, is one of `categories` (ascending): false
+// for a negative value and one from kMaxCategory on (XGBoost sends those left).
+bool InCategories(const std::vector<uint32_t>& categories, float v);
 
 class RegTree {
  public:
@@ -34,6 +47,10 @@ class RegTree {
 
   // Turns leaf `nid` into a split; its children are appended (left, right). Returns left's id.
   int Split(int nid, uint32_t feature, float split_cond, bool default_left, float gain);
+  // The same for a categorical split: `categories` (ascending codes) go right.
+  int SplitCategorical(int nid, uint32_t feature, std::vector<uint32_t> categories,
+                       bool default_left, float gain);
+  bool HasCategorical() const;
   int Depth(int nid) const;
   int NumLeaves() const;
 
@@ -60,8 +77,12 @@ class TreeWalker {
     float split_cond;
     int32_t child[2];  // [0] right, [1] left
   };
+  void LeavesCategorical(const float* rows, std::size_t stride, int n, int* leaves) const;
   std::vector<Node> nodes_;
   int depth_ = 0;
+  // Trees with categorical splits: per node, its categories (empty for numerical splits).
+  std::vector<std::vector<uint32_t>> categories_;
+  std::vector<uint8_t> is_cat_;
 };
 
 }  // namespace ringboost

@@ -19,6 +19,22 @@ using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::strin
 // The version written into exported documents: the release whose document layout is mirrored.
 constexpr int kExportVersion[3] = {3, 4, 1};
 
+// The categorical splits of a tree as XGBoost 3.x stores them, four arrays in node order of the
+// categorical nodes: categories_nodes (node ids), categories_segments (offsets into
+// categories), categories_sizes, and categories (each node's codes, ascending). ringboost's own
+// format keeps the same four.
+struct CategoryArrays {
+  Json nodes = Json::array();
+  Json segments = Json::array();
+  Json sizes = Json::array();
+  Json categories = Json::array();
+};
+CategoryArrays CategoriesOf(const RegTree& tree);
+// Sets the categorical nodes of *tree (its children already read) from the four arrays of `t`,
+// when present. Throws Error "<where>: <what>" for arrays that disagree, a node out of range or a
+// leaf, and a code outside [0, 2^24).
+void ReadCategories(const Json& t, const std::string& where, RegTree* tree);
+
 // XGBoost's model document of `model` (learner, gradient_booster, trees; doc/model.schema).
 Json ToDocument(const Model& model);
 

@@ -38,18 +38,19 @@ Json TreeDocument(const RegTree& tree, int id, uint32_t num_feature) {
     right.push_back(n.right);
     indices.push_back(n.IsLeaf() ? 0 : n.feature);
     default_left.push_back(n.default_left ? 1 : 0);
-    split_type.push_back(0);
+    split_type.push_back(n.is_cat ? 1 : 0);
     base_weights.push_back(n.base_weight);
     loss_changes.push_back(n.gain);
     conditions.push_back(n.IsLeaf() ? n.leaf_value : n.split_cond);
     hessians.push_back(n.sum_hess);
   }
+  CategoryArrays cats = CategoriesOf(tree);
   Json t = Json::object();
   t["base_weights"] = FloatArray(base_weights);
-  t["categories"] = Json::array();
-  t["categories_nodes"] = Json::array();
-  t["categories_segments"] = Json::array();
-  t["categories_sizes"] = Json::array();
+  t["categories"] = std::move(cats.categories);
+  t["categories_nodes"] = std::move(cats.nodes);
+  t["categories_segments"] = std::move(cats.segments);
+  t["categories_sizes"] = std::move(cats.sizes);
   t["default_left"] = std::move(default_left);
   t["id"] = id;
   t["left_children"] = std::move(left);
@@ -148,6 +149,21 @@ Json Attributes(const Model& model) {
   return attrs;
 }
 
+// XGBoost needs a feature's type to be c for its categorical splits; a model without any keeps
+// the empty list it always had.
+Json FeatureTypes(const Model& model) {
+  std::vector<uint8_t> is_cat(model.num_feature, 0);
+  bool any = false;
+  for (const RegTree& tree : model.trees) {
+    for (const TreeNode& n : tree.nodes()) {
+      if (n.is_cat && n.feature < model.num_feature) is_cat[n.feature] = 1, any = true;
+    }
+  }
+  Json types = Json::array();
+  for (uint32_t f = 0; f < model.num_feature && any; ++f) types.push_back(is_cat[f] ? "c" : "q");
+  return types;
+}
+
 }  // namespace
 
 Json ToDocument(const Model& model) {
@@ -172,7 +188,7 @@ Json ToDocument(const Model& model) {
   Json learner = Json::object();
   learner["attributes"] = Attributes(model);
   learner["feature_names"] = model.feature_names;
-  learner["feature_types"] = Json::array();
+  learner["feature_types"] = FeatureTypes(model);
   learner["gradient_booster"] = Json{{"model", std::move(booster_model)}, {"name", "gbtree"}};
   learner["learner_model_param"] =
       Json{{"base_score", BaseScoreText(model)},

@@ -175,13 +175,6 @@ class DocumentReader {
                &cond = arr("split_conditions"), &dleft = arr("default_left"),
                &weight = arr("base_weights"), &gain = arr("loss_changes"),
                &hess = arr("sum_hessian");
-    if (t.contains("split_type")) {
-      for (const Json& type : arr("split_type")) {
-        if (Int(type, where + ": split_type", 0, 255) != 0) {
-          Fail(where + ": has categorical splits, which ringboost cannot read");
-        }
-      }
-    }
     RegTree tree;
     tree.nodes().assign(static_cast<std::size_t>(n), TreeNode());
     for (int64_t i = 0; i < n; ++i) {
@@ -201,6 +194,24 @@ class DocumentReader {
         x.split_cond = c;
         x.feature = static_cast<uint32_t>(Int(index[i], where + ": split_indices", 0, UINT32_MAX));
       }
+    }
+    try {
+      ReadCategories(t, where, &tree);
+    } catch (const Error& e) {
+      Fail(e.what());
+    }
+    // split_type 1 marks exactly the nodes that have categories.
+    if (t.contains("split_type")) {
+      const Json& types = arr("split_type");
+      for (int64_t i = 0; i < n; ++i) {
+        const bool is_cat = Int(types[i], where + ": split_type", 0, 1) == 1;
+        if (is_cat != tree[static_cast<int>(i)].is_cat) {
+          Fail(where + ": node " + std::to_string(i) + " has split_type " + (is_cat ? "1" : "0") +
+               (is_cat ? " but no categories" : " but categories"));
+        }
+      }
+    } else if (tree.HasCategorical()) {
+      Fail(where + ": has categories but no split_type");
     }
     return tree;
   }

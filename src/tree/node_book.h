@@ -103,7 +103,10 @@ class NodeBook {
       const Node& n = nodes_[nid];
       if (!SplitAllowed(n.split, n.depth, *num_leaves, params_)) continue;
       const SplitCandidate s = n.split;
-      const int left = tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
+      const int left =
+          s.is_cat
+              ? tree->SplitCategorical(nid, s.feature, s.categories, s.default_left, s.loss_chg)
+              : tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
       InitChild(left, nid, s.left_sum, tree);
       InitChild(left + 1, nid, s.right_sum, tree);
       ++*num_leaves;

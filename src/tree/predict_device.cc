@@ -14,6 +14,11 @@ FlatForest FlattenForest(const Model& model, std::size_t num_trees) {
     f.tree_begin.push_back(static_cast<uint32_t>(f.nodes.size()));
     f.tree_group.push_back(model.tree_group[t]);
     for (const TreeNode& n : model.trees[t].nodes()) {
+      if (n.is_cat) {
+        RB_FAIL("the model has categorical splits (tree " << t
+                                                          << "), which the GPU does not predict "
+                                                             "yet; predict with device=cpu");
+      }
       f.nodes.push_back(FlatNode{n.left, n.right, n.feature, n.split_cond, n.leaf_value,
                                  static_cast<uint8_t>(n.default_left)});
     }

@@ -19,6 +19,8 @@ struct SplitParams {
   float max_delta_step = 0.0f;
   float lambda = 1.0f;
   float alpha = 0.0f;
+  int max_cat_to_onehot = 4;   // categorical features: one-hot splits below this many categories
+  int max_cat_threshold = 64;  // partition splits: at most this many categories a side
 };
 
 RB_HOST_DEVICE inline double ThresholdL1(double g, double alpha) {

@@ -14,6 +14,8 @@ TreeParams TreeParams::From(const Params& p, float max_delta_step) {
   t.split.max_delta_step = max_delta_step;
   t.split.lambda = static_cast<float>(p.lambda);
   t.split.alpha = static_cast<float>(p.alpha);
+  t.split.max_cat_to_onehot = p.max_cat_to_onehot;
+  t.split.max_cat_threshold = p.max_cat_threshold;
   t.max_depth = p.max_depth;
   t.max_leaves = p.max_leaves;
   t.grow_policy = p.grow_policy == "lossguide" ? GrowPolicy::kLossguide : GrowPolicy::kDepthwise;

@@ -99,8 +99,9 @@ TEST(Csv, CsvOptionsOnLibSvmDataAreAnError) {
   EXPECT_EQ(
       LoadError(f + "?label_column=0"),
       "data URI '" + f +
-          "?label_column=0': label_column, weight_column, delimiter and header apply to CSV, but "
-          "the data is LibSVM; add format=csv if it is CSV");
+          "?label_column=0': label_column, weight_column, delimiter, header and "
+          "categorical_column apply to CSV, but the data is LibSVM; add format=csv if it is CSV "
+          "(LibSVM data takes feature_types)");
 }
 
 TEST(Csv, LibSvmStaysLibSvmWhenDetecting) {

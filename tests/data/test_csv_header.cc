@@ -74,7 +74,8 @@ TEST(CsvHeader, MistakesNameTheUriAndTheFix) {
   EXPECT_EQ(LoadError(f + "?header=2"),
             "data URI '" + f + "?header=2': header='2' must be 0, 1, true or false");
   std::string libsvm = WriteFile(dir.File("a.txt"), "1 0:1\n");
-  EXPECT_NE(LoadError(libsvm + "?header=1").find("header apply to CSV, but the data is LibSVM"),
+  EXPECT_NE(LoadError(libsvm + "?header=1")
+                .find("categorical_column apply to CSV, but the data is LibSVM"),
             std::string::npos);
 }
 

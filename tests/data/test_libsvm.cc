@@ -225,7 +225,7 @@ TEST(LibSVM, UnknownUriOption) {
   EXPECT_EQ(LoadError(a + "?formt=csv"),
             "data URI '" + a +
                 "?formt=csv': unknown option 'formt'; known: format, label_column, "
-                "weight_column, delimiter, header, indexing_mode");
+                "weight_column, delimiter, header, indexing_mode, categorical_column");
 }
 
 TEST(LibSVM, GroupsFromBothQidAndQueryFileIsError) {

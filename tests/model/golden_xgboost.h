@@ -19,7 +19,8 @@ namespace ringboost::test {
 inline const std::vector<std::string>& ReadableGoldenModels() {
   static const std::vector<std::string> names = {
       "agaricus-binary",    "lightgbm-binary-weighted", "lightgbm-multiclass",
-      "lightgbm-rank-ndcg", "machine-count-poisson",    "machine-reg-squarederror"};
+      "lightgbm-rank-ndcg", "machine-count-poisson",    "machine-reg-squarederror",
+      "machine-categorical"};
   return names;
 }
 

@@ -36,10 +36,10 @@ TEST(FeatureMap, MalformedLinesNameFileAndLine) {
             path + ":2: feature id 2 out of order; ids must be 0, 1, 2, ... (expected 1)");
   test::WriteFile(path, "x\ta\ti\n");
   EXPECT_EQ(LoadError(path), path + ":1: feature id 'x' is not a non-negative integer");
-  test::WriteFile(path, "0\ta\tc\n");
+  test::WriteFile(path, "0\ta\tx\n");
   EXPECT_EQ(LoadError(path), path +
-                                 ":1: unknown feature type 'c'; use i (indicator), q "
-                                 "(quantitative), int or float");
+                                 ":1: unknown feature type 'x'; use i (indicator), q "
+                                 "(quantitative), int, float or c (categorical)");
   EXPECT_NE(LoadError(dir.File("absent")).find(dir.File("absent")), std::string::npos);
 }
 

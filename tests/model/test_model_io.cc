@@ -136,8 +136,8 @@ TEST_F(BadModelFile, MissingFileNamesThePath) {
 }
 
 TEST_F(BadModelFile, WrongVersion) {
-  ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["version"] = 3; }),
-              "version 3 is not supported");
+  ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["version"] = 4; }),
+              "version 4 is not supported");
   ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["version"] = "1"; }),
               "version: expected an integer");
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "common/error.h"
@@ -129,6 +130,37 @@ TEST(TreeWalker, BlocksOfRowsReachThePlainWalksLeaf) {
         EXPECT_EQ(got[i], nid) << trial << " " << n << " " << i;
       }
     }
+  }
+}
+
+// A categorical root ({1, 3} right) over feature 0, with a numerical split under its left child:
+// codes in the set go right; unseen, negative and too large codes go left (XGBoost's Decision:
+// checked against XGBoost 3.4.1, which sends 5, -1, 2.7 and 1e9 left of a {0} split); a fraction
+// is truncated; missing takes the default side.
+TEST(TreeWalker, CategoricalSplitsRouteAsXGBoost) {
+  for (const bool default_left : {true, false}) {
+    RegTree tree;
+    const int left = tree.SplitCategorical(0, 0, {1, 3}, default_left, 1.0f);
+    tree.Split(left, 1, 0.5f, false, 1.0f);
+    const int l = left, r = left + 1, ll = tree[left].left, lr = tree[left].right;
+    const float nan = std::nanf("");
+    // (value of feature 0, value of feature 1, expected leaf)
+    const std::vector<std::tuple<float, float, int>> cases = {
+        {1.0f, 0.0f, r},         {3.0f, 0.0f, r},
+        {1.7f, 0.0f, r},         {2.0f, 0.0f, ll},
+        {0.0f, 1.0f, lr},        {5.0f, 0.0f, ll},
+        {-1.0f, 0.0f, ll},       {3e7f, 0.0f, ll},
+        {16777217.0f, 1.0f, lr}, {nan, 0.0f, default_left ? ll : r}};
+    const TreeWalker walker(tree, 2);
+    for (const auto& [v0, v1, want] : cases) {
+      const float row[3] = {v0, v1, nan};
+      int got = -1;
+      walker.Leaves(row, 3, 1, &got);
+      EXPECT_EQ(got, want) << v0 << " default_left " << default_left;
+      if (!std::isnan(v0)) EXPECT_EQ(tree[0].GoesLeft(v0), want != r) << v0;
+    }
+    EXPECT_TRUE(tree.HasCategorical());
+    EXPECT_EQ(l, 1);
   }
 }
 

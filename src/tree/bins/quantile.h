@@ -35,6 +35,15 @@ struct HistogramCuts {
   std::vector<uint32_t> ptr{0};   // num_features + 1; feature f owns bins [ptr[f], ptr[f+1])
   std::vector<float> values;      // upper bound of each bin (global bin id -> cut value)
   std::vector<float> min_values;  // per feature
+  // Categorical features (ApplyCategories): 1 per such feature, empty when there is none. Such a
+  // feature has a bin per category code from 0 to the largest code seen in training, and the
+  // bin's cut is the code + 1, so that the search below puts code c (and c plus a fraction, which
+  // XGBoost truncates) in c's bin.
+  std::vector<uint8_t> is_cat;
+
+  bool IsCat(uint32_t f) const { return !is_cat.empty() && is_cat[f] != 0; }
+  // The category code of global bin `bin` of a categorical feature.
+  uint32_t Category(uint32_t bin) const { return static_cast<uint32_t>(values[bin]) - 1; }
 
   uint32_t NumFeatures() const { return static_cast<uint32_t>(ptr.size() - 1); }
   uint32_t TotalBins() const { return ptr.back(); }
@@ -50,5 +59,13 @@ struct HistogramCuts {
 // (quantile_agree.cc).
 HistogramCuts ComputeCuts(const DataSet& data, uint32_t num_features, int max_bin,
                           rabit::Communicator* comm, int nthread);
+
+// Gives each feature with is_cat[f] set (num_features entries) a bin per category code from 0 to
+// the largest code in `data` on any worker (XGBoost's categorical cuts), in place of its quantile
+// cuts: the workers agree on the largest code by an allreduce (max), so no row moves. Throws
+// Error for a negative code or one from 2^24 on (XGBoost refuses both), and for a code above
+// 65535. A categorical feature without values stays quantitative.
+void ApplyCategories(const DataSet& data, const std::vector<uint8_t>& is_cat,
+                     rabit::Communicator* comm, HistogramCuts* cuts);
 
 }  // namespace ringboost

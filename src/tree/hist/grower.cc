@@ -19,9 +19,21 @@ struct SplitRule {
   uint32_t lo = 0, hi = 0;  // sparse: the feature's global bins [lo, hi)
   int32_t split_bin = 0;
   bool default_left = false;
+  // Categorical splits: per local bin of the feature, 1 where its rows go left.
+  std::vector<uint8_t> cat_left;
+  const uint8_t* cat = nullptr;
 
   SplitRule(const BinnedMatrix& m, const HistogramCuts& cuts, const SplitCandidate& s)
       : split_bin(s.split_bin), default_left(s.default_left) {
+    if (s.is_cat) {
+      cat_left.assign(cuts.FeatureBins(s.feature), 1);
+      const float* first = cuts.values.data() + cuts.ptr[s.feature];
+      const float* last = cuts.values.data() + cuts.ptr[s.feature + 1];
+      for (uint32_t code : s.categories) {  // the bin whose cut is code + 1
+        cat_left[std::lower_bound(first, last, static_cast<float>(code + 1)) - first] = 0;
+      }
+      cat = cat_left.data();
+    }
     if (m.layout() == BinnedMatrix::Layout::kDense) {
       // A feature with no values in this worker's shard (its rows are dense in other
       // features, another worker's are not): every row here is missing, and goes default.
@@ -39,14 +51,15 @@ struct SplitRule {
       hi = cuts.ptr[s.feature + 1];
     }
   }
-  bool Dense8(uint32_t row) const { return bins8 ? bins8[row] <= split_bin : default_left; }
-  bool Dense16(uint32_t row) const { return bins16 ? bins16[row] <= split_bin : default_left; }
+  bool Left(int32_t bin) const { return cat == nullptr ? bin <= split_bin : cat[bin] != 0; }
+  bool Dense8(uint32_t row) const { return bins8 ? Left(bins8[row]) : default_left; }
+  bool Dense16(uint32_t row) const { return bins16 ? Left(bins16[row]) : default_left; }
   bool Sparse(uint32_t row) const {
     const uint32_t* first = sparse + row_ptr[row];
     const uint32_t* last = sparse + row_ptr[row + 1];
     const uint32_t* it = std::lower_bound(first, last, lo);
     if (it == last || *it >= hi) return default_left;
-    return static_cast<int32_t>(*it - lo) <= split_bin;
+    return Left(static_cast<int32_t>(*it - lo));
   }
 };
 }  // namespace
@@ -241,7 +254,7 @@ std::vector<int> TreeGrower::ExpandChildren(const std::vector<GradientSum>& gpai
 
 bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
                                     const std::vector<int>& nids) {
-  if (!columnwise_on_ || nids.empty() || comm_->WorldSize() > 1 ||
+  if (!columnwise_on_ || nids.empty() || comm_->WorldSize() > 1 || !cuts_->is_cat.empty() ||
       !ColumnwiseEvaluator::Supports(*matrix_, *cuts_)) {
     return false;
   }

@@ -150,6 +150,10 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
   // replaces the best (same feature, equal loss change), so skipping it changes nothing.
   thread_local std::vector<uint32_t> nonzero;
   const uint32_t begin = cuts_->ptr[feature], end = cuts_->ptr[feature + 1];
+  if (cuts_->IsCat(feature)) {
+    return EvaluateCategorical(node.hist->data() + begin, end - begin, node.sum, node.gain,
+                               feature);
+  }
   nonzero.resize(end - begin + 1);
   GradientSum present;
   int64_t prefix_min = 0, prefix_max = 0;  // range of the prefix sums of g

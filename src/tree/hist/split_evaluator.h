@@ -51,6 +51,18 @@ class SplitEvaluator {
   static uint64_t SideGradBound(int64_t lo, int64_t hi, int64_t total);
 
  private:
+  // The best split of categorical `feature` (XGBoost 3.x's): one category against the rest when
+  // the feature has fewer than max_cat_to_onehot categories, else a prefix or suffix of its
+  // categories sorted by weight (categorical_split.cc).
+  SplitCandidate EvaluateCategorical(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
+                                     float node_gain, uint32_t feature) const;
+  SplitCandidate EvaluateOneHot(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
+                                float node_gain, uint32_t feature) const;
+  SplitCandidate EvaluatePartition(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
+                                   float node_gain, uint32_t feature) const;
+  // The loss change of sending `right` right and the rest of the node left; -inf where a side is
+  // under min_child_weight.
+  float CategoricalLoss(GradientSum right, GradientSum node_sum, float node_gain) const;
   // Scans the non-empty bins in kDirection.
   template <int kDirection>
   void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,

@@ -1,0 +1,113 @@
+// Categorical splits (categorical_split.cc) on tiny histograms, the expected split derived by
+// hand from XGBoost 3.x's rules (gain G^2 / (H + lambda), lambda 1, min_child_weight 1).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tree/hist/split_evaluator.h"
+
+namespace ringboost {
+namespace {
+
+struct Row {
+  int code;  // -1: missing
+  float grad;
+  float hess;
+};
+
+// One categorical feature with codes 0 .. n_codes - 1 (a bin each, cut = code + 1) and the node
+// histogram of `rows`; evaluates the root with `params`.
+SplitCandidate BestSplit(const std::vector<Row>& rows, uint32_t n_codes, SplitParams params) {
+  HistogramCuts cuts;
+  cuts.ptr = {0, n_codes};
+  for (uint32_t c = 0; c < n_codes; ++c) cuts.values.push_back(static_cast<float>(c + 1));
+  cuts.min_values = {-1.0f};
+  cuts.is_cat = {1};
+  std::vector<GradPair> gpair;
+  for (const Row& r : rows) gpair.push_back(GradPair{r.grad, r.hess});
+  auto comm = rabit::MakeLocalCommunicator();
+  const GradientQuantizer q(gpair, 1, 0, comm.get());
+  Histogram hist(n_codes);
+  GradientSum sum;
+  for (const Row& r : rows) {
+    const GradientSum s = q.Quantize(GradPair{r.grad, r.hess});
+    sum += s;
+    if (r.code >= 0) hist[r.code] += s;
+  }
+  const SplitEvaluator evaluator(&cuts, params, &q);
+  const std::vector<uint32_t> features = {0};
+  const float gain = CalcGain(params, q.Grad(sum.g), q.Hess(sum.h));
+  return evaluator.Evaluate({NodeToEvaluate{&hist, sum, gain, &features}}, 1)[0];
+}
+
+// Code 0: G -4, H 2; codes 1 and 2: G 2, H 2 each; one missing row G 3, H 1. Node G 3, H 7,
+// gain 9/8. Code 0 alone right, missing left: 16/3 + 49/6 - 9/8 = 12.375, the best of the six
+// candidates (code 0 with missing right: 2.325; code 1 or 2: 0.375 and 5.925).
+std::vector<Row> OneHotRows() {
+  return {{0, -2, 1}, {0, -2, 1}, {1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {2, 1, 1}, {-1, 3, 1}};
+}
+
+TEST(CategoricalSplit, OneHotBelowMaxCatToOnehot) {
+  SplitParams p;  // max_cat_to_onehot 4 > 3 categories
+  const SplitCandidate s = BestSplit(OneHotRows(), 3, p);
+  ASSERT_TRUE(s.found);
+  EXPECT_TRUE(s.is_cat);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({0}));
+  EXPECT_TRUE(s.default_left);
+  EXPECT_NEAR(s.loss_chg, 12.375f, 1e-4);
+  EXPECT_EQ(s.left_sum.h * 2, s.right_sum.h * 5);  // H 5 left (missing included), 2 right
+}
+
+// Codes 0..3 with (G, H) = (-4, 2), (2, 2), (-1, 2), (3, 2), nothing missing: node G 0, H 8,
+// gain 0. Weights -G/(H+1): 4/3, -2/3, 1/3, -1, so sorted 3, 1, 2, 0.
+//  forwards (the first k right): {3} 3 + 9/7 = 4.286; {3,1} 25/5 + 25/5 = 10; {3,1,2} 7.619
+//  backwards (the last k left): {0} 7.619; {2,0} 10 (not larger); {1,2,0} 4.286
+// so {1,3} go right, missing (none) left, loss change 10.
+std::vector<Row> PartitionRows() {
+  return {{0, -2, 1}, {0, -2, 1}, {1, 1, 1},   {1, 1, 1},
+          {2, -1, 1}, {2, 0, 1},  {3, 1.5, 1}, {3, 1.5, 1}};
+}
+
+TEST(CategoricalSplit, PartitionBySortedWeights) {
+  SplitParams p;
+  p.max_cat_to_onehot = 2;  // 4 categories: partition
+  const SplitCandidate s = BestSplit(PartitionRows(), 4, p);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({1, 3}));
+  EXPECT_TRUE(s.default_left);
+  EXPECT_NEAR(s.loss_chg, 10.0f, 1e-4);
+}
+
+// max_cat_threshold 2: one step each way. Forwards {3} right: 4.286; backwards {0} left (and the
+// missing values right): 16/3 + 16/7 = 7.619. So {1, 2, 3} go right with the missing values.
+TEST(CategoricalSplit, MaxCatThresholdLimitsTheSteps) {
+  SplitParams p;
+  p.max_cat_to_onehot = 2;
+  p.max_cat_threshold = 2;
+  const SplitCandidate s = BestSplit(PartitionRows(), 4, p);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({1, 2, 3}));
+  EXPECT_FALSE(s.default_left);
+  EXPECT_NEAR(s.loss_chg, 16.0f / 3 + 16.0f / 7, 1e-4);
+}
+
+// An empty bin (code 4, absent from the rows) has weight 0 and sorts between 1/3 and -2/3's
+// neighbours: sorted 3, 1, 4, 2, 0. Forwards {3,1} still wins with 10, and the right side's sums
+// do not change: the empty code is not among the categories sent right.
+TEST(CategoricalSplit, EmptyCodesKeepTheirBin) {
+  SplitParams p;
+  p.max_cat_to_onehot = 2;
+  const SplitCandidate s = BestSplit(PartitionRows(), 5, p);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({1, 3}));
+  EXPECT_NEAR(s.loss_chg, 10.0f, 1e-4);
+}
+
+TEST(CategoricalSplit, NoGainNoSplit) {
+  SplitParams p;
+  const SplitCandidate s = BestSplit({{0, 1, 1}, {1, 1, 1}, {2, 1, 1}}, 3, p);
+  EXPECT_FALSE(s.found);  // the same gradient everywhere: every candidate loses
+}
+
+}  // namespace
+}  // namespace ringboost
