@@ -223,7 +223,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
-  RoundTrainer::CheckDevice(params.device);  // fails early, before any data is read
+  RoundTrainer::CheckDevice(params);  // fails early, before any data is read
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");
   CheckEarlyStopping(params);
   auto comm = OpenCommunicator(params);

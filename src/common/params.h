@@ -33,6 +33,8 @@ struct Params {
   std::string grow_policy = "depthwise";  // depthwise | lossguide
   int max_leaves = 0;
   int max_bin = 256;
+  std::string monotone_constraints;     // "(1,0,-1)" or {"name": 1, ...}; "" = none
+  std::string interaction_constraints;  // "[[0,1],[2,3,4]]", ids or names; "" = none
   int num_class = 0;
   double base_score = 0.5;
   double scale_pos_weight = 1.0;
@@ -67,7 +69,7 @@ struct Params {
   std::string name_pred = "pred.txt";
   bool pred_margin = false;
   std::string pred_layout = "value";  // value: one number a line (XGBoost) | row: a row a line
-  bool pred_leaf = false;  // task=pred explanations (model/explain.h)
+  bool pred_leaf = false;             // task=pred explanations (model/explain.h)
   bool pred_contribs = false;
   bool pred_interactions = false;
   int ntree_limit = 0;

@@ -29,6 +29,8 @@ class ColumnMap {
 
   bool active() const { return active_; }
   uint32_t NumColumns() const { return static_cast<uint32_t>(ids_.size()); }
+  // The data's feature id of each column, ascending (active maps only).
+  const std::vector<uint32_t>& ids() const { return ids_; }
   // Renumbers the entries of *data to columns; entries of features outside the map are dropped
   // (no tree can split on them, so they read as missing either way). Sets num_col.
   void Renumber(DataSet* data) const;

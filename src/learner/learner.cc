@@ -79,10 +79,12 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   };
   // Margins of the starting model first: its trees read the data's feature ids.
   train_.margins = init_margins(train);
+  TreeConstraints constraints = ResolveConstraints(num_col);
   columns_ = ColumnMap::Agree(train, num_col, comm_);
   if (columns_.active()) {
     columns_.Renumber(&train);
     num_col = columns_.NumColumns();
+    constraints = constraints.Select(columns_.ids());
   }
   auto start = std::chrono::steady_clock::now();
   cuts_ = ComputeCuts(train, num_col, params_.max_bin, comm_, nthread_);
@@ -115,8 +117,15 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   trainer_ = RoundTrainer::Create(
       params_.device,
       TrainerSetup{*matrix_, cuts_, params_, SplitParams::From(params_, max_delta_step_), comm_,
-                   nthread_, train_.data, groups, std::move(margins)});
+                   nthread_, train_.data, groups, std::move(margins), std::move(constraints)});
   return times;
+}
+
+TreeConstraints Learner::ResolveConstraints(uint32_t num_col) const {
+  if (params_.monotone_constraints.empty() && params_.interaction_constraints.empty()) return {};
+  FeatureMap fmap;
+  if (!params_.fmap.empty()) fmap = FeatureMap::Load(params_.fmap);
+  return TreeConstraints::From(params_, num_col, params_.fmap.empty() ? nullptr : &fmap);
 }
 
 void Learner::UpdateOneRound() {

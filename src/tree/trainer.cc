@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "common/error.h"
 #include "tree/gpu_hist/trainer.h"
 #include "tree/hist/trainer.h"
 
@@ -15,6 +16,20 @@ std::unique_ptr<RoundTrainer> RoundTrainer::Create(const std::string& device, Tr
 
 void RoundTrainer::CheckDevice(const std::string& device) {
   if (device != "cpu") OpenDevice(device);
+}
+
+void RoundTrainer::CheckDevice(const Params& params) {
+  const std::pair<const char*, const std::string*> cpu_only[] = {
+      {"monotone_constraints", &params.monotone_constraints},
+      {"interaction_constraints", &params.interaction_constraints}};
+  for (const auto& [key, value] : cpu_only) {
+    if (params.device != "cpu" && !value->empty()) {
+      RB_FAIL(key << " is not available with device=" << params.device
+                  << " (the GPU method has no constraints yet); train with device=cpu or drop "
+                  << key);
+    }
+  }
+  CheckDevice(params.device);
 }
 
 std::vector<float> PredictMargin(const std::string& device, const Model& model, const DataSet& data,

@@ -17,6 +17,7 @@
 #include "rabit/communicator.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
+#include "tree/constraints.h"
 #include "tree/split_math.h"
 
 namespace ringboost {
@@ -29,9 +30,10 @@ struct TrainerSetup {
   SplitParams split_params;
   rabit::Communicator* comm;
   int nthread;
-  const DataSet& train;        // labels, weights, groups (its values may be dropped)
-  int groups;                  // trees a round (output groups)
-  std::vector<float> margins;  // the training rows' margins, rows x groups
+  const DataSet& train;         // labels, weights, groups (its values may be dropped)
+  int groups;                   // trees a round (output groups)
+  std::vector<float> margins;   // the training rows' margins, rows x groups
+  TreeConstraints constraints;  // over the training columns (the CPU only)
 };
 
 class RoundTrainer {
@@ -42,6 +44,8 @@ class RoundTrainer {
   static std::unique_ptr<RoundTrainer> Create(const std::string& device, TrainerSetup setup);
   // Fails as Create would for `device`, before any data is read; does nothing for "cpu".
   static void CheckDevice(const std::string& device);
+  // The same for params.device, and refuses by name what only the CPU trains (constraints).
+  static void CheckDevice(const Params& params);
 
   // Round `round`'s trees, one per output group, each grown from the gradients of the margins
   // and then added to them. Throws what the objective would for a refused label.

@@ -16,7 +16,9 @@ HistTrainer::HistTrainer(TrainerSetup setup)
       groups_(setup.groups),
       margins_(std::move(setup.margins)),
       grower_(&setup.matrix, &setup.cuts, setup.params, setup.split_params, setup.comm,
-              setup.nthread) {}
+              setup.nthread) {
+  grower_.SetConstraints(std::move(setup.constraints));
+}
 
 std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, const DataSet& train,
                                                 int round) {
