@@ -2,6 +2,7 @@
 # GPU benchmark (issue 7), run on the GPU machine by scripts/device-check:
 #   RINGBOOST=build-device/ringboost bash bench/gpu.sh OUTDIR
 #   bash bench/gpu.sh --data-only           (only makes the data set, e.g. in the background)
+#   BASE_RINGBOOST=old/ringboost bash bench/gpu.sh OUTDIR   (also a paired a/b against a base build)
 # The HIGGS-like 10M x 28 dense set (ten 1M-row files of ../shared/bench/gen_dense.py, seeds
 # 1..10, read as one data set), max_depth=8, max_bin=256, eta=0.1: seconds per round with
 # device=cuda over each of ROUNDS (default "100 500") rounds and with device=cpu nthread=2 over
@@ -63,6 +64,19 @@ if [[ "$CPU_ROUNDS" -gt 0 ]]; then
   "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$CPU_ROUNDS" \
     model_out="$OUT/cuda$CPU_ROUNDS-parity.json" >/dev/null 2>&1 || status=1
 fi
+# A step measured against the build before it (BASE_RINGBOOST: that build's program): REPS pairs
+# of 500-round runs, base then this build, on the same warm card; the per-round means of each and
+# their ratio (this build's over the base's), and whether the two write the same model file.
+if [[ -n "${BASE_RINGBOOST:-}" ]]; then
+  for rep in $(seq 1 "${REPS:-2}"); do
+    for side in base new; do
+      prog="$RINGBOOST"
+      [[ "$side" == base ]] && prog="$BASE_RINGBOOST"
+      "$prog" train "$OUT/gpu.conf" device=cuda num_round=500 model_out="$OUT/ab-$side.json" \
+        >"$OUT/ab-$side-$rep.log" 2>&1 || { status=1; tail -5 "$OUT/ab-$side-$rep.log"; }
+    done
+  done
+fi
 # Prediction on the device: the last run's model on the 200k test set (rows/s of the predict
 # call, upload of the rows included), and the peers on the same card (bench/gpu_peers.py: XGBoost
 # 3.x's device=cuda, CatBoost's task_type=GPU, where their wheels were carried) with the test AUC
@@ -118,6 +132,18 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
       echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda are the same file"
     else
       echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda DIFFER"
+    fi
+  fi
+  if [[ -n "${BASE_RINGBOOST:-}" ]]; then
+    for side in base new; do
+      for f in "$OUT"/ab-$side-*.log; do echo "$side $(device_round "$f")"; done
+    done | awk '{s[$1] += $2; n[$1]++; printf "a/b %s run: %.5f s/round (CUDA events)\n", $1, $2}
+      END {if (n["base"] && n["new"]) printf "a/b: this build / base = %.3f (means of %d pairs)\n",
+           (s["new"] / n["new"]) / (s["base"] / n["base"]), n["new"]}'
+    if cmp -s "$OUT/ab-base.json" "$OUT/ab-new.json"; then
+      echo "a/b: the 500-round models of both builds are the same file"
+    else
+      echo "a/b: the 500-round models of both builds DIFFER"
     fi
   fi
   grep -h "prediction:" "$OUT/pred.log" | sed 's/^.*prediction:/ringboost prediction:/'

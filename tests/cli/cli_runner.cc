@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -125,7 +126,7 @@ std::string WriteSharedSetConfig(const std::string& dir, const SharedSet& set, i
                                         "\"\ntest:data = \"" + data + set.test + "\"\n");
 }
 
-std::string WriteGeneratedDense(const std::string& path, int num_rows) {
+std::string WriteGeneratedDense(const std::string& path, int num_rows, GeneratedLabel label) {
   std::string rows;
   rows.reserve(static_cast<std::size_t>(num_rows) * 90);
   FixedStream random;
@@ -134,7 +135,22 @@ std::string WriteGeneratedDense(const std::string& path, int num_rows) {
     for (int f = 0; f < 12; ++f) x[f] = random.Next() * 4 - 2;
     const double score =
         x[0] * x[1] - x[2] + 0.5 * x[3] * x[3] - (x[4] > 0.3 ? 1 : 0) + 0.3 * random.Next();
-    rows += score > 0 ? "1" : "0";
+    switch (label) {
+      case GeneratedLabel::kBinary:
+        rows += score > 0 ? "1" : "0";
+        break;
+      case GeneratedLabel::kReal:
+        rows += std::to_string(score);
+        break;
+      case GeneratedLabel::kPositive:
+        rows += std::to_string(std::exp(score / 4));
+        break;
+      case GeneratedLabel::kSurvival: {
+        const double time = std::round(std::exp(score / 4) * 20) + 1;
+        rows += std::to_string(i % 4 == 0 ? -time : time);
+        break;
+      }
+    }
     for (int f = 0; f < 12; ++f) AppendFeature(f, x[f], &rows);
     rows += "\n";
   }

@@ -48,9 +48,15 @@ std::string WriteSharedSetConfig(const std::string& dir, const SharedSet& set, i
 // gtest prints a parameter by its name.
 inline void PrintTo(const SharedSet& set, std::ostream* os) { *os << set.name; }
 
-// Writes `rows` LibSVM rows of 12 dense features and a binary label from a fixed recipe (the
+// The label WriteGeneratedDense writes from a row's score s (a real number, mostly in [-4, 6]):
+// kBinary 1 when s > 0 else 0; kReal s itself; kPositive exp(s / 4), above 0; kSurvival a time
+// round(exp(s / 4) * 20) + 1, negative (right-censored) for every fourth row.
+enum class GeneratedLabel { kBinary, kReal, kPositive, kSurvival };
+
+// Writes `rows` LibSVM rows of 12 dense features and a label of the kind from a fixed recipe (the
 // same file every time, no shared data needed). Returns the path.
-std::string WriteGeneratedDense(const std::string& path, int rows);
+std::string WriteGeneratedDense(const std::string& path, int rows,
+                                GeneratedLabel label = GeneratedLabel::kBinary);
 
 // Writes `rows` LibSVM rows of `num_features` features (at least 6), each missing (not written)
 // with probability `missing`, and a binary label that the first six and their missingness

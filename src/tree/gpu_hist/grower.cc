@@ -193,7 +193,7 @@ void DeviceTreeGrower::UpdatePredictions(const RegTree& tree, float* d_preds, in
     leaves.push_back(nid);
     values.push_back(tree[nid].leaf_value);
   }
-  partitioner_.AddLeafValues(leaves, values, d_preds, stride, group);
+  partitioner_.AddLeafValues(*matrix_, leaves, values, d_preds, stride, group);
   EndPhase();
   timer_.Add("device predictions", start);
 }

@@ -67,6 +67,19 @@ __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int s
   }
 }
 
+__global__ void WalkLeafValuesKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
+                                     uint64_t n, float* preds, int stride, int group) {
+  for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
+       row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    WalkNode node = nodes[0];
+    while (node.left >= 0) {
+      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0);
+      node = nodes[left ? node.left : node.right];
+    }
+    preds[row * stride + group] += node.value;
+  }
+}
+
 __global__ void IotaKernel(uint32_t* out, uint64_t n) {
   for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
@@ -100,12 +113,14 @@ void DevicePartitioner::Reset() {
   }
   ranges_.assign(1, RowPartitioner::Range{0, num_rows_});
   where_.assign(1, 0);
+  walk_.assign(1, WalkNode{});
 }
 
 void DevicePartitioner::EnsureNode(int nid) {
   if (static_cast<std::size_t>(nid) >= ranges_.size()) {
     ranges_.resize(nid + 1);
     where_.resize(nid + 1, 0);
+    walk_.resize(nid + 1);
   }
 }
 
@@ -125,6 +140,8 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const DeviceSplitTask& t = tasks[i];
     EnsureNode(std::max(t.left, t.right));
+    walk_[t.nid] =
+        WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u};
     const RowPartitioner::Range r = ranges_[t.nid];
     if (r.size() > 0) {
       order.push_back(i);
@@ -184,10 +201,25 @@ std::vector<uint64_t> DevicePartitioner::MarkScanScatter(
   return d_n_left_.ToHost();
 }
 
-void DevicePartitioner::AddLeafValues(const std::vector<int>& leaves,
+void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vector<int>& leaves,
                                       const std::vector<float>& values, float* d_preds, int stride,
                                       int group) {
   RB_CHECK(leaves.size() == values.size());
+  if (matrix.shape().dense) {
+    if (num_rows_ == 0) return;
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      EnsureNode(leaves[k]);
+      RB_CHECK(walk_[leaves[k]].left < 0);
+      walk_[leaves[k]].value = values[k];
+    }
+    d_walk_.CopyFrom(walk_);
+    EllpackView view = matrix.View();
+    view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
+    WalkLeafValuesKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
+        view, d_walk_.data(), num_rows_, d_preds, stride, group);
+    RB_CUDA_CHECK_LAUNCH();
+    return;
+  }
   constexpr uint64_t kChunkRows = DevicePolicy::kLeafChunkRows;
   std::vector<LeafChunk> chunks;
   for (std::size_t k = 0; k < leaves.size(); ++k) {

@@ -31,6 +31,16 @@ RB_HOST_DEVICE inline uint64_t PartitionDestination(uint64_t begin, uint64_t j,
   return left ? begin + left_before : begin + n_left + (j - begin - left_before);
 }
 
+// A node of the tree being grown as the device walks it (DevicePartitioner::AddLeafValues on
+// dense data): a split by local bin, as GoesLeft takes it, or a leaf (left < 0) and its value.
+struct WalkNode {
+  uint32_t feature = 0;
+  int32_t split_bin = 0;
+  int32_t left = -1, right = -1;
+  float value = 0.0f;
+  uint32_t default_left = 0;
+};
+
 // One split of a level, as the grower states it.
 struct DeviceSplitTask {
   int nid, left, right;
@@ -74,9 +84,13 @@ class DevicePartitioner {
   void Partition(const DeviceMatrix& matrix, const std::vector<DeviceSplitTask>& tasks);
 
   // The prediction cache after a tree (TreeGrower::UpdatePredictions): adds values[k] to
-  // d_preds[row * stride + group] for every row of node leaves[k]. One float add per row.
-  void AddLeafValues(const std::vector<int>& leaves, const std::vector<float>& values,
-                     float* d_preds, int stride, int group);
+  // d_preds[row * stride + group] for every row of node leaves[k]. One float add per row. Dense
+  // data: every row walks the tree's splits (those Partition applied) down to its leaf, in row
+  // order, reading its own bins (a row's bytes are contiguous) and its prediction in place, where
+  // the leaves' row ids would scatter the reads and writes of the predictions. Sparse data: each
+  // leaf's rows by their ids (a row's bin of a feature is a binary search there).
+  void AddLeafValues(const DeviceMatrix& matrix, const std::vector<int>& leaves,
+                     const std::vector<float>& values, float* d_preds, int stride, int group);
 
  private:
   void EnsureNode(int nid);
@@ -93,6 +107,8 @@ class DevicePartitioner {
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint64_t> d_n_left_;
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
+  DeviceBuffer<WalkNode> d_walk_;
+  std::vector<WalkNode> walk_;  // every node's split since Reset (leaves: left < 0)
   std::vector<RowPartitioner::Range> ranges_;
   std::vector<uint8_t> where_;
 };

@@ -105,25 +105,30 @@ TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
 #endif
 }
 
-// The prediction cache: each leaf's value added to its rows, as TreeGrower::UpdatePredictions.
+// The prediction cache: each leaf's value added to its rows, as TreeGrower::UpdatePredictions,
+// over every shape (dense ones walk the splits row by row, sparse ones take each leaf's rows).
 TEST(DevicePartition, LeafValuesUpdateThePredictionCache) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
-  const test::BinnedData b = test::MakeBinnedData(test::KernelShapes()[2]);
-  const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-  DevicePartitioner dev(b.matrix->NumRows());
-  dev.Partition(dm, {SplitOf(b, 0)});
-  dev.Partition(dm, {SplitOf(b, 1), SplitOf(b, 2)});
-  const std::vector<int> leaves{3, 4, 5, 6};
-  const std::vector<float> values{0.5f, -0.25f, 0.125f, 1.0f / 3.0f};
-  const int stride = 3, group = 1;
-  std::vector<float> expected(b.matrix->NumRows() * stride, 0.75f);
-  for (std::size_t k = 0; k < leaves.size(); ++k) {
-    for (uint32_t row : dev.NodeRowsToHost(leaves[k])) expected[row * stride + group] += values[k];
+  for (const test::ShapeSpec& s : test::KernelShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(s);
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    DevicePartitioner dev(b.matrix->NumRows());
+    dev.Partition(dm, {SplitOf(b, 0)});
+    dev.Partition(dm, {SplitOf(b, 1), SplitOf(b, 2)});
+    const std::vector<int> leaves{3, 4, 5, 6};
+    const std::vector<float> values{0.5f, -0.25f, 0.125f, 1.0f / 3.0f};
+    const int stride = 3, group = 1;
+    std::vector<float> expected(b.matrix->NumRows() * stride, 0.75f);
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      for (uint32_t row : dev.NodeRowsToHost(leaves[k])) {
+        expected[row * stride + group] += values[k];
+      }
+    }
+    DeviceBuffer<float> d_preds(std::vector<float>(b.matrix->NumRows() * stride, 0.75f));
+    dev.AddLeafValues(dm, leaves, values, d_preds.data(), stride, group);
+    EXPECT_EQ(d_preds.ToHost(), expected) << s.name;
   }
-  DeviceBuffer<float> d_preds(std::vector<float>(b.matrix->NumRows() * stride, 0.75f));
-  dev.AddLeafValues(leaves, values, d_preds.data(), stride, group);
-  EXPECT_EQ(d_preds.ToHost(), expected);
 #endif
 }
 
