@@ -35,9 +35,11 @@ struct Params {
   int max_bin = 256;
   std::string quantized_grad = "off";  // low-bit gradients: off | on | auto
   // Categorical features (XGBoost's): their types, and how their splits are searched.
-  std::string feature_types;   // "q,q,c": one q (quantitative) or c (categorical) per feature
-  int max_cat_to_onehot = 4;   // fewer categories than this: one-hot splits, else partitions
-  int max_cat_threshold = 64;  // partition splits: at most this many categories on a side
+  std::string feature_types;         // "q,q,c": one q (quantitative) or c (categorical) per feature
+  int max_cat_to_onehot = 4;         // fewer categories than this: one-hot splits, else partitions
+  int max_cat_threshold = 64;        // partition splits: at most this many categories on a side
+  std::string monotone_constraints;  // "(1,0,-1)" or {"name": 1, ...}; "" = none
+  std::string interaction_constraints;  // "[[0,1],[2,3,4]]", ids or names; "" = none
   int num_class = 0;
   double base_score = 0.5;
   double scale_pos_weight = 1.0;

@@ -31,6 +31,8 @@ class ColumnMap {
   uint32_t NumColumns() const { return static_cast<uint32_t>(ids_.size()); }
   // The data's feature id of `column`.
   uint32_t IdOf(uint32_t column) const { return ids_[column]; }
+  // The data's feature id of each column, ascending (active maps only).
+  const std::vector<uint32_t>& ids() const { return ids_; }
   // Renumbers the entries of *data to columns; entries of features outside the map are dropped
   // (no tree can split on them, so they read as missing either way). Sets num_col.
   void Renumber(DataSet* data) const;

@@ -91,6 +91,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   // Margins of the starting model first: its trees read the data's feature ids.
   train_.margins = init_margins(train);
   std::vector<uint8_t> is_cat = CategoricalFeatures(params_, train, num_col);
+  TreeConstraints constraints = ResolveConstraints(num_col);
   columns_ = ColumnMap::Agree(train, num_col, comm_);
   if (columns_.active()) {
     columns_.Renumber(&train);
@@ -98,6 +99,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     std::vector<uint8_t> by_column(num_col);
     for (uint32_t c = 0; c < num_col; ++c) by_column[c] = is_cat[columns_.IdOf(c)];
     is_cat = std::move(by_column);
+    constraints = constraints.Select(columns_.ids());
   }
   auto start = std::chrono::steady_clock::now();
   cuts_ = ComputeCuts(train, num_col, params_.max_bin, comm_, nthread_);
@@ -130,8 +132,15 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   std::vector<float> margins = params_.eval_train ? train_.margins : std::move(train_.margins);
   trainer_ = RoundTrainer::Create(
       params_.device, TrainerSetup{*matrix_, cuts_, tree_params_, comm_, nthread_, train_.data,
-                                   groups, std::move(margins)});
+                                   groups, std::move(margins), std::move(constraints)});
   return times;
+}
+
+TreeConstraints Learner::ResolveConstraints(uint32_t num_col) const {
+  if (params_.monotone_constraints.empty() && params_.interaction_constraints.empty()) return {};
+  FeatureMap fmap;
+  if (!params_.fmap.empty()) fmap = FeatureMap::Load(params_.fmap);
+  return TreeConstraints::From(params_, num_col, params_.fmap.empty() ? nullptr : &fmap);
 }
 
 void Learner::UpdateOneRound() {

@@ -18,6 +18,7 @@
 #include "rabit/communicator.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
+#include "tree/constraints.h"
 #include "tree/predict.h"
 #include "tree/tree_params.h"
 
@@ -63,6 +64,9 @@ class Learner {
     std::vector<float> margins;  // rows x groups (train: the trainer's, copied for eval_train)
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);
+  // monotone_constraints and interaction_constraints over training data of `num_col` features
+  // (names from fmap); fails naming the key for a bad value.
+  TreeConstraints ResolveConstraints(uint32_t num_col) const;
 
   Params params_;
   rabit::Communicator* comm_;

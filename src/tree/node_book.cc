@@ -14,12 +14,14 @@ bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Tree
   return true;
 }
 float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
-                    const SplitParams& split_params, TreeNode* node) {
+                    const SplitParams& split_params, const WeightBounds* box, TreeNode* node) {
   const double g = quantizer.Grad(sum.g), h = quantizer.Hess(sum.h);
-  node->base_weight = CalcWeight(split_params, g, h);
+  const float w = CalcWeight(split_params, g, h);
+  node->base_weight = box != nullptr ? box->Clamp(w) : w;
   node->leaf_value = node->base_weight * split_params.eta;
   node->sum_hess = static_cast<float>(h);
-  return CalcGain(split_params, g, h);
+  return box != nullptr ? BoundedGainGivenWeight(split_params, g, h, node->base_weight)
+                        : CalcGain(split_params, g, h);
 }
 
 }  // namespace ringboost

@@ -3,7 +3,7 @@
 // is applied, whether its children may be split, which child's histogram is built and which is
 // subtracted), and the order in which nodes are expanded (XGBoost's depthwise levels, or its
 // lossguide queue: larger loss change first, then the older node), which fixes the node ids of the
-// tree.
+// tree; and the constraints' bookkeeping (weight boxes, features allowed), tree/constraints.h.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/tree.h"
+#include "tree/constraints.h"
 #include "tree/gradient.h"
 #include "tree/split_math.h"
 #include "tree/split_types.h"
@@ -25,6 +26,7 @@ struct NodeStats {
   int depth = 0;
   uint64_t timestamp = 0;  // creation order, lossguide's tie-break
   SplitCandidate split;
+  WeightBounds bounds;  // monotone constraints: the box of the node's children's weights
 };
 
 // A split applied to `nid`, with its children's ids.
@@ -41,9 +43,10 @@ inline bool BelowMaxDepth(int depth, const TreeParams& params) {
 // gamma, both sides with hessian, depth and leaf limits.
 bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const TreeParams& params);
 // A new node of gradient sum `sum`: fills the tree node's weight, leaf value and cover and
-// returns the node's own gain.
+// returns the node's own gain. Under monotone constraints (`box` not null) the weight is clamped
+// to its parent's box and the gain is that of the clamped weight.
 float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
-                    const SplitParams& split_params, TreeNode* node);
+                    const SplitParams& split_params, const WeightBounds* box, TreeNode* node);
 
 // The nodes of the tree being grown, indexed by node id. Node derives from NodeStats.
 template <typename Node>
@@ -51,11 +54,25 @@ class NodeBook {
  public:
   explicit NodeBook(const TreeParams& params) : params_(params) {}
 
+  // The constraints every tree obeys from now on (null or none: free); must outlive the book.
+  void SetConstraints(const TreeConstraints* constraints) {
+    monotone_ =
+        constraints != nullptr && !constraints->monotone.empty() ? &constraints->monotone : nullptr;
+    interaction_ = InteractionTracker(constraints != nullptr ? &constraints->interaction : nullptr);
+  }
+  // The per-feature monotone constraints (-1, 0, 1), or null when there are none.
+  const std::vector<int8_t>* monotone() const { return monotone_; }
+  // Drops from `features` (ascending) those `nid` may not split on (interaction constraints).
+  void FilterFeatures(int nid, std::vector<uint32_t>* features) const {
+    interaction_.Filter(nid, features);
+  }
+
   // Forgets every node; gains and weights of the next tree use `quantizer`.
   void Reset(const GradientQuantizer* quantizer) {
     nodes_.clear();
     next_timestamp_ = 0;
     quantizer_ = quantizer;
+    interaction_.Reset();
   }
   Node& operator[](int nid) { return nodes_[nid]; }
   const Node& operator[](int nid) const { return nodes_[nid]; }
@@ -76,12 +93,15 @@ class NodeBook {
   // Node `nid`, child of `parent` (-1: the root), with gradient sum `sum`.
   void InitChild(int nid, int parent, const GradientSum& sum, RegTree* tree) {
     if (static_cast<std::size_t>(nid) >= nodes_.size()) nodes_.resize(nid + 1);
+    const WeightBounds box = parent < 0 ? WeightBounds{} : nodes_[parent].bounds;
     Node& n = nodes_[nid];
     n = Node{};
     n.sum = sum;
     n.depth = parent < 0 ? 0 : nodes_[parent].depth + 1;
     n.timestamp = next_timestamp_++;
-    n.gain = InitNodeStats(sum, *quantizer_, params_.split, &(*tree)[nid]);
+    n.bounds = box;  // until its split's ChildBounds narrows it
+    n.gain =
+        InitNodeStats(sum, *quantizer_, params_.split, monotone_ ? &box : nullptr, &(*tree)[nid]);
   }
 
   // Grows `tree` from its evaluated root (node 0). expand(expansions) partitions the rows of the
@@ -109,6 +129,11 @@ class NodeBook {
               : tree->Split(nid, s.feature, s.split_cond, s.default_left, s.loss_chg);
       InitChild(left, nid, s.left_sum, tree);
       InitChild(left + 1, nid, s.right_sum, tree);
+      if (monotone_ != nullptr) {
+        ChildBounds(nodes_[nid].bounds, (*monotone_)[s.feature], (*tree)[left].base_weight,
+                    (*tree)[left + 1].base_weight, &nodes_[left].bounds, &nodes_[left + 1].bounds);
+      }
+      interaction_.Split(nid, s.feature, left, left + 1);
       ++*num_leaves;
       out.push_back(Expansion{nid, left, left + 1});
     }
@@ -156,6 +181,8 @@ class NodeBook {
   const GradientQuantizer* quantizer_ = nullptr;
   std::vector<Node> nodes_;
   uint64_t next_timestamp_ = 0;
+  const std::vector<int8_t>* monotone_ = nullptr;
+  InteractionTracker interaction_{nullptr};
 };
 
 }  // namespace ringboost

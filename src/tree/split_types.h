@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tree/constraints.h"
 #include "tree/gradient.h"
 
 namespace ringboost {
@@ -53,6 +54,7 @@ struct NodeToEvaluate {
   // Optional: per chunk of 2^chunk_shift bins, 0 when every bin in it is empty (skipped).
   const uint8_t* touched = nullptr;
   uint32_t chunk_shift = 0;
+  WeightBounds bounds;  // monotone constraints: the box of its children's weights
 };
 
 }  // namespace ringboost

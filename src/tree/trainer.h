@@ -16,6 +16,7 @@
 #include "rabit/communicator.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
+#include "tree/constraints.h"
 #include "tree/tree_params.h"
 
 namespace ringboost {
@@ -27,9 +28,10 @@ struct TrainerSetup {
   TreeParams params;
   rabit::Communicator* comm;
   int nthread;
-  const DataSet& train;        // labels, weights, groups (its values may be dropped)
-  int groups;                  // trees a round (output groups)
-  std::vector<float> margins;  // the training rows' margins, rows x groups
+  const DataSet& train;         // labels, weights, groups (its values may be dropped)
+  int groups;                   // trees a round (output groups)
+  std::vector<float> margins;   // the training rows' margins, rows x groups
+  TreeConstraints constraints;  // over the training columns (the CPU only)
 };
 
 class RoundTrainer {
@@ -41,7 +43,8 @@ class RoundTrainer {
   // Fails as Create would for `device`, before any data is read; does nothing for "cpu".
   static void CheckDevice(const std::string& device);
   // Fails, naming the parameter, when `params` asks the device for what only the CPU does
-  // (quantized_grad=on); before CheckDevice, so that a CPU-only build says it too.
+  // (quantized_grad=on, monotone or interaction constraints); before CheckDevice, so that a
+  // CPU-only build says it too.
   static void CheckDeviceOptions(const Params& params);
 
   // Round `round`'s trees, one per output group, each grown from the gradients of the margins

@@ -357,7 +357,8 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
                                         nonnegative_hess, nodes[s].sum,
                                         nodes[s].gain) < must_beat)) {
           best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
-                                                   nodes[s].sum, nodes[s].gain, f, must_beat));
+                                                   nodes[s].sum, nodes[s].gain, f, must_beat,
+                                                   nodes[s].bounds));
           if (best[t][s].found) AtomicMax(&found[s], best[t][s].loss_chg);
         }
         for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already

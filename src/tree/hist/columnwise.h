@@ -41,6 +41,7 @@ class ColumnwiseEvaluator {
     GradientSum sum;                        // the node's total, missing values included
     float gain;                             // its own gain
     const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
+    WeightBounds bounds;                    // monotone constraints: its children's box
   };
   // A new tree: the next Evaluate, of its root, copies its gradients beside the entries.
   void NewGradients() { gradients_current_ = false; }

@@ -1,6 +1,7 @@
 #include "tree/hist/grower.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/error.h"
 #include "tree/column_sampler.h"
@@ -75,6 +76,17 @@ TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts,
       hist_builder_(matrix, cuts, nthread, low_bit),
       nodes_(params),
       low_bit_(low_bit) {}
+
+void TreeGrower::SetConstraints(TreeConstraints constraints) {
+  constraints_ = std::move(constraints);
+  nodes_.SetConstraints(&constraints_);
+}
+
+std::vector<uint32_t> TreeGrower::NodeFeatures(int nid) {
+  std::vector<uint32_t> features = sampler_->ForNode(nid, nodes_[nid].depth);
+  nodes_.FilterFeatures(nid, &features);
+  return features;
+}
 
 void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) {
   int64_t sum[2] = {0, 0};
@@ -210,7 +222,7 @@ void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int
   if (comm_->WorldSize() > 1) AllreduceWide();
   // Only features whose bins lie in a touched chunk can split: the node's rows miss the others.
   NodeState& n = nodes_[nid];
-  const std::vector<uint32_t> sampled = sampler_->ForNode(nid, n.depth);
+  const std::vector<uint32_t> sampled = NodeFeatures(nid);
   const std::vector<uint8_t>& touched = hist_builder_.wide_touched();
   constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
   n.features.clear();
@@ -224,7 +236,7 @@ void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int
     }
   }
   NodeToEvaluate input{
-      &hist_builder_.wide_hist(), n.sum, n.gain, &n.features, touched.data(), kShift};
+      &hist_builder_.wide_hist(), n.sum, n.gain, &n.features, touched.data(), kShift, n.bounds};
   n.split = evaluator_->Evaluate({input}, nthread_)[0];
   timer_.Add("evaluate", start);
 }
@@ -272,8 +284,8 @@ bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
   std::vector<ColumnwiseEvaluator::Node> nodes;
   for (int nid : nids) {
     NodeState& n = nodes_[nid];
-    n.features = sampler_->ForNode(nid, n.depth);
-    nodes.push_back({nid, n.sum, n.gain, &n.features});
+    n.features = NodeFeatures(nid);
+    nodes.push_back({nid, n.sum, n.gain, &n.features, n.bounds});
   }
   const std::vector<SplitCandidate> best =
       columnwise_->Evaluate(gpair, *partitioner_, nodes, *evaluator_);
@@ -286,8 +298,8 @@ void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   std::vector<NodeToEvaluate> inputs;
   for (int nid : nids) {
     NodeState& n = nodes_[nid];
-    n.features = sampler_->ForNode(nid, n.depth);
-    inputs.push_back(NodeToEvaluate{&n.hist, n.sum, n.gain, &n.features});
+    n.features = NodeFeatures(nid);
+    inputs.push_back(NodeToEvaluate{&n.hist, n.sum, n.gain, &n.features, nullptr, 0, n.bounds});
   }
   std::vector<SplitCandidate> best = evaluator_->Evaluate(inputs, nthread_);
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
@@ -388,6 +400,7 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQu
   RB_CHECK(gpair.size() == matrix_->NumRows());
   quantizer_ = &quantizer;
   evaluator_ = std::make_unique<SplitEvaluator>(cuts_, params_.split, quantizer_);
+  evaluator_->SetMonotone(nodes_.monotone());
   partitioner_ = std::make_unique<RowPartitioner>(matrix_->NumRows());
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;
@@ -430,7 +443,9 @@ void TreeGrower::RefitLeaves(const std::vector<GradientSum>& gpair,
       sums[2 * nid] = sums[2 * node.left] + sums[2 * node.right];
       sums[2 * nid + 1] = sums[2 * node.left + 1] + sums[2 * node.right + 1];
     }
-    InitNodeStats(GradientSum{sums[2 * nid], sums[2 * nid + 1]}, quantizer, params_.split, &node);
+    // No weight boxes: low-bit gradients never run under monotone constraints (HistTrainer).
+    InitNodeStats(GradientSum{sums[2 * nid], sums[2 * nid + 1]}, quantizer, params_.split, nullptr,
+                  &node);
   }
   timer_.Add("refit leaves", start);
 }

@@ -43,6 +43,8 @@ class TreeGrower {
   // Wide sparse data on one worker evaluates whole levels feature by feature (columnwise.h) when
   // most rows are in the level; tests turn it off to compare with the row-wise way.
   void SetColumnwise(bool on) { columnwise_on_ = on; }
+  // Monotone and interaction constraints for every tree from now on (tree/constraints.h).
+  void SetConstraints(TreeConstraints constraints);
   // Time spent in each phase over every tree grown so far.
   const PhaseTimer& timer() const { return timer_; }
 
@@ -62,6 +64,8 @@ class TreeGrower {
   };
 
   void InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree);
+  // The features `nid` may split on: column sampling, then the interaction constraints.
+  std::vector<uint32_t> NodeFeatures(int nid);
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<GradientSum>& gpair,
                                  const std::vector<Expansion>& expansions);
@@ -95,6 +99,7 @@ class TreeGrower {
   std::unique_ptr<RowPartitioner> partitioner_;
   std::unique_ptr<ColumnSampler> sampler_;
   NodeBook<NodeState> nodes_;
+  TreeConstraints constraints_;
   std::size_t wide_bytes_ = kWideHistogramBytes;
   bool wide_ = false;
   bool columnwise_on_ = true;

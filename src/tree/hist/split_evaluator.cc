@@ -28,12 +28,13 @@ double SplitEvaluator::BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int6
 template <int kDirection>
 void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
                                GradientSum node_sum, float node_gain, uint32_t feature,
-                               float must_beat, SplitCandidate* best) const {
+                               float must_beat, WeightBounds bounds, SplitCandidate* best) const {
   // The loop keeps the best loss change and its step; the candidate is written once, at the end.
   // NeedReplace in the loop's terms: a first replacement needs a larger loss change, or one not
   // smaller where the best so far is of a higher feature; after it (the same feature) only a
   // strictly larger one.
-  const bool no_delta = params_.max_delta_step == 0.0f;
+  const bool bounded = monotone_ != nullptr;
+  const bool no_delta = params_.max_delta_step == 0.0f && !bounded;
   float best_loss = best->loss_chg;
   bool strict = !(best->found && best->feature > feature);
   std::size_t best_k = n;
@@ -69,7 +70,8 @@ void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero,
       const double gr = q_->Grad(right.g), hr = q_->Hess(right.h);
       const float loss = no_delta
                              ? (SideGain(params_, gl, hl) + SideGain(params_, gr, hr)) - node_gain
-                             : SplitLossChange(params_, gl, hl, gr, hr, node_gain);
+                         : bounded ? BoundedLossChange(gl, hl, gr, hr, node_gain, bounds, feature)
+                                   : SplitLossChange(params_, gl, hl, gr, hr, node_gain);
       if (strict ? !(loss > best_loss) : best_loss > loss) continue;
       best_loss = loss;
       best_k = k0 + i;
@@ -96,6 +98,17 @@ void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero,
   *best = c;
 }
 
+float SplitEvaluator::BoundedLossChange(double gl, double hl, double gr, double hr, float node_gain,
+                                        WeightBounds bounds, uint32_t feature) const {
+  const float wl = bounds.Clamp(CalcWeight(params_, gl, hl));
+  const float wr = bounds.Clamp(CalcWeight(params_, gr, hr));
+  const int c = (*monotone_)[feature];
+  if ((c > 0 && !(wl <= wr)) || (c < 0 && !(wl >= wr))) return -INFINITY;
+  const float gain =
+      BoundedGainGivenWeight(params_, gl, hl, wl) + BoundedGainGivenWeight(params_, gr, hr, wr);
+  return gain - node_gain;
+}
+
 uint64_t SplitEvaluator::SideGradBound(int64_t lo, int64_t hi, int64_t total) {
   const auto dist = [](int64_t a, int64_t b) {  // |a - b| without overflow
     return a > b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
@@ -117,7 +130,9 @@ double SplitEvaluator::LossChangeBound(GradientSum present, uint64_t side_grad,
                                        float node_gain) const {
   if (!nonnegative_hess) return INFINITY;       // prefix sums could exceed `present`
   if (present.h < min_hess_) return -INFINITY;  // no side of present rows reaches mcw
-  if (params_.alpha != 0.0f || params_.max_delta_step != 0.0f) return INFINITY;
+  if (params_.alpha != 0.0f || params_.max_delta_step != 0.0f || monotone_ != nullptr) {
+    return INFINITY;
+  }
   const double lambda = params_.lambda, mcw = params_.min_child_weight;
   if (!(mcw + lambda > 0.0)) return INFINITY;
   const double a = q_->Grad(static_cast<int64_t>(side_grad));
@@ -133,13 +148,13 @@ double SplitEvaluator::LossChangeBound(GradientSum present, uint64_t side_grad,
 SplitCandidate SplitEvaluator::EvaluateBins(const GradientSum* hist, const uint32_t* nonzero,
                                             std::size_t n, GradientSum present,
                                             GradientSum node_sum, float node_gain, uint32_t feature,
-                                            float must_beat) const {
+                                            float must_beat, WeightBounds bounds) const {
   SplitCandidate best;
   if (n == 0) return best;
-  Enumerate<+1>(hist, nonzero, n, node_sum, node_gain, feature, must_beat, &best);
+  Enumerate<+1>(hist, nonzero, n, node_sum, node_gain, feature, must_beat, bounds, &best);
   // Backwards only when some rows of the node miss this feature.
   if (present != node_sum) {
-    Enumerate<-1>(hist, nonzero, n, node_sum, node_gain, feature, must_beat, &best);
+    Enumerate<-1>(hist, nonzero, n, node_sum, node_gain, feature, must_beat, bounds, &best);
   }
   return best;
 }
@@ -183,7 +198,7 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
     return SplitCandidate{};
   }
   return EvaluateBins(hist + begin, nonzero.data(), n, present, node.sum, node.gain, feature,
-                      must_beat);
+                      must_beat, node.bounds);
 }
 
 std::vector<SplitCandidate> SplitEvaluator::Evaluate(const std::vector<NodeToEvaluate>& nodes,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tree/bins/quantile.h"
+#include "tree/constraints.h"
 #include "tree/gradient.h"
 #include "tree/split_math.h"
 #include "tree/split_types.h"
@@ -25,6 +26,10 @@ class SplitEvaluator {
         q_(quantizer),
         min_hess_(quantizer->HessAtLeast(params.min_child_weight)) {}
 
+  // Monotone constraints per feature (-1, 0, 1; tree/constraints.h), or null for none; must
+  // outlive the evaluator. With them every candidate is weighed as XGBoost's TreeEvaluator does.
+  void SetMonotone(const std::vector<int8_t>* monotone) { monotone_ = monotone; }
+
   // Best split of each node; parallel over (node, feature) pairs.
   std::vector<SplitCandidate> Evaluate(const std::vector<NodeToEvaluate>& nodes, int nthread) const;
   // The best split of `feature`, or none where LossChangeBound shows it cannot reach
@@ -35,15 +40,17 @@ class SplitEvaluator {
   // feature's histogram `hist` (indexed by local bin) whose non-empty bins are nonzero[0, n)
   // (ascending local bins) and sum to `present`; or, where that best has a loss change under
   // `must_beat`, possibly another candidate under it (steps that cannot reach it are skipped).
+  // `bounds`: the node's box under monotone constraints.
   SplitCandidate EvaluateBins(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
                               GradientSum present, GradientSum node_sum, float node_gain,
-                              uint32_t feature, float must_beat = -INFINITY) const;
+                              uint32_t feature, float must_beat = -INFINITY,
+                              WeightBounds bounds = {}) const;
   // At least the loss change of any split of such a feature, from its present bins' sums alone:
   // `present`, and `side_grad`, the largest |g| of a prefix or suffix of its bins (quantized;
   // SideGradBound computes it). -inf where none of its splits is allowed (present hessian under
-  // min_child_weight); +inf where no bound is known (L1 or max_delta_step set, or
-  // `nonnegative_hess` false). It covers the float rounding of the loss change, so a feature whose
-  // bound is below a loss change cannot reach or tie it.
+  // min_child_weight); +inf where no bound is known (L1, max_delta_step or monotone constraints
+  // set, or `nonnegative_hess` false). It covers the float rounding of the loss change, so a
+  // feature whose bound is below a loss change cannot reach or tie it.
   double LossChangeBound(GradientSum present, uint64_t side_grad, bool nonnegative_hess,
                          GradientSum node_sum, float node_gain) const;
   // The largest |g| of a prefix or a suffix of bins whose prefix sums of g lie in [lo, hi] (with
@@ -67,7 +74,11 @@ class SplitEvaluator {
   template <int kDirection>
   void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
                  GradientSum node_sum, float node_gain, uint32_t feature, float must_beat,
-                 SplitCandidate* best) const;
+                 WeightBounds bounds, SplitCandidate* best) const;
+  // Loss change of a candidate under monotone constraints (XGBoost's CalcSplitGain): both
+  // weights clamped to `bounds`, -inf where they break feature's order.
+  float BoundedLossChange(double gl, double hl, double gr, double hr, float node_gain,
+                          WeightBounds bounds, uint32_t feature) const;
   double BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int64_t h_hi, GradientSum node_sum,
                     float node_gain) const;
 
@@ -75,6 +86,7 @@ class SplitEvaluator {
   SplitParams params_;
   const GradientQuantizer* q_;
   int64_t min_hess_;  // a side with less (quantized) hessian is below min_child_weight
+  const std::vector<int8_t>* monotone_ = nullptr;
 };
 
 }  // namespace ringboost

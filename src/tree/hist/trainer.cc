@@ -19,11 +19,23 @@ HistTrainer::HistTrainer(TrainerSetup setup)
       nthread_(setup.nthread),
       groups_(setup.groups),
       margins_(std::move(setup.margins)),
-      low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm)),
-      grower_(&setup.matrix, &setup.cuts, setup.params, setup.comm, setup.nthread, low_bit_) {}
+      low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm,
+                                   !setup.constraints.monotone.empty())),
+      grower_(&setup.matrix, &setup.cuts, setup.params, setup.comm, setup.nthread, low_bit_) {
+  grower_.SetConstraints(std::move(setup.constraints));
+}
 
 bool HistTrainer::UsesLowBitGradients(const TreeParams& params, uint64_t rows,
-                                      rabit::Communicator* comm) {
+                                      rabit::Communicator* comm, bool monotone) {
+  // The refit of low-bit leaves (TreeGrower::RefitLeaves) knows no weight boxes yet.
+  if (monotone) {
+    if (params.quantized_grad == QuantizedGrad::kOn) {
+      RB_FAIL(
+          "quantized_grad=on is not available with monotone_constraints yet; set "
+          "quantized_grad=off (auto stays off under monotone constraints)");
+    }
+    return false;
+  }
   if (params.quantized_grad != QuantizedGrad::kAuto)
     return params.quantized_grad == QuantizedGrad::kOn;
   const uint64_t all_rows = comm->AllreduceValue<uint64_t>(rows, rabit::Op::kSum);

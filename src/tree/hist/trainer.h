@@ -28,7 +28,7 @@ class HistTrainer : public RoundTrainer {
   // Whether quantized_grad (on, off, auto) grows the trees from low-bit gradients, the same on
   // every worker: auto decides by the rows of all workers together.
   static bool UsesLowBitGradients(const TreeParams& params, uint64_t rows,
-                                  rabit::Communicator* comm);
+                                  rabit::Communicator* comm, bool monotone);
   // reg:absoluteerror, reg:quantileerror (Objective::LeafQuantileAlpha): the leaves of group's new
   // tree become eta times the quantile of their sampled rows' residuals, before the margins move.
   void RefreshLeavesToQuantiles(const Objective& objective, const DataSet& train, int group,

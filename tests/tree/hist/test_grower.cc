@@ -15,6 +15,7 @@ struct Fixture {
   HistogramCuts cuts;
   std::unique_ptr<BinnedMatrix> matrix;
   std::unique_ptr<rabit::Communicator> comm = rabit::MakeLocalCommunicator();
+  TreeConstraints constraints;  // of every tree Grow grows
 
   explicit Fixture(DataSet d, int nthread = 2) : data(std::move(d)) {
     cuts = ComputeCuts(data, data.num_col, 256, comm.get(), nthread);
@@ -35,6 +36,7 @@ struct Fixture {
     TreeGrower grower(matrix.get(), &cuts, TreeParams::From(p, 0.0f), comm.get(), nthread);
     if (mode != Mode::kNormal) grower.SetWideHistogramBytes(0);
     grower.SetColumnwise(mode == Mode::kWideColumns);
+    grower.SetConstraints(constraints);
     RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, keep, nthread), q, 0);
     if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
     return tree;
@@ -353,6 +355,54 @@ TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
         }
       }
     }
+  }
+}
+
+// Monotone and interaction constraints grow the same tree on every path: threads, the wide way
+// by rows and by columns, with missing values, depthwise and lossguide.
+TEST(TreeGrower, ConstraintsGrowTheSameTreeInEveryMode) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  uint64_t s = 7;
+  for (int i = 0; i < 4000; ++i) {
+    std::vector<float> r;
+    for (int f = 0; f < 6; ++f) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      r.push_back((s >> 20) % 4 == 0 ? NAN : static_cast<float>((s >> 33) % 1000) / 10.0f);
+    }
+    const float x0 = std::isnan(r[0]) ? 50.f : r[0], x1 = std::isnan(r[1]) ? 50.f : r[1];
+    labels.push_back(0.05f * x0 - 0.03f * x1 + (r[2] > 40 ? 2.f : 0.f) + std::sin(x0));
+    rows.push_back(r);
+  }
+  TreeConstraints c;
+  c.monotone = {1, -1, 0, 0, 0, 0};
+  c.interaction = {{0, 1}, {2, 3, 4}};
+  Fixture fx1(test::DenseRows(rows, labels), 1);
+  Fixture fx2(test::DenseRows(rows, labels), 2);
+  for (const char* policy : {"depthwise", "lossguide"}) {
+    Params p;
+    p.max_depth = 5;
+    p.grow_policy = policy;
+    const RegTree free = fx1.Grow(p, 1);
+    fx1.constraints = fx2.constraints = c;
+    const RegTree a = fx1.Grow(p, 1);
+    bool differs = free.NumNodes() != a.NumNodes();
+    for (int i = 0; !differs && i < a.NumNodes(); ++i) differs = free[i].feature != a[i].feature;
+    EXPECT_TRUE(differs) << policy;
+    using Mode = Fixture::Mode;
+    for (RegTree b : {fx2.Grow(p, 2), fx2.Grow(p, 2, nullptr, Mode::kWideRows),
+                      fx2.Grow(p, 2, nullptr, Mode::kWideColumns),
+                      fx1.Grow(p, 1, nullptr, Mode::kWideColumns)}) {
+      ASSERT_EQ(a.NumNodes(), b.NumNodes()) << policy;
+      for (int i = 0; i < a.NumNodes(); ++i) {
+        EXPECT_EQ(a[i].feature, b[i].feature);
+        EXPECT_EQ(a[i].split_cond, b[i].split_cond);
+        EXPECT_EQ(a[i].leaf_value, b[i].leaf_value);
+        EXPECT_EQ(a[i].gain, b[i].gain);
+      }
+    }
+    fx1.constraints = fx2.constraints = TreeConstraints{};
+    EXPECT_GT(a.NumNodes(), 15);
   }
 }
 
