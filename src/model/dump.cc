@@ -217,6 +217,8 @@ std::string DotLabel(const DumpContext& ctx, const TreeNode& node) {
   std::string label;
   if (node.IsLeaf()) {
     label = "leaf=" + Num(node.leaf_value);
+  } else if (node.is_cat) {  // as the text dump: the listed categories are "yes"
+    label = DotEscaped(PlainName(ctx, node.feature)) + ":" + CategoryList(node, "{", ",", "}");
   } else if (ctx.Kind(node.feature) == FeatureKind::kIndicator) {
     label = DotEscaped(ctx.Name(node.feature));
   } else {
@@ -237,9 +239,9 @@ void DotTree(const DumpContext& ctx, const RegTree& tree, int t, const std::stri
     *out += indent + prefix + Str(nid) + " [label=" + DotLabel(ctx, node) +
             (node.IsLeaf() ? " shape=box" : "") + "]\n";
     if (node.IsLeaf()) continue;
-    const bool indicator = ctx.Kind(node.feature) == FeatureKind::kIndicator;
-    const int yes = indicator ? IndicatorYes(node) : node.left;
-    const int no = indicator ? DefaultChild(node) : node.right;
+    const bool indicator = !node.is_cat && ctx.Kind(node.feature) == FeatureKind::kIndicator;
+    const int yes = indicator ? IndicatorYes(node) : node.is_cat ? node.right : node.left;
+    const int no = indicator ? DefaultChild(node) : node.is_cat ? node.left : node.right;
     const int missing = DefaultChild(node);
     *out += indent + prefix + Str(nid) + " -> " + prefix + Str(yes) + " [label=\"yes" +
             (yes == missing ? ", missing" : "") + "\" color=\"#0000FF\"]\n";

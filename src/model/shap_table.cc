@@ -114,7 +114,7 @@ void ShapTable::Add(const float* row, float* phi, uint32_t* masks) const {
   for (const Split& s : splits_) {
     const TreeNode& n = tree_[s.node];
     const float x = row[n.feature];
-    const bool left = std::isnan(x) ? n.default_left : x < n.split_cond;
+    const bool left = std::isnan(x) ? n.default_left : n.GoesLeft(x);
     const uint32_t m = masks[s.node];
     masks[left ? n.left : n.right] = m;
     masks[left ? n.right : n.left] = m & ~s.bit;

@@ -110,6 +110,19 @@ TEST_F(Pictures, DotDumpHasEveryNodeAndEdgeOfTheTrees) {
   EXPECT_EQ(test::ReadFile(dir_.File("c.dot")), dot);
 }
 
+// A categorical split is drawn as XGBoost 3.x dumps it: its categories, "yes" to the right child
+// (the listed categories' side), "no" and missing as its text dump says (XGBoost's golden model).
+TEST_F(Pictures, DotDrawsCategoricalSplitsAsTheDump) {
+  const std::string model =
+      test::SharedGoldenDir() + "/xgboost-3.4.1/machine-categorical/model.json";
+  if (!test::FileExists(model)) GTEST_SKIP() << "no golden categorical model at " << model;
+  RunOk("dump " + model + " --format dot --tree 4 -o t.dot");
+  const std::string dot = test::ReadFile(dir_.File("t.dot"));
+  EXPECT_NE(dot.find("t4_3 [label=\"f0:{4,7,11,12,19,20,22,23,27}\"]"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("t4_3 -> t4_8 [label=\"yes\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("t4_3 -> t4_7 [label=\"no, missing\""), std::string::npos) << dot;
+}
+
 TEST_F(Pictures, RendersSvgAndPng) {
   if (!HaveProgram("dot")) GTEST_SKIP() << "Graphviz's dot is not installed";
   Train();
