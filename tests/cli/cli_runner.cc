@@ -1,5 +1,6 @@
 #include "cli_runner.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -60,6 +61,53 @@ RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& 
   return RunInDir(dir, "timeout 300 '" + std::string(RINGBOOST_SUBMIT) +
                            "' --cluster local --num-workers " + std::to_string(num_workers) + " '" +
                            RINGBOOST_EXE + "' " + args);
+}
+
+RunResult RunWith(const std::string& dir, const std::string& launcher, int n,
+                  const std::string& args) {
+  if (launcher == "ringboost-submit") return RunSubmit(dir, n, args);
+#if defined(RINGBOOST_MPIEXEC)
+  if (launcher == "mpirun") {
+    return RunInDir(
+        dir, "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+                 std::string(RINGBOOST_MPIEXEC) + " --oversubscribe -np " + std::to_string(n) +
+                 " '" + RINGBOOST_EXE + "' " + args);
+  }
+#endif
+  if (launcher != "ringboost") throw std::invalid_argument("no launcher " + launcher);
+  return RunRingboost(dir, args);
+}
+
+std::vector<std::string> WorkerLaunchers() {
+#if defined(RINGBOOST_MPIEXEC)
+  return {"ringboost-submit", "mpirun"};
+#else
+  return {"ringboost-submit"};
+#endif
+}
+
+std::string ExpectSameModelForThreadsAndWorkers(const std::string& dir, const std::string& args) {
+  // Trains into `out`; returns the eval log.
+  const auto train = [&](const std::string& launcher, int n, const std::string& more,
+                         const std::string& out) {
+    const RunResult r = RunWith(dir, launcher, n, args + " " + more + " model_out=" + out);
+    EXPECT_EQ(r.exit_code, 0) << launcher << " with " << n << ": " << r.err;
+    return EvalLog(r.out);
+  };
+  const std::string log1 = train("ringboost", 1, "nthread=1", "t1.json");
+  const std::string model = ReadFile(dir + "/t1.json");
+  EXPECT_FALSE(model.empty()) << args;
+  EXPECT_FALSE(log1.empty()) << args;
+  EXPECT_EQ(train("ringboost", 1, "nthread=2", "t2.json"), log1) << "2 threads";
+  EXPECT_EQ(ReadFile(dir + "/t2.json"), model) << "2 threads";
+  for (const std::string& launcher : WorkerLaunchers()) {
+    for (int n : {2, 3}) {
+      const std::string out = "w" + std::to_string(n) + ".json";
+      EXPECT_EQ(train(launcher, n, "nthread=1", out), log1) << launcher << " with " << n;
+      EXPECT_EQ(ReadFile(dir + "/" + out), model) << launcher << " with " << n;
+    }
+  }
+  return model;
 }
 
 std::string EvalLog(const std::string& out) {

@@ -24,6 +24,19 @@ RunResult RunRingboost(const std::string& dir, const std::string& args);
 // 300 s. The workers' output comes back prefixed with their rank ("[rank 0] ...").
 RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& args);
 
+// Runs `ringboost <args>` in `dir` with `launcher`: "ringboost" (one process), "ringboost-submit"
+// or "mpirun" (n workers; mpirun within 300 s, where the tests were built with MPI).
+RunResult RunWith(const std::string& dir, const std::string& launcher, int n,
+                  const std::string& args);
+// The launchers of several workers this build of the tests has: ringboost-submit, and mpirun
+// where they were built with MPI.
+std::vector<std::string> WorkerLaunchers();
+// The promise of every model: trains `args` ("train CONF key=value ...", without nthread and
+// model_out) in `dir` with 1 and 2 threads, and with 2 and 3 workers of 1 thread under each of
+// WorkerLaunchers(); every run must succeed and write the model file and the eval log of the
+// first (which must not be empty). Returns that model file's bytes.
+std::string ExpectSameModelForThreadsAndWorkers(const std::string& dir, const std::string& args);
+
 // The eval log lines ("[i]\t...") of a run's stdout, without ringboost-submit's "[rank 0] ".
 std::string EvalLog(const std::string& out);
 

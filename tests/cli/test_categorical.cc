@@ -49,24 +49,6 @@ void WriteSet(const std::string& path, int rows, bool csv) {
   }
 }
 
-std::string Train(const std::string& dir, const std::string& launcher, int n,
-                  const std::string& args, std::string* log) {
-  test::RunResult r;
-  if (launcher == "ringboost") r = test::RunRingboost(dir, args);
-  if (launcher == "ringboost-submit") r = test::RunSubmit(dir, n, args);
-#if defined(RINGBOOST_MPIEXEC)
-  if (launcher == "mpirun") {
-    r = test::RunInDir(
-        dir, "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
-                 std::string(RINGBOOST_MPIEXEC) + " --oversubscribe -np " + std::to_string(n) +
-                 " '" + RINGBOOST_EXE + "' " + args);
-  }
-#endif
-  EXPECT_EQ(r.exit_code, 0) << launcher << " " << n << ": " << r.err;
-  *log = test::EvalLog(r.out);
-  return r.out;
-}
-
 struct Case {
   const char* name;
   bool csv;
@@ -88,26 +70,8 @@ TEST_P(Categorical, SameModelForThreadsAndWorkers) {
   test::WriteFile(dir.File("c.conf"), std::string(c.keys) +
                                           "\nmax_depth = 4\nnum_round = 4\ndata = \"" + uri +
                                           "\"\neval[train] = \"" + uri + "\"\n");
-  std::string log1;
-  Train(dir.path(), "ringboost", 1, "train c.conf nthread=1 model_out=t1.json", &log1);
-  const std::string model = test::ReadFile(dir.File("t1.json"));
-  ASSERT_NE(model.find("\"categories_nodes\""), std::string::npos) << "no categorical split";
-  std::string log;
-  Train(dir.path(), "ringboost", 1, "train c.conf nthread=2 model_out=t2.json", &log);
-  EXPECT_EQ(test::ReadFile(dir.File("t2.json")), model) << "2 threads";
-  EXPECT_EQ(log, log1);
-  std::vector<std::string> launchers = {"ringboost-submit"};
-#if defined(RINGBOOST_MPIEXEC)
-  launchers.push_back("mpirun");
-#endif
-  for (const std::string& launcher : launchers) {
-    for (int n : {2, 3}) {
-      const std::string out = "w" + std::to_string(n) + ".json";
-      Train(dir.path(), launcher, n, "train c.conf nthread=1 model_out=" + out, &log);
-      EXPECT_EQ(test::ReadFile(dir.File(out)), model) << launcher << " with " << n;
-      EXPECT_EQ(log, log1) << launcher << " with " << n;
-    }
-  }
+  const std::string model = test::ExpectSameModelForThreadsAndWorkers(dir.path(), "train c.conf");
+  EXPECT_NE(model.find("\"categories_nodes\""), std::string::npos) << "no categorical split";
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -203,38 +203,7 @@ TEST(Constraints, SameModelForThreadsAndWorkers) {
                   "monotone_constraints = (1,-1,0,1)\n"
                   "interaction_constraints = [[0,1,3],[2,3,4,5],[6]]\n"
                   "data = \"train.txt\"\neval[train] = \"train.txt\"\n");
-  auto train = [&](const std::string& launcher, int n, const std::string& args) {
-    test::RunResult r;
-    if (launcher == "ringboost") r = test::RunRingboost(dir.path(), args);
-    if (launcher == "ringboost-submit") r = test::RunSubmit(dir.path(), n, args);
-#if defined(RINGBOOST_MPIEXEC)
-    if (launcher == "mpirun") {
-      r = test::RunInDir(
-          dir.path(), "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
-                          std::string(RINGBOOST_MPIEXEC) + " --oversubscribe -np " +
-                          std::to_string(n) + " '" + RINGBOOST_EXE + "' " + args);
-    }
-#endif
-    EXPECT_EQ(r.exit_code, 0) << launcher << " " << n << ": " << r.err;
-    return test::EvalLog(r.out);
-  };
-  const std::string log1 = train("ringboost", 1, "train c.conf nthread=1 model_out=t1.json");
-  const std::string model = test::ReadFile(dir.File("t1.json"));
-  ASSERT_FALSE(model.empty());
-  ASSERT_FALSE(log1.empty());
-  EXPECT_EQ(train("ringboost", 1, "train c.conf nthread=2 model_out=t2.json"), log1);
-  EXPECT_EQ(test::ReadFile(dir.File("t2.json")), model) << "2 threads";
-  std::vector<std::string> launchers = {"ringboost-submit"};
-#if defined(RINGBOOST_MPIEXEC)
-  launchers.push_back("mpirun");
-#endif
-  for (const std::string& launcher : launchers) {
-    for (int n : {2, 3}) {
-      const std::string out = "w" + std::to_string(n) + ".json";
-      EXPECT_EQ(train(launcher, n, "train c.conf nthread=1 model_out=" + out), log1) << launcher;
-      EXPECT_EQ(test::ReadFile(dir.File(out)), model) << launcher << " with " << n;
-    }
-  }
+  test::ExpectSameModelForThreadsAndWorkers(dir.path(), "train c.conf");
 }
 
 // The dict form by fmap names or f<N>, and interaction sets by name, give the positional model.

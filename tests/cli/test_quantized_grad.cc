@@ -44,24 +44,11 @@ class QuantizedGrad : public ::testing::Test {
                     "objective = binary:logistic\neval_metric = auc\nmax_depth = 5\n"
                     "num_round = 4\ndata = \"train.txt\"\neval[train] = \"train.txt\"\n");
   }
-  // Trains with `launcher` (ringboost, ringboost-submit or mpirun) and `n` workers; returns the
-  // eval log and fills *model with the model file.
-  std::string Train(const std::string& launcher, int n, const std::string& args,
-                    std::string* model) {
-    test::RunResult r;
-    const std::string all = "train c.conf model_out=m.json " + args;
-    if (launcher == "ringboost") r = test::RunRingboost(dir_.path(), all);
-    if (launcher == "ringboost-submit") r = test::RunSubmit(dir_.path(), n, all);
-#if defined(RINGBOOST_MPIEXEC)
-    if (launcher == "mpirun") {
-      r = test::RunInDir(
-          dir_.path(),
-          "timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
-              std::string(RINGBOOST_MPIEXEC) + " --oversubscribe -np " + std::to_string(n) + " '" +
-              RINGBOOST_EXE + "' " + all);
-    }
-#endif
-    EXPECT_EQ(r.exit_code, 0) << launcher << " " << n << ": " << r.err;
+  // Trains one process with `args`; returns the eval log and fills *model with the model file.
+  std::string Train(const std::string& args, std::string* model) {
+    const test::RunResult r =
+        test::RunRingboost(dir_.path(), "train c.conf model_out=m.json " + args);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
     *model = test::ReadFile(dir_.File("m.json"));
     return test::EvalLog(r.out);
   }
@@ -69,33 +56,17 @@ class QuantizedGrad : public ::testing::Test {
 };
 
 TEST_F(QuantizedGrad, SameModelForThreadsAndWorkers) {
-  std::string model1, model;
-  const std::string log1 = Train("ringboost", 1, "quantized_grad=on nthread=1", &model1);
-  ASSERT_FALSE(model1.empty());
-  ASSERT_FALSE(log1.empty());
-  EXPECT_EQ(Train("ringboost", 1, "quantized_grad=on nthread=2", &model), log1);
-  EXPECT_EQ(model, model1) << "2 threads";
-  std::vector<std::string> launchers = {"ringboost-submit"};
-#if defined(RINGBOOST_MPIEXEC)
-  launchers.push_back("mpirun");
-#endif
-  for (const std::string& launcher : launchers) {
-    for (int n : {2, 3}) {
-      EXPECT_EQ(Train(launcher, n, "quantized_grad=on nthread=1", &model), log1)
-          << launcher << " with " << n;
-      EXPECT_EQ(model, model1) << launcher << " with " << n;
-    }
-  }
+  test::ExpectSameModelForThreadsAndWorkers(dir_.path(), "train c.conf quantized_grad=on");
 }
 
 // Off is the default and the exact trainer; on grows other trees whose training AUC stays
 // within 0.01 of the exact one's (4 rounds of depth 5).
 TEST_F(QuantizedGrad, OffByDefaultOnCloseToExact) {
   std::string exact, off, on;
-  const std::string log_exact = Train("ringboost", 1, "", &exact);
-  EXPECT_EQ(Train("ringboost", 1, "quantized_grad=off", &off), log_exact);
+  const std::string log_exact = Train("", &exact);
+  EXPECT_EQ(Train("quantized_grad=off", &off), log_exact);
   EXPECT_EQ(off, exact);
-  const std::string log_on = Train("ringboost", 1, "quantized_grad=on", &on);
+  const std::string log_on = Train("quantized_grad=on", &on);
   EXPECT_NE(on, exact);
   auto last_auc = [](const std::string& log) {
     return std::stod(log.substr(log.rfind("train-auc:") + 10));
