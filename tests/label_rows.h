@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "common/params.h"
 #include "data/data.h"
 
 namespace ringboost::test {
@@ -19,6 +21,23 @@ inline DataSet LabelRows(std::vector<float> labels, std::vector<float> weights =
   d.group_ptr = std::move(groups);
   d.name = "test.libsvm";
   return d;
+}
+
+// survival:aft's rows: intervals [lower, upper] of the survival time (labels unused).
+inline DataSet IntervalRows(std::vector<float> lower, std::vector<float> upper,
+                            std::vector<float> weights = {}) {
+  DataSet d = LabelRows(std::vector<float>(lower.size(), 0.0f), std::move(weights));
+  d.label_lower_bound = std::move(lower);
+  d.label_upper_bound = std::move(upper);
+  return d;
+}
+
+// Params of survival:aft's loss: its distribution and scale.
+inline Params AftParams(const std::string& dist, double sigma) {
+  Params p;
+  p.aft_loss_distribution = dist;
+  p.aft_loss_distribution_scale = sigma;
+  return p;
 }
 
 }  // namespace ringboost::test

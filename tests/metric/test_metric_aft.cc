@@ -13,24 +13,11 @@
 namespace ringboost {
 namespace {
 
+using test::AftParams;
+using test::IntervalRows;
 using test::LabelRows;
 
 double Phi(double z) { return std::exp(-z * z / 2) / std::sqrt(2 * std::acos(-1.0)); }
-
-DataSet Intervals(std::vector<float> lower, std::vector<float> upper,
-                  std::vector<float> weights = {}) {
-  DataSet d = LabelRows(std::vector<float>(lower.size(), 0.0f), std::move(weights));
-  d.label_lower_bound = std::move(lower);
-  d.label_upper_bound = std::move(upper);
-  return d;
-}
-
-Params Aft(const std::string& dist, double sigma) {
-  Params p;
-  p.aft_loss_distribution = dist;
-  p.aft_loss_distribution_scale = sigma;
-  return p;
-}
 
 double Eval(const std::string& name, const std::vector<float>& preds, const DataSet& d,
             const Params& params) {
@@ -39,10 +26,10 @@ double Eval(const std::string& name, const std::vector<float>& preds, const Data
 }
 
 TEST(AftMetrics, NloglikAndIntervalAccuracy) {
-  const Params p = Aft("normal", 1.0);
+  const Params p = AftParams("normal", 1.0);
   // Row 0: uncensored at 1, margin 0: -log phi(0). Row 1: right-censored at 1, margin 0: log 2.
   // Weights 1 and 3.
-  const DataSet d = Intervals({1, 1}, {1, INFINITY}, {1, 3});
+  const DataSet d = IntervalRows({1, 1}, {1, INFINITY}, {1, 3});
   EXPECT_NEAR(Eval("aft-nloglik", {0, 0}, d, p), (-std::log(Phi(0)) + 3 * std::log(2.0)) / 4, 1e-6);
   // exp(0) = 1 lies in [1, 1] and in [1, inf); exp(-1) in neither; exp(5) only in the second.
   EXPECT_EQ(Eval("interval-regression-accuracy", {0, 0}, d, p), 1.0);

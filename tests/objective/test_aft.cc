@@ -15,28 +15,15 @@
 namespace ringboost {
 namespace {
 
+using test::AftParams;
 using test::Grad;
+using test::IntervalRows;
 using test::LabelRows;
 using test::Make;
 
 const double kPi = std::acos(-1.0);
 double Phi(double z) { return std::exp(-z * z / 2) / std::sqrt(2 * kPi); }  // normal density
 double NormalCdf(double z) { return 0.5 * (1 + std::erf(z / std::sqrt(2.0))); }
-
-DataSet Intervals(std::vector<float> lower, std::vector<float> upper,
-                  std::vector<float> weights = {}) {
-  DataSet d = LabelRows(std::vector<float>(lower.size(), 0.0f), std::move(weights));
-  d.label_lower_bound = std::move(lower);
-  d.label_upper_bound = std::move(upper);
-  return d;
-}
-
-Params Aft(const std::string& dist, double sigma) {
-  Params p;
-  p.aft_loss_distribution = dist;
-  p.aft_loss_distribution_scale = sigma;
-  return p;
-}
 
 TEST(AftLoss, NormalUncensored) {
   // log(time) = 0, margin 0.5, sigma 2: z = -0.25; -log L = z^2 / 2 + log(sqrt(2 pi) sigma t),
@@ -110,10 +97,10 @@ TEST(AftLoss, SafeguardsWhereTheDensityUnderflows) {
 }
 
 TEST(AftObjective, WeightedGradients) {
-  auto obj = Make("survival:aft", Aft("normal", 2.0));
+  auto obj = Make("survival:aft", AftParams("normal", 2.0));
   // Row 0 as NormalUncensored, weight 3; row 1 right-censored at 1 with sigma 2, margin 0:
   // gradient -phi(0) / (2 * 1/2), hessian phi(0)^2 / (2 * 1/2)^2.
-  const auto g = Grad(*obj, Intervals({1, 1}, {1, INFINITY}, {3, 1}), {0.5f, 0.0f});
+  const auto g = Grad(*obj, IntervalRows({1, 1}, {1, INFINITY}, {3, 1}), {0.5f, 0.0f});
   EXPECT_FLOAT_EQ(g[0].grad, 0.375f);
   EXPECT_FLOAT_EQ(g[0].hess, 0.75f);
   EXPECT_FLOAT_EQ(g[1].grad, static_cast<float>(-Phi(0)));
@@ -141,7 +128,7 @@ TEST(AftObjective, NeedsBoundsAndAKnownDistribution) {
               "'<file>.lower_bound' and '<file>.upper_bound' (one value a line, inf for no upper "
               "bound) beside each data file");
   }
-  EXPECT_THROW(Make("survival:aft", Aft("weibull", 1.0)), Error);
+  EXPECT_THROW(Make("survival:aft", AftParams("weibull", 1.0)), Error);
 }
 
 }  // namespace
