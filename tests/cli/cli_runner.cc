@@ -153,7 +153,7 @@ const std::vector<SharedSet>& SharedSets() {
        "eval_metric = merror\ncolsample_bytree = 0.8\n",
        "lightgbm/multiclass.train", "lightgbm/multiclass.test"},
       {"lightgbm_rank",
-       "objective = rank:ndcg\neval_metric = ndcg@5\neval_metric = map@5\nsubsample = 0.9\n",
+       "objective = rank:ndcg\neval_metric = ndcg@5\neval_metric = ndcg@3-\nsubsample = 0.9\n",
        "lightgbm/rank.train", "lightgbm/rank.test"},
   };
   return sets;
