@@ -166,6 +166,20 @@ const SharedSet& FindSharedSet(const std::string& name) {
   throw std::invalid_argument("no shared set named " + name);
 }
 
+void WriteBinarisedRankSet(const std::string& dir) {
+  for (const std::string name : {"train", "test"}) {
+    const std::string src = SharedDataDir() + "/lightgbm/rank." + name;
+    std::istringstream in(ReadFile(src));
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t space = line.find(' ');
+      out += (std::stod(line.substr(0, space)) > 0 ? "1" : "0") + line.substr(space) + "\n";
+    }
+    WriteFile(dir + "/" + name + ".txt", out);
+    WriteFile(dir + "/" + name + ".txt.query", ReadFile(src + ".query"));
+  }
+}
+
 std::string WriteSharedSetConfig(const std::string& dir, const SharedSet& set, int num_round) {
   const std::string data = SharedDataDir() + "/";
   return WriteFile(dir + "/c.conf", std::string(set.config) +
