@@ -249,7 +249,7 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("rank:map's k of topk pairs; also the k of its default metric map@k."));
   t.push_back(P(s, "lambdarank_normalization", &Params::lambdarank_normalization, "1")
                   .Doc("rank:map: scale each query group's gradients by log2(1 + L) / L, L the "
-                       "sum of its pairs' |lambda| (XGBoost 3.x's topk normalisation)."));
+                       "sum of 2 |lambda| over its pairs (XGBoost 3.x's topk normalisation)."));
   t.push_back(
       P(s, "lambdarank_score_normalization", &Params::lambdarank_score_normalization, "1")
           .Doc("rank:map: divide each pair's change in average precision by the distance of "
@@ -260,7 +260,11 @@ std::vector<ParamSpec> BuildTable() {
                        "mlogloss, ndcg@k, map@k, pre@k, poisson-nloglik, rmsle, mape, mphe, "
                        "gamma-nloglik, gamma-deviance, tweedie-nloglik@p, quantile, cox-nloglik, "
                        "aft-nloglik, interval-regression-accuracy, ...); repeat "
-                       "the key to add more; none given means the objective's default."));
+                       "the key to add more; none given means the objective's default. map and "
+                       "map@k are XGBoost 3.x's: labels 0 or 1, each query group's precision at "
+                       "its relevant positions over min(relevant, k), weighted by the group's "
+                       "weight; a group without relevant items scores 1 (0 for map- and "
+                       "map@k-)."));
   t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
                   .Min(0)
                   .Doc("Stop when the last metric on the last eval set (train with eval_train "
