@@ -34,7 +34,8 @@ Their goal is RELATIVE_TOLERANCE of XGBoost's value, either way; a case whose ob
 installed XGBoost lacks is reported as SKIP. They train on machine/machine.data (UCI CPU
 performance: the six numeric columns -> PRP), rows i % 5 == 0 the test set, and binary:hinge on
 agaricus. base_score stays PARAMS' 0.5 on both sides (XGBoost 3.x would otherwise estimate it).
-survival:aft trains on ACTG175 from PyPI's lifelines (`/tmp/xgb3/bin/pip install --no-deps
+rank:map trains on LightGBM's rank example with its labels binarised (label > 0 -> 1: XGBoost 3.x
+refuses other labels for rank:map and map). survival:aft trains on ACTG175 from PyPI's lifelines (`/tmp/xgb3/bin/pip install --no-deps
 lifelines`; see ACTG175 below), its label intervals in .lower_bound / .upper_bound side files.
 """
 
@@ -100,6 +101,10 @@ CASES = [
     Case("lightgbm-rank-pairwise", "lightgbm/rank.train", "lightgbm/rank.test", "libsvm",
          "rank:pairwise", "ndcg@5", higher_better=True, goal="tolerance",
          xgb_extra=XGB_ONE_THREAD),
+    # rank:map (XGBoost 3.x's LambdaRankMAP, topk pairs) and map need labels 0 or 1: the same
+    # set with its relevance 0..4 binarised (label > 0 -> 1) into work-folder copies.
+    Case("lightgbm-rank-map", "lightgbm/rank.train", "lightgbm/rank.test", "libsvm-binary",
+         "rank:map", "map", higher_better=True, goal="relative"),
     Case("agaricus-hinge", "agaricus/agaricus.txt.train", "agaricus/agaricus.txt.test",
          "libsvm", "binary:hinge", "error", higher_better=False, goal="no-worse"),
 ]
@@ -193,6 +198,19 @@ def tsv_to_libsvm(src, dst):
                 continue
             feats = " ".join("%d:%s" % (i, v) for i, v in enumerate(fields[1:]) if v != "")
             out.write("%s %s\n" % (fields[0], feats))
+    for side in SIDE_FILES:
+        if os.path.exists(src + side):
+            shutil.copyfile(src + side, dst + side)
+
+
+def binarise_libsvm(src, dst):
+    """A LibSVM file with each label l written as 1 if l > 0 else 0 (binary relevance for
+    rank:map and map); side files (.query, .weight) are copied beside it."""
+    with open(src) as inp, open(dst, "w") as out:
+        for line in inp:
+            label, sep, rest = line.partition(" ")
+            if label.strip():
+                out.write("%d%s%s" % (1 if float(label) > 0 else 0, sep, rest))
     for side in SIDE_FILES:
         if os.path.exists(src + side):
             shutil.copyfile(src + side, dst + side)
@@ -298,6 +316,10 @@ def prepare(case, data_dir, work_dir):
             raise FileNotFoundError(src)
         if case.fmt == "libsvm":
             paths.append(src)
+        elif case.fmt == "libsvm-binary":
+            dst = os.path.join(work_dir, os.path.basename(rel) + ".binary")
+            binarise_libsvm(src, dst)
+            paths.append(dst)
         else:
             dst = os.path.join(work_dir, os.path.basename(rel))
             tsv_to_libsvm(src, dst)

@@ -54,8 +54,11 @@ struct Params {
   int num_round = 10;
   std::string device = "cpu";
   int verbosity = 1;
-  // ranking
-  int lambdarank_pair_method_topk = 0;  // reserved
+  // rank:map: XGBoost 3.x's LambdaRank parameters (rank:pairwise and rank:ndcg are 1.7's)
+  std::string lambdarank_pair_method = "topk";  // topk only (3.x's mean draws from its global RNG)
+  int lambdarank_num_pair_per_sample = 32;      // topk's k: pairs with an item in the top k
+  bool lambdarank_normalization = true;         // scale a group's gradients by log2(1 + L) / L
+  bool lambdarank_score_normalization = true;   // divide a pair's delta by |s_i - s_j| + 0.01
   // --- data ---------------------------------------------------------------------------------
   std::string data;                                        // training data URI
   std::vector<std::pair<std::string, std::string>> evals;  // eval[NAME] = URI, in file order

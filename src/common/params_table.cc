@@ -199,15 +199,18 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
 
   s = "Objective and metrics";
-  t.push_back(P(s, "objective", &Params::objective, "reg:squarederror")
-                  .OneOf({"reg:squarederror", "reg:logistic", "binary:logistic", "binary:logitraw",
-                          "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise",
-                          "rank:ndcg", "reg:pseudohubererror", "reg:gamma", "reg:tweedie",
-                          "reg:squaredlogerror", "binary:hinge", "reg:absoluteerror",
-                          "reg:quantileerror", "survival:cox", "survival:aft"})
-                  .Accept("reg:linear", "reg:squarederror",
-                          "objective=reg:linear is deprecated; using reg:squarederror")
-                  .Doc("Learning objective; multi:* need num_class."));
+  t.push_back(
+      P(s, "objective", &Params::objective, "reg:squarederror")
+          .OneOf({"reg:squarederror", "reg:logistic", "binary:logistic", "binary:logitraw",
+                  "multi:softmax", "multi:softprob", "count:poisson", "rank:pairwise", "rank:ndcg",
+                  "rank:map", "reg:pseudohubererror", "reg:gamma", "reg:tweedie",
+                  "reg:squaredlogerror", "binary:hinge", "reg:absoluteerror", "reg:quantileerror",
+                  "survival:cox", "survival:aft"})
+          .Accept("reg:linear", "reg:squarederror",
+                  "objective=reg:linear is deprecated; using reg:squarederror")
+          .Doc("Learning objective; multi:* need num_class. rank:pairwise and rank:ndcg are "
+               "XGBoost 1.7's LambdaMART; rank:map is XGBoost 3.x's, each pair weighted "
+               "by the change in average precision of swapping it (labels 0 or 1)."));
   t.push_back(P(s, "num_class", &Params::num_class, "0")
                   .Min(0)
                   .Doc("Number of classes, for multi:softmax and multi:softprob (at least 2)."));
@@ -237,12 +240,33 @@ std::vector<ParamSpec> BuildTable() {
   t.push_back(P(s, "aft_loss_distribution_scale", &Params::aft_loss_distribution_scale, "1")
                   .Min(0, /*open=*/true)
                   .Doc("survival:aft's noise scale sigma (also for aft-nloglik)."));
+  t.push_back(P(s, "lambdarank_pair_method", &Params::lambdarank_pair_method, "topk")
+                  .OneOf({"topk"})
+                  .Doc("rank:map's pairs (XGBoost 3.x's LambdaRank): topk pairs every item of the "
+                       "prediction-sorted top k with every item of another label below it. "
+                       "XGBoost's mean method is not offered: its draws come from XGBoost's "
+                       "global random stream."));
+  t.push_back(P(s, "lambdarank_num_pair_per_sample", &Params::lambdarank_num_pair_per_sample, "32")
+                  .Min(1)
+                  .Doc("rank:map's k of topk pairs; also the k of its default metric map@k."));
+  t.push_back(P(s, "lambdarank_normalization", &Params::lambdarank_normalization, "1")
+                  .Doc("rank:map: scale each query group's gradients by log2(1 + L) / L, L the "
+                       "sum of 2 |lambda| over its pairs (XGBoost 3.x's topk normalisation)."));
+  t.push_back(
+      P(s, "lambdarank_score_normalization", &Params::lambdarank_score_normalization, "1")
+          .Doc("rank:map: divide each pair's change in average precision by the distance of "
+               "its two predictions plus 0.01 (when the group's predictions are not all "
+               "equal)."));
   t.push_back(P(s, "eval_metric", &Params::eval_metric, "")
                   .Doc("Evaluation metric (rmse, mae, logloss, error, error@t, auc, merror, "
                        "mlogloss, ndcg@k, map@k, pre@k, poisson-nloglik, rmsle, mape, mphe, "
                        "gamma-nloglik, gamma-deviance, tweedie-nloglik@p, quantile, cox-nloglik, "
                        "aft-nloglik, interval-regression-accuracy, ...); repeat "
-                       "the key to add more; none given means the objective's default."));
+                       "the key to add more; none given means the objective's default. map and "
+                       "map@k are XGBoost 3.x's: labels 0 or 1, each query group's precision at "
+                       "its relevant positions over min(relevant, k), weighted by the group's "
+                       "weight; a group without relevant items scores 1 (0 for map- and "
+                       "map@k-)."));
   t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
                   .Min(0)
                   .Doc("Stop when the last metric on the last eval set (train with eval_train "

@@ -1,7 +1,12 @@
-// ndcg and map as XGBoost 1.7's rank_metric.cc: per query group, items sorted by prediction
-// (stable, descending) with labels cast to int; the metric is the plain mean over groups (not
-// weighted), reduced as (sum of group scores, number of groups). A group with no relevant item
-// scores 1, or 0 with the '-' suffix ("ndcg-", "ndcg@5-").
+// ndcg as XGBoost 1.7's rank_metric.cc: per query group, items sorted by prediction (stable,
+// descending) with labels cast to int; the metric is the plain mean over groups (not weighted),
+// reduced as (sum of group scores, number of groups). A group with no relevant item scores 1, or
+// 0 with the '-' suffix ("ndcg-", "ndcg@5-").
+// map as XGBoost 3.x's EvalMAPScore: labels must be 0 or 1 (within 1e-6, used as they are); per
+// group, items sorted by prediction (stable, descending), the sum over the first k positions of
+// (relevance so far / position) x relevance, divided by min(the group's relevance, k); a group
+// without a relevant item scores 1 (0 for "map-", "map@k-"). Groups are weighted by their weight;
+// the sum over groups is divided by the sum of the weights and capped at 1.
 // pre@k as XGBoost 3.x's EvalPrecision: per group, the relevant (label 1) items among the top k,
 // divided by k, times the group's weight; the sum over groups divided by the sum of the weights.
 // Labels must be 0 or 1. Without k, k is the group's size.
@@ -55,23 +60,22 @@ class RankMetric : public Metric {
     }
     const std::vector<uint32_t> gptr = query_groups::GroupPtrOf(data);
     const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
-    if (kind_ == RankKind::kPre) {
-      for (float y : data.label) {
-        if (y != 0.0f && y != 1.0f) RB_FAIL(data.name << ": " << name_ << " needs labels 0 or 1");
-      }
-    }
-    // (score, weight) per group; ndcg and map weigh every group 1.
+    CheckBinaryLabels(data);
+    // (score, weight) per group; ndcg weighs every group 1.
     std::vector<double> scores(2 * groups);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthread_)
     for (int64_t k = 0; k < groups; ++k) {
-      Ranked rec;
-      for (uint32_t j = gptr[k]; j < gptr[k + 1]; ++j) {
-        rec.emplace_back(preds[j], static_cast<int>(data.label[j]));
+      const double w = kind_ == RankKind::kNdcg ? 1.0 : query_groups::GroupWeight(data, gptr, k);
+      if (kind_ == RankKind::kMap) {
+        scores[2 * k] =
+            AveragePrecision(&data.label[gptr[k]], &preds[gptr[k]], gptr[k + 1] - gptr[k]) * w;
+      } else {
+        Ranked rec;
+        for (uint32_t j = gptr[k]; j < gptr[k + 1]; ++j) {
+          rec.emplace_back(preds[j], static_cast<int>(data.label[j]));
+        }
+        scores[2 * k] = kind_ == RankKind::kNdcg ? Ndcg(&rec) : Precision(&rec) * w;
       }
-      const double w = kind_ == RankKind::kPre ? query_groups::GroupWeight(data, gptr, k) : 1.0;
-      scores[2 * k] = kind_ == RankKind::kNdcg  ? Ndcg(&rec)
-                      : kind_ == RankKind::kMap ? AveragePrecision(&rec)
-                                                : Precision(&rec) * w;
       scores[2 * k + 1] = w;
     }
     // Every group's score, in the order of the whole data, summed as one process sums them.
@@ -81,7 +85,10 @@ class RankMetric : public Metric {
       sum += all[i];
       weights += all[i + 1];
     }
-    return sum / weights;
+    if (kind_ == RankKind::kNdcg) return sum / weights;
+    // XGBoost 3.x's Finalize for map (and pre, whose scores never pass 1): no division by a zero
+    // weight, and at most 1.
+    return std::min(1.0, weights > 0.0 ? sum / weights : sum);
   }
 
  private:
@@ -96,18 +103,36 @@ class RankMetric : public Metric {
     return idcg == 0.0 ? Empty() : dcg / idcg;
   }
 
-  // Precision at each relevant position within topn, divided by ALL relevant items (XGBoost).
-  double AveragePrecision(Ranked* rec) const {
-    SortByPrediction(rec);
-    unsigned hits = 0;
-    double sum = 0.0;
-    for (size_t i = 0; i < rec->size(); ++i) {
-      if ((*rec)[i].second != 0) {
-        ++hits;
-        if (i < topn_) sum += static_cast<double>(hits) / (i + 1);
+  // pre: labels exactly 0 or 1; map: within 1e-6 of them (XGBoost 3.x's IsBinaryRel).
+  void CheckBinaryLabels(const DataSet& data) const {
+    if (kind_ == RankKind::kNdcg) return;
+    for (float y : data.label) {
+      const bool ok = kind_ == RankKind::kPre
+                          ? (y == 0.0f || y == 1.0f)
+                          : (std::fabs(y - 1.0f) < 1e-6f || std::fabs(y) < 1e-6f);
+      if (!ok) {
+        RB_FAIL(data.name << ": " << name_ << " needs labels 0 or 1 (binary relevance, as "
+                          << "XGBoost 3.x requires); found " << y);
       }
     }
-    return hits != 0 ? sum / hits : Empty();
+  }
+
+  // One group of n rows: XGBoost 3.x's average precision at topn (see the top of the file).
+  double AveragePrecision(const float* label, const float* pred, uint32_t n) const {
+    std::vector<uint32_t> rank(n);
+    for (uint32_t i = 0; i < n; ++i) rank[i] = i;
+    std::stable_sort(rank.begin(), rank.end(),
+                     [pred](uint32_t a, uint32_t b) { return pred[a] > pred[b]; });
+    const std::size_t top = std::min<std::size_t>(topn_, n);
+    double hits = 0.0, sum = 0.0;
+    for (std::size_t i = 0; i < top; ++i) {
+      const double p = label[rank[i]];
+      hits += p;
+      sum += hits / static_cast<double>(i + 1) * p;
+    }
+    for (std::size_t i = top; i < n; ++i) hits += label[rank[i]];
+    if (hits > 0.0) return sum / std::min(hits, static_cast<double>(topn_));
+    return Empty();
   }
 
   // The relevant items among the first topn, over topn (XGBoost divides by k even in a smaller

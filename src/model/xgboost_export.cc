@@ -86,7 +86,18 @@ std::string ConfigValue(const Model& model, const std::string& key, const std::s
 Json ObjectiveDocument(const Model& model) {
   const std::string& name = model.objective;
   Json obj = Json::object();
-  if (name.rfind("rank:", 0) == 0) {
+  if (name == "rank:map") {  // XGBoost 3.x's own, with the keys it trained with
+    obj["lambdarank_param"] =
+        Json{{"lambdarank_bias_norm", "1"},
+             {"lambdarank_normalization", ConfigValue(model, "lambdarank_normalization", "1")},
+             {"lambdarank_num_pair_per_sample",
+              ConfigValue(model, "lambdarank_num_pair_per_sample", "32")},
+             {"lambdarank_pair_method", "topk"},
+             {"lambdarank_score_normalization",
+              ConfigValue(model, "lambdarank_score_normalization", "1")},
+             {"lambdarank_unbiased", "0"},
+             {"ndcg_exp_gain", "1"}};
+  } else if (name.rfind("rank:", 0) == 0) {
     obj["lambdarank_param"] =
         Json{{"lambdarank_bias_norm", "1"},
              {"lambdarank_normalization", "1"},

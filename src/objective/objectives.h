@@ -27,6 +27,8 @@ std::unique_ptr<Objective> MakeAftObjective(const std::string& name, const Param
 void CheckAftBounds(const DataSet& data, const char* who);
 std::unique_ptr<Objective> MakeMulticlassObjective(const std::string& name, const Params& params);
 std::unique_ptr<Objective> MakeRankObjective(const std::string& name, const Params& params);
+// rank:map (XGBoost 3.x's LambdaRankMAP, topk pairs).
+std::unique_ptr<Objective> MakeRankMapObjective(const std::string& name, const Params& params);
 
 // The instruction set of the reg/binary losses' gradient loop: by default the widest this CPU
 // has; tests pick each in turn. Every one gives the same bits.

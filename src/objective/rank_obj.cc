@@ -131,8 +131,10 @@ class LambdaRankObjective final : public Objective {
       : ndcg_(ndcg), nthread_(ResolveThreads(params.nthread)) {}
 
   std::string Name() const override { return ndcg_ ? "rank:ndcg" : "rank:pairwise"; }
-  // XGBoost 1.7's LambdaRankObj reports "map" for every rank objective.
-  std::string DefaultMetric() const override { return "map"; }
+  // XGBoost 1.7 reports "map" for every rank objective; map is now XGBoost 3.x's, which takes
+  // labels 0 or 1 only, so these objectives of graded relevance report 3.x's ndcg (without the
+  // "@32" of 3.x's topk pairs: their pairs are drawn, as 3.x's mean method draws them).
+  std::string DefaultMetric() const override { return "ndcg"; }
   const char* CheckLabel(float label) const override {
     return label >= 0.0f ? nullptr : "label must be a nonnegative relevance for rank:*";
   }

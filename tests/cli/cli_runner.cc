@@ -153,7 +153,7 @@ const std::vector<SharedSet>& SharedSets() {
        "eval_metric = merror\ncolsample_bytree = 0.8\n",
        "lightgbm/multiclass.train", "lightgbm/multiclass.test"},
       {"lightgbm_rank",
-       "objective = rank:ndcg\neval_metric = ndcg@5\neval_metric = map@5\nsubsample = 0.9\n",
+       "objective = rank:ndcg\neval_metric = ndcg@5\neval_metric = ndcg@3-\nsubsample = 0.9\n",
        "lightgbm/rank.train", "lightgbm/rank.test"},
   };
   return sets;
@@ -164,6 +164,20 @@ const SharedSet& FindSharedSet(const std::string& name) {
     if (name == set.name) return set;
   }
   throw std::invalid_argument("no shared set named " + name);
+}
+
+void WriteBinarisedRankSet(const std::string& dir) {
+  for (const std::string name : {"train", "test"}) {
+    const std::string src = SharedDataDir() + "/lightgbm/rank." + name;
+    std::istringstream in(ReadFile(src));
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t space = line.find(' ');
+      out += (std::stod(line.substr(0, space)) > 0 ? "1" : "0") + line.substr(space) + "\n";
+    }
+    WriteFile(dir + "/" + name + ".txt", out);
+    WriteFile(dir + "/" + name + ".txt.query", ReadFile(src + ".query"));
+  }
 }
 
 std::string WriteSharedSetConfig(const std::string& dir, const SharedSet& set, int num_round) {

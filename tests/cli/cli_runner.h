@@ -60,6 +60,10 @@ const SharedSet& FindSharedSet(const std::string& name);
 std::string WriteSharedSetConfig(const std::string& dir, const SharedSet& set, int num_round);
 // gtest prints a parameter by its name.
 inline void PrintTo(const SharedSet& set, std::ostream* os) { *os << set.name; }
+// Writes dir/NAME.txt and its .query for NAME = train and test: the shared LibSVM files
+// lightgbm/rank.NAME with each label l as 1 if l > 0 else 0 (binary relevance, as XGBoost 3.x's
+// rank:map and map require).
+void WriteBinarisedRankSet(const std::string& dir);
 
 // The label WriteGeneratedDense writes from a row's score s (a real number, mostly in [-4, 6]):
 // kBinary 1 when s > 0 else 0; kReal s itself; kPositive exp(s / 4), above 0; kSurvival a time

@@ -250,6 +250,20 @@ TEST(DeviceTraining, SurvivalAftModelIsTheCpuModel) {
                    "aft_loss_distribution=logistic base_score=1");
 }
 
+// rank:map (XGBoost 3.x's LambdaRankMAP): gradients on the host from the margins fetched back,
+// then uploaded, as for rank:ndcg; LightGBM's rank set with its relevance binarised, 10 rounds.
+TEST(DeviceTraining, RankMapModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_SHARED_DATA();
+  test::TempDir dir;
+  test::WriteBinarisedRankSet(dir.path());
+  test::WriteFile(dir.File("r.conf"),
+                  "objective = rank:map\neval_metric = map\neval_metric = map@5-\n"
+                  "data = \"train.txt\"\neval[test] = \"test.txt\"\ntest:data = \"test.txt\"\n");
+  ExpectSameOnBoth(dir.path(), "r.conf num_round=10 max_depth=6");
+  ExpectTwoDeviceWorkersGiveTheCpuModel(dir.path(), "r.conf num_round=10 max_depth=6");
+}
+
 // The objectives whose leaves are refreshed on the host are refused on the device by name,
 // before any data is read (the data file does not exist).
 TEST(DeviceTraining, QuantileLeafObjectivesAreRefusedByName) {

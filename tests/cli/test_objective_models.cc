@@ -3,6 +3,7 @@
 // and 3 workers (ringboost-submit and mpirun), on a small generated set whose labels suit each.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -15,7 +16,7 @@
 namespace ringboost {
 namespace {
 
-enum class Labels { kReal, kPositive, kBinary, kSurvival, kInterval };
+enum class Labels { kReal, kPositive, kBinary, kSurvival, kInterval, kRelevance };
 
 // A value in [0, 1) from (row, column), the same on every machine.
 double Unit(uint64_t row, uint64_t col) {
@@ -28,10 +29,19 @@ double Unit(uint64_t row, uint64_t col) {
 
 // `rows` LibSVM rows of 5 dense features and a label of the kind; a `.weight` file beside it when
 // weighted (weights 0.5 .. 2); kInterval: `.lower_bound` and `.upper_bound` files of survival
-// times, uncensored, right-, left- and interval-censored in turn.
+// times, uncensored, right-, left- and interval-censored in turn; kRelevance: binary labels in
+// query groups of 3 to 39 rows (a `.query` file), each weighted by its first row's weight.
 void WriteSet(const std::string& path, int rows, Labels kind, bool weighted) {
   std::ofstream out(path), weights, lower, upper;
   if (weighted) weights.open(path + ".weight");
+  if (kind == Labels::kRelevance) {
+    std::ofstream query(path + ".query");
+    for (int at = 0, k = 0; at < rows; ++k) {
+      const int size = std::min(rows - at, 3 + k * 7 % 37);
+      query << size << '\n';
+      at += size;
+    }
+  }
   if (kind == Labels::kInterval) {
     lower.open(path + ".lower_bound");
     upper.open(path + ".upper_bound");
@@ -44,7 +54,7 @@ void WriteSet(const std::string& path, int rows, Labels kind, bool weighted) {
     double y = 0;
     if (kind == Labels::kReal) y = 3 * z + (f[4] > 7 ? 4 : 0);
     if (kind == Labels::kPositive) y = std::exp(z / 2);
-    if (kind == Labels::kBinary) y = z > 1.0 ? 1 : 0;
+    if (kind == Labels::kBinary || kind == Labels::kRelevance) y = z > 1.0 ? 1 : 0;
     // Survival times, a quarter censored (negative); ties from the rounding.
     if (kind == Labels::kSurvival) y = std::round(std::exp(z / 2) * 20) * (i % 4 == 0 ? -1 : 1);
     if (kind == Labels::kInterval) {
@@ -111,6 +121,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"aft_logistic", Labels::kInterval,
              "objective = survival:aft\naft_loss_distribution = logistic\n"
              "aft_loss_distribution_scale = 0.8\nbase_score = 10",
+             false},
+        Case{"rank_map", Labels::kRelevance,
+             "objective = rank:map\neval_metric = map\neval_metric = map@5-", true},
+        Case{"rank_map_options", Labels::kRelevance,
+             "objective = rank:map\nlambdarank_num_pair_per_sample = 3\n"
+             "lambdarank_normalization = 0\nlambdarank_score_normalization = false\n"
+             "subsample = 0.8",
              false},
         Case{"aft_extreme", Labels::kInterval,
              "objective = survival:aft\naft_loss_distribution = extreme\n"

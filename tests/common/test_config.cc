@@ -215,7 +215,7 @@ TEST(Config, BadEnumValueListsTheAllowedValues) {
       OverrideError("objective=foo"),
       "command line: objective=foo: allowed values are reg:squarederror, reg:logistic, "
       "binary:logistic, binary:logitraw, multi:softmax, multi:softprob, count:poisson, "
-      "rank:pairwise, rank:ndcg, reg:pseudohubererror, reg:gamma, reg:tweedie, "
+      "rank:pairwise, rank:ndcg, rank:map, reg:pseudohubererror, reg:gamma, reg:tweedie, "
       "reg:squaredlogerror, binary:hinge, reg:absoluteerror, reg:quantileerror, survival:cox, "
       "survival:aft, reg:linear");
   EXPECT_EQ(OverrideError("grow_policy=best"),

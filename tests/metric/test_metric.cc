@@ -146,12 +146,36 @@ TEST(Metric, Ndcg) {
 }
 
 TEST(Metric, Map) {
-  // Hits at ranks 1 and 3: (1/1 + 2/3) / 2; map@2 keeps rank 1 only but divides by both hits.
+  // XGBoost 3.x's: hits at ranks 1 and 3: (1/1 + 2/3) / 2.
   const DataSet d = LabelRows({1, 0, 1});
   EXPECT_NEAR(Eval("map", {0.9f, 0.8f, 0.7f}, d), (1 + 2.0 / 3) / 2, 1e-12);
-  EXPECT_NEAR(Eval("map@2", {0.9f, 0.8f, 0.7f}, d), 0.5, 1e-12);
+  // map@k divides by min(relevant items, k): 1.7 divided {1, 1, 1}'s top 2 by all 3 hits (2/3).
+  EXPECT_DOUBLE_EQ(Eval("map@2", {0.9f, 0.8f, 0.7f}, LabelRows({1, 1, 1})), 1.0);
+  EXPECT_DOUBLE_EQ(Eval("map@1", {0.9f, 0.8f, 0.7f}, LabelRows({0, 1, 1})), 0.0);
+  EXPECT_NEAR(Eval("map@2", {0.9f, 0.8f, 0.7f}, LabelRows({0, 1, 1})), 0.5 / 2, 1e-12);
+  // Groups without a relevant item score 1, or 0 with '-'.
   EXPECT_DOUBLE_EQ(Eval("map", {0.9f, 0.8f}, LabelRows({0, 0})), 1.0);
   EXPECT_DOUBLE_EQ(Eval("map-", {0.9f, 0.8f}, LabelRows({0, 0})), 0.0);
+  EXPECT_DOUBLE_EQ(Eval("map@3-", {0.9f, 0.8f}, LabelRows({0, 0})), 0.0);
+  // Tied predictions keep row order: the relevant second row is at rank 2.
+  EXPECT_DOUBLE_EQ(Eval("map", {0.5f, 0.5f}, LabelRows({0, 1})), 0.5);
+  // Groups weighted: (5/6 x 1 + 1/2 x 3 + 1 x 0) / 4 with map, the empty third group 0 in map-.
+  const DataSet w = LabelRows({1, 0, 1, 0, 1, 0}, {1.0f, 3.0f, 2.0f}, {0, 3, 5, 6});
+  const std::vector<float> pw{0.9f, 0.8f, 0.7f, 0.9f, 0.1f, 0.3f};
+  EXPECT_NEAR(Eval("map", pw, w), (5.0 / 6 + 1.5 + 2) / 6, 1e-12);
+  EXPECT_NEAR(Eval("map-", pw, w), (5.0 / 6 + 1.5) / 6, 1e-12);
+}
+
+TEST(Metric, MapNeedsBinaryLabels) {
+  try {
+    Eval("map@5", {0.9f, 0.8f}, LabelRows({2, 0}));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("map@5 needs labels 0 or 1"), std::string::npos)
+        << e.what();
+  }
+  // XGBoost's tolerance: within 1e-6 of 0 or 1 is taken, as it is.
+  EXPECT_NEAR(Eval("map", {0.9f}, LabelRows({0.9999995f})), 0.9999995, 1e-7);
 }
 
 TEST(Metric, Names) {
@@ -315,6 +339,11 @@ TEST(Metric, TwoWorkersEqualOneProcess) {
     for (double v : EvalOnTwoRanks(name, preds, grouped, 20, 1)) {
       EXPECT_NEAR(v, whole, 1e-12) << name;
     }
+  }
+  // map sums the gathered group scores in data order: the same bits as one process.
+  for (const char* name : {"map", "map@2-"}) {
+    const double whole = Eval(name, preds, grouped);
+    for (double v : EvalOnTwoRanks(name, preds, grouped, 15, 1)) EXPECT_EQ(v, whole) << name;
   }
 }
 

@@ -193,8 +193,9 @@ TEST(Objective, DefaultMetricsAsXGBoost17) {
   EXPECT_EQ(Make("multi:softmax", p)->DefaultMetric(), "mlogloss");
   EXPECT_EQ(Make("multi:softprob", p)->DefaultMetric(), "mlogloss");
   EXPECT_EQ(Make("count:poisson")->DefaultMetric(), "poisson-nloglik");
-  EXPECT_EQ(Make("rank:pairwise")->DefaultMetric(), "map");
-  EXPECT_EQ(Make("rank:ndcg")->DefaultMetric(), "map");
+  EXPECT_EQ(Make("rank:pairwise")->DefaultMetric(), "ndcg");
+  EXPECT_EQ(Make("rank:ndcg")->DefaultMetric(), "ndcg");
+  EXPECT_EQ(Make("rank:map")->DefaultMetric(), "map@32");
 }
 
 TEST(Objective, UnknownNameListsAllowed) {
