@@ -210,12 +210,18 @@ std::vector<ParamSpec> BuildTable() {
                   "objective=reg:linear is deprecated; using reg:squarederror")
           .Doc("Learning objective; multi:* need num_class. rank:pairwise and rank:ndcg are "
                "XGBoost 1.7's LambdaMART; rank:map is XGBoost 3.x's, each pair weighted "
-               "by the change in average precision of swapping it (labels 0 or 1)."));
+               "by the change in average precision of swapping it (labels 0 or 1). "
+               "reg:absoluteerror and reg:quantileerror are XGBoost 3.2+'s smooth MM losses "
+               "(XGBoost 3.1 and older refreshed their leaves to the residuals' median or "
+               "quantile)."));
   t.push_back(P(s, "num_class", &Params::num_class, "0")
                   .Min(0)
                   .Doc("Number of classes, for multi:softmax and multi:softprob (at least 2)."));
   t.push_back(P(s, "base_score", &Params::base_score, "0.5")
-                  .Doc("Initial prediction of every row, before any tree."));
+                  .Doc("Initial prediction of every row, before any tree. Not given: 0.5, but "
+                       "reg:absoluteerror and reg:quantileerror estimate it from the training "
+                       "labels as XGBoost 3.x does (the weighted mean plus one MM step; each "
+                       "alpha's quantile)."));
   t.push_back(P(s, "scale_pos_weight", &Params::scale_pos_weight, "1")
                   .Min(0)
                   .Doc("Weight of positive rows relative to negative ones (binary objectives)."));
@@ -229,14 +235,16 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("Variance power p of reg:tweedie, in [1, 2): near 1 like Poisson, near 2 "
                        "like gamma; also the p of its default metric tweedie-nloglik@p."));
   t.push_back(P(s, "quantile_alpha", &Params::quantile_alpha, "0.5")
-                  .Doc("reg:quantileerror's target quantile, or a list of them "
-                       "(quantile_alpha = [0.1,0.5,0.9]): one output per quantile."));
+                  .Doc("reg:quantileerror's target quantile, or an ascending list of them "
+                       "(quantile_alpha = [0.1,0.5,0.9]): one output per quantile, the "
+                       "predictions of a row sorted so that they never cross."));
   t.push_back(
       P(s, "aft_loss_distribution", &Params::aft_loss_distribution, "normal")
           .OneOf({"normal", "logistic", "extreme"})
           .Doc("survival:aft's noise distribution Z in log(time) = margin + sigma Z (also "
                "for aft-nloglik); the label intervals come from the side files DATA.lower_bound "
-               "and DATA.upper_bound beside each data file DATA."));
+               "and DATA.upper_bound beside each data file DATA, or from CSV columns "
+               "(DATA?format=csv&label_lower_bound_column=K&label_upper_bound_column=K)."));
   t.push_back(P(s, "aft_loss_distribution_scale", &Params::aft_loss_distribution_scale, "1")
                   .Min(0, /*open=*/true)
                   .Doc("survival:aft's noise scale sigma (also for aft-nloglik)."));

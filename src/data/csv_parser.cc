@@ -1,11 +1,12 @@
 // CSV/TSV lines: fields separated by one delimiter character; a field is trimmed of blanks
-// (spaces, '\r', and tabs unless the delimiter is a tab). The label and weight columns are taken
-// out; every other column gets the next feature id (0, 1, ...) whether present or not, so ids are
-// column positions as in dmlc-core. An empty field, `NA`, or anything that parses as NaN is
-// missing and not stored; every present value is stored, zeros included. With header=1 the first
-// data line of each file (column names) is skipped.
+// (spaces, '\r', and tabs unless the delimiter is a tab). The label, weight and label bound
+// columns are taken out; every other column gets the next feature id (0, 1, ...) whether present
+// or not, so ids are column positions as in dmlc-core. An empty field, `NA`, or anything that
+// parses as NaN is missing and not stored; every present value is stored, zeros included. With
+// header=1 the first data line of each file (column names) is skipped.
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <string>
 
 #include "data/parser.h"
@@ -26,6 +27,7 @@ class CsvLineParser {
     uint32_t id = 0;
     bool have_label = false;
     float weight = 1.0f;
+    float bounds[2] = {0.0f, 0.0f};  // lower, upper
     while (true) {
       const char* field_end = p;
       while (field_end < end_ && *field_end != ctx_.delimiter && *field_end != '\n') ++field_end;
@@ -38,6 +40,10 @@ class CsvLineParser {
         have_label = true;
       } else if (column == ctx_.weight_column) {
         weight = ParseWeight(b, e);
+      } else if (column == ctx_.lower_bound_column) {
+        bounds[0] = ParseBound(b, e, kLower);
+      } else if (column == ctx_.upper_bound_column) {
+        bounds[1] = ParseBound(b, e, kUpper);
       } else {
         ParseValue(b, e, id++);
       }
@@ -48,6 +54,7 @@ class CsvLineParser {
       }
       p = field_end + 1;
     }
+    if (ctx_.lower_bound_column >= 0) FinishBounds(line, column, bounds);
     FinishRow(line, column, have_label, weight);
     return p == end_ ? end_ : p + 1;
   }
@@ -89,6 +96,50 @@ class CsvLineParser {
       Fail(b, "bad weight " + Quote(b, e) + " (expected a finite number >= 0)");
     }
     return weight;
+  }
+
+  static constexpr int kLower = 0, kUpper = 1;
+  static constexpr const char* kBoundName[2] = {"lower bound", "upper bound"};
+  int BoundColumn(int which) const {
+    return which == kLower ? ctx_.lower_bound_column : ctx_.upper_bound_column;
+  }
+  std::string BoundKey(int which) const {
+    return std::string(which == kLower ? "label_lower_bound_column="
+                                       : "label_upper_bound_column=") +
+           std::to_string(BoundColumn(which));
+  }
+
+  float ParseBound(const char* b, const char* e, int which) {
+    float v = 0;
+    if (IsMissing(b, e))
+      Fail(b, std::string("missing ") + kBoundName[which] + " (" + BoundKey(which) + ")");
+    if (!ParseBoundToken(b, e, &v)) {
+      Fail(b, std::string("bad ") + kBoundName[which] + " " + Quote(b, e) + " (" + BoundKey(which) +
+                  ": expected a number >= 0, or inf)");
+    }
+    return v;
+  }
+
+  // survival:aft's interval of the row: both bound columns present, lower <= upper, upper > 0.
+  void FinishBounds(const char* line, int columns, const float* bounds) {
+    for (int which : {kLower, kUpper}) {
+      if (columns <= BoundColumn(which)) {
+        Fail(line, std::string("missing ") + kBoundName[which] + ": the row has " +
+                       std::to_string(columns) + " fields, " + BoundKey(which));
+      }
+    }
+    if (bounds[kLower] > bounds[kUpper]) {
+      std::ostringstream what;
+      what << "lower bound " << bounds[kLower] << " is above the upper bound " << bounds[kUpper]
+           << "; give lower <= upper";
+      Fail(line, what.str());
+    }
+    if (!(bounds[kUpper] > 0.0f)) {
+      Fail(line, "upper bound 0 (" + BoundKey(kUpper) +
+                     "); a survival time's upper bound must be > 0 (inf: right-censored)");
+    }
+    out_->lower_bound[out_->num_rows] = bounds[kLower];
+    out_->upper_bound[out_->num_rows] = bounds[kUpper];
   }
 
   void ParseValue(const char* b, const char* e, uint32_t id) {

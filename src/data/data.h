@@ -24,7 +24,8 @@ struct DataSet {
   std::string name;                  // the URI it came from, for messages
   // survival:aft's interval of each row's survival time, [lower, upper] with 0 <= lower <= upper
   // and upper possibly +inf (right-censored; lower 0: left-censored), from `<file>.lower_bound`
-  // and `<file>.upper_bound`; both empty when the data has none.
+  // and `<file>.upper_bound` or from the CSV columns the URI names; both empty when the data has
+  // none.
   std::vector<float> label_lower_bound;
   std::vector<float> label_upper_bound;
   std::vector<uint32_t> categorical;  // feature ids the URI names categorical (ascending)
@@ -50,8 +51,9 @@ struct LoadOptions {
 
 // Reads a data URI: a LibSVM or CSV/TSV file, several files separated by ';' (as dmlc-core), or a
 // directory (its files in name order), as one data set. URI options after '?' as XGBoost:
-// format=libsvm|csv, label_column=N|NAME, weight_column=N|NAME, delimiter=X, header=0|1
-// (docs/data.md). Side files `<file>.weight`,
+// format=libsvm|csv, label_column=N|NAME, weight_column=N|NAME, label_lower_bound_column=N|NAME,
+// label_upper_bound_column=N|NAME, delimiter=X, header=0|1 (docs/data.md). Side files
+// `<file>.weight`,
 // `<file>.query` / `<file>.group`, `<file>.lower_bound` and `<file>.upper_bound` are read when
 // present. A malformed input throws Error with
 // `file:line:column: what is wrong`.

@@ -203,6 +203,10 @@ bool ParseFloatToken(const char* begin, const char* end, float* out) {
   return begin < end && ParseFloatPrefix(begin, end, out) == end;
 }
 
+bool ParseBoundToken(const char* begin, const char* end, float* out) {
+  return ParseFloatToken(begin, end, out) && *out >= 0;  // NaN and -inf fail too
+}
+
 void CheckLabel(const ParseContext& ctx, const char* tok, const char* tok_end, float label) {
   const char* base = ctx.file->begin();
   if (!std::isfinite(label)) {

@@ -67,6 +67,18 @@ std::vector<InputFile> OpenFiles(const UriSpec& spec) {
   return files;
 }
 
+// survival:aft's bounds come from the URI's columns or from side files, not both.
+void CheckOneSourceOfBounds(const UriSpec& spec, const std::vector<InputFile>& files) {
+  if (!spec.HasBoundColumns()) return;
+  for (const InputFile& file : files) {
+    if (file.side.lower_bound.empty()) continue;
+    RB_FAIL("data URI '" << spec.uri << "': the label bounds are given both by "
+                         << "label_lower_bound_column/label_upper_bound_column and by the side "
+                         << "files '" << file.side.lower_bound << "', '" << file.side.upper_bound
+                         << "'; keep one (remove the side files or the columns)");
+  }
+}
+
 // Cuts every file range into line-aligned chunks of about `total / nthread` bytes, at most
 // kMaxChunkBytes.
 std::vector<Chunk> MakeChunks(const std::vector<InputFile>& files,
@@ -127,16 +139,23 @@ void FillReserved(std::size_t n, std::vector<T>* v) {
   v->resize(n);
 }
 
-// Room for `bounds` rows and entries in *data (row_ptr, label, index, value) and in *rows.
-void Allocate(const ChunkBounds& bounds, int nthread, DataSet* data, RowBuffers* rows) {
-  // Entries: feature id and value; rows: the offset, label, weight and query id.
-  CheckAllocation(AddSat(MulSat(bounds.entries, 8), MulSat(bounds.rows, 28)),
+// Room for `bounds` rows and entries in *data (row_ptr, label, index, value; the label bounds
+// when the CSV has bound columns) and in *rows.
+void Allocate(const ChunkBounds& bounds, bool label_bounds, int nthread, DataSet* data,
+              RowBuffers* rows) {
+  // Entries: feature id and value; rows: the offset, label, weight and query id (and bounds).
+  const uint64_t row_bytes = label_bounds ? 36 : 28;
+  CheckAllocation(AddSat(MulSat(bounds.entries, 8), MulSat(bounds.rows, row_bytes)),
                   "the data of " + data->name,
-                  "up to " + std::to_string(bounds.rows) + " rows x 28 bytes + " +
-                      std::to_string(bounds.entries) + " entries x 8 bytes",
+                  "up to " + std::to_string(bounds.rows) + " rows x " + std::to_string(row_bytes) +
+                      " bytes + " + std::to_string(bounds.entries) + " entries x 8 bytes",
                   "read it in parts (more workers) or on a machine with more memory");
   data->row_ptr.assign(bounds.rows + 1, 0);
   data->label.resize(bounds.rows);
+  if (label_bounds) {
+    data->label_lower_bound.resize(bounds.rows);
+    data->label_upper_bound.resize(bounds.rows);
+  }
   data->index.reserve(bounds.entries);
   data->value.reserve(bounds.entries);
   // The zero fill is the first touch of the big arrays (page faults and all): two threads share it.
@@ -155,6 +174,10 @@ ParsedBlock BlockAt(const Chunk& c, DataSet* data, RowBuffers* rows) {
   ParsedBlock b;
   b.row_end = data->row_ptr.data() + 1 + c.row_off;
   b.label = data->label.data() + c.row_off;
+  if (!data->label_lower_bound.empty()) {
+    b.lower_bound = data->label_lower_bound.data() + c.row_off;
+    b.upper_bound = data->label_upper_bound.data() + c.row_off;
+  }
   b.weight = rows->weight.get() + c.row_off;
   b.qid = rows->qid.get() + c.row_off;
   b.index = data->index.data() + c.entry_off;
@@ -215,6 +238,12 @@ void Compact(const std::vector<Chunk>& chunks, const std::vector<ParsedBlock>& b
         data->row_ptr[rows + 1 + r] = b.row_end[r] - gap;
       }
       std::memmove(data->label.data() + rows, b.label, b.num_rows * sizeof(float));
+      if (b.lower_bound != nullptr) {
+        std::memmove(data->label_lower_bound.data() + rows, b.lower_bound,
+                     b.num_rows * sizeof(float));
+        std::memmove(data->label_upper_bound.data() + rows, b.upper_bound,
+                     b.num_rows * sizeof(float));
+      }
     }
     if (gap != 0) {
       std::memmove(data->index.data() + entries, b.index, b.num_entries * sizeof(uint32_t));
@@ -225,6 +254,10 @@ void Compact(const std::vector<Chunk>& chunks, const std::vector<ParsedBlock>& b
   }
   data->row_ptr.resize(rows + 1);
   data->label.resize(rows);
+  if (!data->label_lower_bound.empty()) {
+    data->label_lower_bound.resize(rows);
+    data->label_upper_bound.resize(rows);
+  }
   data->index.resize(entries);
   data->value.resize(entries);
 }
@@ -313,13 +346,16 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   data.name = uri;
   data.categorical = CategoricalFeatureIds(spec);
   RowBuffers row_buffers;
-  Allocate(bounds, nthread, &data, &row_buffers);
+  CheckOneSourceOfBounds(spec, files);
+  Allocate(bounds, spec.HasBoundColumns(), nthread, &data, &row_buffers);
   ParseContext proto;
   proto.indexing_mode = indexing_mode;
   proto.check_label = &options.check_label;
   proto.delimiter = spec.delimiter;
   proto.label_column = spec.label_column;
   proto.weight_column = spec.weight_column;
+  proto.lower_bound_column = spec.lower_bound_column;
+  proto.upper_bound_column = spec.upper_bound_column;
   proto.header = spec.header;
   std::vector<ParsedBlock> blocks =
       ParseChunks(spec, files, chunks, proto, nthread, &data, &row_buffers);

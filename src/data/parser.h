@@ -37,6 +37,8 @@ struct ParsedBlock {
   // Where the rows go.
   uint64_t* row_end = nullptr;  // row_end[r] = entry_base + entries of rows 0..r (a row_ptr tail)
   float* label = nullptr;
+  float* lower_bound = nullptr;  // CSV bound columns only: survival:aft's interval of each row
+  float* upper_bound = nullptr;
   float* weight = nullptr;    // written from the first row with a weight on; earlier rows get 1
   uint64_t* qid = nullptr;    // written from the first row with a qid on; earlier rows kNoQid
   uint32_t* index = nullptr;  // feature ids as written (before 1-based shifting)
@@ -79,6 +81,8 @@ struct ParseContext {
   char delimiter = ',';
   int label_column = -1;
   int weight_column = -1;
+  int lower_bound_column = -1;  // both or neither (UriSpec's bound columns)
+  int upper_bound_column = -1;
   bool header = false;  // the first data line of each file holds column names: skipped
 };
 
@@ -91,6 +95,9 @@ void ParseCsv(const ParseContext& ctx, const char* begin, const char* end, Parse
 // Shared number rules. Parses all of [begin, end) as a float (a leading '+' allowed, as in
 // LibSVM's "+1"); false when it is not exactly one number.
 bool ParseFloatToken(const char* begin, const char* end, float* out);
+// survival:aft's rule for a bound, in a side file or a CSV column: a number >= 0, or inf (no upper
+// bound). False when [begin, end) is not one such number.
+bool ParseBoundToken(const char* begin, const char* end, float* out);
 // Reports a label (at p) the options reject or that is not finite.
 void CheckLabel(const ParseContext& ctx, const char* tok, const char* tok_end, float label);
 

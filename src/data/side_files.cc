@@ -78,7 +78,7 @@ std::vector<float> ReadBoundFile(const std::string& path, const char* what) {
   std::vector<float> bounds;
   ForEachValue(file, [&](const char* b, const char* e) {
     float v = 0;
-    if (!ParseFloatToken(b, e, &v) || !(v >= 0) || v == -INFINITY) {
+    if (!ParseBoundToken(b, e, &v)) {
       FailAt(path, file.begin(), b,
              std::string("bad ") + what + " " + Quote(b, e) +
                  " (expected one number >= 0 per line, or inf)");

@@ -84,6 +84,10 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
     spec->label_column_given = true;
   } else if (key == "weight_column") {
     SetColumn(uri, key, value, &spec->weight_column, &spec->weight_column_name);
+  } else if (key == "label_lower_bound_column") {
+    SetColumn(uri, key, value, &spec->lower_bound_column, &spec->lower_bound_column_name);
+  } else if (key == "label_upper_bound_column") {
+    SetColumn(uri, key, value, &spec->upper_bound_column, &spec->upper_bound_column_name);
   } else if (key == "categorical_column") {
     for (const std::string& one : Split(value, ',')) {
       int column = -1;
@@ -105,7 +109,8 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
     spec->indexing_mode_given = true;
   } else {
     RB_FAIL("data URI '" << uri << "': unknown option '" << key
-                         << "'; known: format, label_column, weight_column, delimiter, "
+                         << "'; known: format, label_column, weight_column, "
+                            "label_lower_bound_column, label_upper_bound_column, delimiter, "
                             "header, indexing_mode, categorical_column");
   }
 }
@@ -137,6 +142,37 @@ void AddPath(const std::string& path, std::vector<std::string>* files) {
   for (const auto& name : names) files->push_back(dir + name);
 }
 
+// The columns that are not features, with their keys (-1: none).
+std::vector<std::pair<const char*, int>> RoleColumns(const UriSpec& spec) {
+  return {{"label_column", spec.label_column},
+          {"weight_column", spec.weight_column},
+          {"label_lower_bound_column", spec.lower_bound_column},
+          {"label_upper_bound_column", spec.upper_bound_column}};
+}
+
+// The bound columns come both or not at all, and no column has two roles.
+void CheckColumnRoles(const UriSpec& spec) {
+  const bool lower = spec.lower_bound_column >= 0 || !spec.lower_bound_column_name.empty();
+  const bool upper = spec.upper_bound_column >= 0 || !spec.upper_bound_column_name.empty();
+  if (lower != upper) {
+    RB_FAIL("data URI '" << spec.uri << "': "
+                         << (lower ? "label_lower_bound_column" : "label_upper_bound_column")
+                         << " is given without "
+                         << (lower ? "label_upper_bound_column" : "label_lower_bound_column")
+                         << "; survival:aft needs both bounds of every row (an upper bound inf "
+                            "is right-censored)");
+  }
+  const auto roles = RoleColumns(spec);
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    for (std::size_t j = i + 1; j < roles.size(); ++j) {
+      if (roles[i].second >= 0 && roles[i].second == roles[j].second) {
+        RB_FAIL("data URI '" << spec.uri << "': " << roles[i].first << " and " << roles[j].first
+                             << " are both column " << roles[i].second << "; they must differ");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool IsSideFileName(const std::string& name) {
@@ -159,10 +195,7 @@ UriSpec ParseUri(const std::string& uri) {
       SetOption(kv.substr(0, eq), kv.substr(eq + 1), &spec);
     }
   }
-  if (spec.label_column >= 0 && spec.label_column == spec.weight_column) {
-    RB_FAIL("data URI '" << uri << "': label_column and weight_column are both "
-                         << spec.label_column << "; they must differ");
-  }
+  CheckColumnRoles(spec);
   for (const std::string& path : Split(paths, ';')) {
     if (!path.empty()) AddPath(path, &spec.files);
   }
@@ -180,11 +213,13 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec) {
     if (!spec->label_column_given) spec->label_column = 0;
   }
   bool csv_options = spec->label_column_given || spec->weight_column >= 0 ||
-                     !spec->weight_column_name.empty() || spec->delimiter_given || spec->header ||
-                     !spec->categorical_columns.empty() || !spec->categorical_column_names.empty();
+                     !spec->weight_column_name.empty() || spec->HasBoundColumns() ||
+                     spec->delimiter_given || spec->header || !spec->categorical_columns.empty() ||
+                     !spec->categorical_column_names.empty();
   if (spec->format == DataFormat::kLibSVM && csv_options) {
     RB_FAIL("data URI '" << spec->uri
-                         << "': label_column, weight_column, delimiter, header and "
+                         << "': label_column, weight_column, label_lower_bound_column, "
+                            "label_upper_bound_column, delimiter, header and "
                             "categorical_column apply to CSV, but the data is LibSVM; add "
                             "format=csv if it is CSV (LibSVM data takes feature_types)");
   }
@@ -233,10 +268,11 @@ void ResolveColumns(const std::string& header_line, UriSpec* spec) {
   ResolveColumn(header_line, *spec, "label_column", spec->label_column_name, &spec->label_column);
   ResolveColumn(header_line, *spec, "weight_column", spec->weight_column_name,
                 &spec->weight_column);
-  if (spec->label_column >= 0 && spec->label_column == spec->weight_column) {
-    RB_FAIL("data URI '" << spec->uri << "': label_column and weight_column are both column "
-                         << spec->label_column << "; they must differ");
-  }
+  ResolveColumn(header_line, *spec, "label_lower_bound_column", spec->lower_bound_column_name,
+                &spec->lower_bound_column);
+  ResolveColumn(header_line, *spec, "label_upper_bound_column", spec->upper_bound_column_name,
+                &spec->upper_bound_column);
+  CheckColumnRoles(*spec);
   for (const std::string& name : spec->categorical_column_names) {
     int column = -1;
     ResolveColumn(header_line, *spec, "categorical_column", name, &column);
@@ -248,13 +284,14 @@ void ResolveColumns(const std::string& header_line, UriSpec* spec) {
 std::vector<uint32_t> CategoricalFeatureIds(const UriSpec& spec) {
   std::vector<uint32_t> ids;
   for (int column : spec.categorical_columns) {
-    if (column == spec.label_column || column == spec.weight_column) {
-      RB_FAIL("data URI '" << spec.uri << "': categorical_column " << column << " is the "
-                           << (column == spec.label_column ? "label" : "weight")
-                           << " column; name a feature column");
+    int before = 0;  // the columns before it that are no feature
+    for (const auto& [key, role] : RoleColumns(spec)) {
+      if (column == role) {
+        RB_FAIL("data URI '" << spec.uri << "': categorical_column " << column << " is the " << key
+                             << "; name a feature column");
+      }
+      before += role >= 0 && role < column ? 1 : 0;
     }
-    const int before = (spec.label_column >= 0 && spec.label_column < column ? 1 : 0) +
-                       (spec.weight_column >= 0 && spec.weight_column < column ? 1 : 0);
     ids.push_back(static_cast<uint32_t>(column - before));
   }
   std::sort(ids.begin(), ids.end());

@@ -23,12 +23,23 @@ struct UriSpec {
   bool header = false;             // CSV: the first line of every file holds column names
   std::string label_column_name;   // label_column=NAME: a column of the header (ResolveColumns)
   std::string weight_column_name;  // weight_column=NAME
+  // label_lower_bound_column / label_upper_bound_column=N|NAME: CSV columns of survival:aft's
+  // label interval (XGBoost's DMatrix fields label_lower_bound, label_upper_bound), both or none.
+  int lower_bound_column = -1;
+  int upper_bound_column = -1;
+  std::string lower_bound_column_name;
+  std::string upper_bound_column_name;
   // categorical_column=N|NAME[,...]: CSV columns holding categorical features (ResolveColumns
   // turns names into numbers; CategoricalFeatureIds into feature ids).
   std::vector<int> categorical_columns;
   std::vector<std::string> categorical_column_names;
   bool indexing_mode_given = false;
   int indexing_mode = 0;
+
+  // The CSV bound columns were given (by number or name).
+  bool HasBoundColumns() const {
+    return lower_bound_column >= 0 || !lower_bound_column_name.empty();
+  }
 };
 
 // Splits the URI into files and options and lists directories. Throws Error for an unknown
@@ -42,13 +53,14 @@ UriSpec ParseUri(const std::string& uri);
 // line has tabs and no commas, else ','. CSV options on LibSVM data are an error.
 void ResolveFormat(const std::string& first_line, UriSpec* spec);
 
-// With header=1, turns label_column / weight_column names into column numbers, by the first
-// file's header line `header_line` (delimiter settled). Throws Error naming the URI and the fix
-// for a name that is not a column, and for a name without header=1.
+// With header=1, turns the label, weight, bound and categorical column names into column
+// numbers, by the first file's header line `header_line` (delimiter settled). Throws Error naming
+// the URI and the fix for a name that is not a column, for a name without header=1, and for one
+// column given two roles.
 void ResolveColumns(const std::string& header_line, UriSpec* spec);
 
 // The feature ids of the categorical columns: a column's id counts the columns before it that
-// are neither the label nor the weight. Throws Error for a column that is the label or weight.
+// are not the label, weight or bound columns. Throws Error for a column that is one of them.
 std::vector<uint32_t> CategoricalFeatureIds(const UriSpec& spec);
 
 // Whether a file name is a side file (`.weight`, `.query`, `.group`, `.lower_bound`,

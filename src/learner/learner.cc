@@ -30,14 +30,27 @@ Learner::Learner(const Params& params, rabit::Communicator* comm)
   tree_params_ = TreeParams::From(params_, params_.IsSet("max_delta_step")
                                                ? static_cast<float>(params_.max_delta_step)
                                                : objective_->DefaultMaxDeltaStep());
-  if (params_.device != "cpu" && objective_->LeafQuantileAlpha(0) >= 0) {
-    RB_FAIL("objective=" << objective_->Name()
-                         << " is not on the GPU yet (its leaves are refreshed "
-                         << "to quantiles of the residuals on the host); train it with device=cpu");
-  }
 }
 
 Learner::~Learner() = default;
+
+void Learner::EstimateBaseScore(const DataSet& train) {
+  const std::vector<float> estimate = objective_->EstimateBaseScore(train, comm_);
+  if (estimate.empty()) return;
+  RB_CHECK(static_cast<int>(estimate.size()) == model_.num_groups);
+  for (float v : estimate) {
+    if (!std::isfinite(v)) {
+      RB_FAIL("objective=" << objective_->Name() << ": base_score cannot be estimated from the "
+                           << "training labels (their total weight is 0, or a label is "
+                           << "infinite); set base_score");
+    }
+  }
+  model_.base_score = estimate[0];
+  model_.base_margin = objective_->ProbToMargin(estimate[0]);
+  if (estimate.size() > 1) {
+    for (float v : estimate) model_.base_margins.push_back(objective_->ProbToMargin(v));
+  }
+}
 
 SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, DataSet>> evals,
                           const Model* init) {
@@ -70,6 +83,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     model_.base_score = static_cast<float>(params_.base_score);
     model_.base_margin = objective_->ProbToMargin(model_.base_score);
     model_.num_groups = objective_->NumGroups();
+    if (!params_.IsSet("base_score")) EstimateBaseScore(train);
     model_.num_class = params_.num_class;
   }
   model_.num_feature = std::max(model_.num_feature, num_col);

@@ -64,6 +64,10 @@ class Learner {
     std::vector<float> margins;  // rows x groups (train: the trainer's, copied for eval_train)
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);
+  // A fresh model without base_score given: the objective's estimate from the training rows
+  // (Objective::EstimateBaseScore), where it has one, becomes base_score (and base_margins for
+  // several output groups). Fails naming the fix when the estimate is not finite.
+  void EstimateBaseScore(const DataSet& train);
   // monotone_constraints and interaction_constraints over training data of `num_col` features
   // (names from fmap); fails naming the key for a bad value.
   TreeConstraints ResolveConstraints(uint32_t num_col) const;

@@ -51,19 +51,23 @@ class Objective {
     return false;
   }
 
-  // reg:absoluteerror, reg:quantileerror: after each tree of output group `group` the learner sets
-  // every leaf to eta times this quantile of its rows' residuals label - margin (XGBoost's
-  // UpdateTreeLeaf). Negative (the default): the leaves stay the tree's Newton steps.
-  virtual double LeafQuantileAlpha(int group) const {
-    (void)group;
-    return -1.0;
+  // The initial prediction of each output group that XGBoost 3.x estimates from the training
+  // rows when base_score is not given, for the objectives where ringboost estimates it too
+  // (reg:absoluteerror, reg:quantileerror); empty (the default): base_score as configured. Called
+  // after Prepare; a collective (every worker gets the same values).
+  virtual std::vector<float> EstimateBaseScore(const DataSet& train,
+                                               rabit::Communicator* comm) const {
+    (void)train;
+    (void)comm;
+    return {};
   }
   // Throws Error naming the allowed objectives for an unknown name.
   static std::unique_ptr<Objective> Create(const Params& params);
 };
 
 // quantile_alpha (reg:quantileerror, the quantile metric): one quantile in (0, 1) or a list of
-// them, "0.9", "[0.1,0.5,0.9]" or "0.1,0.5,0.9". Throws Error naming the key otherwise.
+// them in ascending order, "0.9", "[0.1,0.5,0.9]" or "0.1,0.5,0.9". Throws Error naming the key
+// otherwise.
 std::vector<double> ParseQuantileAlphas(const std::string& text);
 
 }  // namespace ringboost

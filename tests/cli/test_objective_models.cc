@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"hinge", Labels::kBinary, "objective = binary:hinge", true},
         Case{"absolute", Labels::kReal, "objective = reg:absoluteerror\nsubsample = 0.8", false},
         Case{"absolute_weighted", Labels::kReal, "objective = reg:absoluteerror", true},
+        Case{"quantile", Labels::kReal,
+             "objective = reg:quantileerror\nquantile_alpha = 0.9\nsubsample = 0.8", false},
         Case{"cox", Labels::kSurvival, "objective = survival:cox\nbase_score = 1", true},
         Case{"quantiles", Labels::kReal,
              "objective = reg:quantileerror\nquantile_alpha = [0.2,0.5,0.9]", true},
@@ -134,6 +137,45 @@ INSTANTIATE_TEST_SUITE_P(
              "aft_loss_distribution_scale = 1.5\nbase_score = 10",
              true}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+// survival:aft's bounds from CSV columns the URI names give the model the side files give: the
+// same rows written as a CSV (label, the 5 features, lower, upper) train the same model file, for
+// one process and for 1-3 workers.
+TEST(AftBoundColumns, SameModelAsFromSideFiles) {
+  test::TempDir dir;
+  WriteSet(dir.File("train.txt"), 1500, Labels::kInterval, true);
+  std::ifstream rows(dir.File("train.txt")), lower(dir.File("train.txt.lower_bound")),
+      upper(dir.File("train.txt.upper_bound")), weights(dir.File("train.txt.weight"));
+  std::ofstream csv(dir.File("train.csv"));
+  csv << "label,f0,f1,f2,f3,f4,w,lo,hi\n";
+  std::string line, lo, hi, w;
+  while (std::getline(rows, line) && std::getline(lower, lo) && std::getline(upper, hi) &&
+         std::getline(weights, w)) {
+    std::istringstream tokens(line);
+    std::string token;
+    tokens >> token;
+    csv << token;
+    while (tokens >> token) csv << ',' << token.substr(token.find(':') + 1);
+    csv << ',' << w << ',' << lo << ',' << hi << '\n';
+  }
+  csv.close();
+  const std::string keys =
+      "objective = survival:aft\nbase_score = 10\nmax_depth = 4\n"
+      "num_round = 3\neval_metric = aft-nloglik\n";
+  test::WriteFile(dir.File("side.conf"),
+                  keys + "data = \"train.txt\"\neval[train] = \"train.txt\"\n");
+  const std::string uri =
+      "train.csv?format=csv&header=1&label_column=label&weight_column=w&"
+      "label_lower_bound_column=lo&label_upper_bound_column=hi";
+  test::WriteFile(dir.File("csv.conf"),
+                  keys + "data = \"" + uri + "\"\neval[train] = \"" + uri + "\"\n");
+  const test::RunResult side =
+      test::RunRingboost(dir.path(), "train side.conf nthread=1 model_out=side.json");
+  ASSERT_EQ(side.exit_code, 0) << side.err;
+  const std::string from_columns =
+      test::ExpectSameModelForThreadsAndWorkers(dir.path(), "train csv.conf");
+  EXPECT_EQ(from_columns, test::ReadFile(dir.File("side.json")));
+}
 
 }  // namespace
 }  // namespace ringboost

@@ -96,12 +96,12 @@ TEST(Csv, BadUriOptions) {
 TEST(Csv, CsvOptionsOnLibSvmDataAreAnError) {
   TempDir dir;
   std::string f = WriteFile(dir.File("a"), "1 1:2\n");
-  EXPECT_EQ(
-      LoadError(f + "?label_column=0"),
-      "data URI '" + f +
-          "?label_column=0': label_column, weight_column, delimiter, header and "
-          "categorical_column apply to CSV, but the data is LibSVM; add format=csv if it is CSV "
-          "(LibSVM data takes feature_types)");
+  EXPECT_EQ(LoadError(f + "?label_column=0"),
+            "data URI '" + f +
+                "?label_column=0': label_column, weight_column, label_lower_bound_column, "
+                "label_upper_bound_column, delimiter, header and categorical_column apply to CSV, "
+                "but the data is LibSVM; add format=csv if it is CSV "
+                "(LibSVM data takes feature_types)");
 }
 
 TEST(Csv, LibSvmStaysLibSvmWhenDetecting) {

@@ -225,7 +225,8 @@ TEST(LibSVM, UnknownUriOption) {
   EXPECT_EQ(LoadError(a + "?formt=csv"),
             "data URI '" + a +
                 "?formt=csv': unknown option 'formt'; known: format, label_column, "
-                "weight_column, delimiter, header, indexing_mode, categorical_column");
+                "weight_column, label_lower_bound_column, label_upper_bound_column, "
+                "delimiter, header, indexing_mode, categorical_column");
 }
 
 TEST(LibSVM, GroupsFromBothQidAndQueryFileIsError) {

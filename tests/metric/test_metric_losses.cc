@@ -3,14 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "label_rows.h"
 #include "metric/metric.h"
-#include "metric/metric_reduce.h"
 #include "rabit/communicator.h"
 
 namespace ringboost {
@@ -82,26 +80,6 @@ TEST(MetricLosses, CoxNloglik) {
   // exp(margin) 1 each; |label| order 1 (event), -2, 3 (event); risk sums 3, 2, 1:
   // -(log 1 - log 3) - (log 1 - log 1) over 2 events.
   EXPECT_NEAR(Eval("cox-nloglik", {1, 1, 1}, LabelRows({3, 1, -2})), std::log(3.0) / 2, 1e-12);
-}
-
-TEST(MetricLosses, ExactFloatSumIgnoresOrder) {
-  // 1e30 + 1 - 1e30 is 1 exactly, in any order (a double sum loses the 1 in two of them).
-  const std::vector<float> v{1e30f, 1.0f, -1e30f, 0x1p-149f, -3.5f, 0x1p100f, -0x1p100f};
-  metric_detail::ExactFloatSum a, b, c;
-  for (float x : v) a.Add(x);
-  for (auto it = v.rbegin(); it != v.rend(); ++it) b.Add(*it);
-  c.Add(v[0]);
-  c.Add(v[2]);
-  metric_detail::ExactFloatSum rest;
-  for (std::size_t i : {1, 3, 4, 5, 6}) rest.Add(v[i]);
-  c.Merge(rest);
-  EXPECT_EQ(a.Value(), 1.0 - 3.5 + 0x1p-149);
-  EXPECT_EQ(b.Value(), a.Value());
-  EXPECT_EQ(c.Value(), a.Value());
-  metric_detail::ExactFloatSum inf;
-  inf.Add(1.0f);
-  inf.Add(std::numeric_limits<float>::infinity());
-  EXPECT_EQ(inf.Value(), std::numeric_limits<float>::infinity());
 }
 
 }  // namespace

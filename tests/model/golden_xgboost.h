@@ -18,9 +18,9 @@ namespace ringboost::test {
 // The golden folders whose objective and splits ringboost has.
 inline const std::vector<std::string>& ReadableGoldenModels() {
   static const std::vector<std::string> names = {
-      "agaricus-binary",    "lightgbm-binary-weighted", "lightgbm-multiclass",
-      "lightgbm-rank-ndcg", "machine-count-poisson",    "machine-reg-squarederror",
-      "machine-categorical"};
+      "agaricus-binary",           "lightgbm-binary-weighted",  "lightgbm-multiclass",
+      "lightgbm-rank-ndcg",        "machine-count-poisson",     "machine-reg-squarederror",
+      "machine-reg-absoluteerror", "machine-reg-quantileerror", "machine-categorical"};
   return names;
 }
 

@@ -1,11 +1,9 @@
 #include "tree/hist/trainer.h"
 
-#include <cmath>
 #include <utility>
 
 #include "common/error.h"
 #include "common/random.h"
-#include "objective/leaf_quantile.h"
 
 namespace ringboost {
 namespace {
@@ -74,36 +72,9 @@ std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, cons
       timer_.Add("quantize", start);
       trees.push_back(grower_.Grow(qgrad_, quantizer, tree_key));
     }
-    RefreshLeavesToQuantiles(objective, train, k, keep, &trees.back());
     grower_.UpdatePredictions(trees.back(), &margins_, groups_, k);
   }
   return trees;
-}
-
-// Agreed over the workers exactly (AgreeLeafQuantiles), as XGBoost's UpdateTreeLeaf computes on
-// one process.
-void HistTrainer::RefreshLeavesToQuantiles(const Objective& objective, const DataSet& train,
-                                           int group, const std::vector<uint8_t>& keep,
-                                           RegTree* tree) {
-  const double alpha = objective.LeafQuantileAlpha(group);
-  if (alpha < 0) return;
-  // Each row's leaf, from the grower itself: a copy of the tree whose leaves hold their ids.
-  RegTree ids = *tree;
-  for (int nid = 0; nid < ids.NumNodes(); ++nid) ids[nid].leaf_value = static_cast<float>(nid);
-  std::vector<float> leaf(train.NumRows(), 0.0f);
-  grower_.UpdatePredictions(ids, &leaf, 1, 0);
-  std::vector<int> leaf_of_row(leaf.size());
-  std::vector<float> residual(leaf.size());
-  for (std::size_t i = 0; i < leaf.size(); ++i) {
-    leaf_of_row[i] = keep.empty() || keep[i] ? static_cast<int>(leaf[i]) : -1;
-    residual[i] = train.label[i] - margins_[i * groups_ + group];
-  }
-  const std::vector<float> q =
-      AgreeLeafQuantiles(leaf_of_row, tree->NumNodes(), residual, train.weight, alpha, comm_);
-  const float eta = params_.split.eta;
-  for (int nid = 0; nid < tree->NumNodes(); ++nid) {
-    if ((*tree)[nid].IsLeaf() && !std::isnan(q[nid])) (*tree)[nid].leaf_value = q[nid] * eta;
-  }
 }
 
 std::string HistTrainer::PhaseReport() const {

@@ -29,10 +29,6 @@ class HistTrainer : public RoundTrainer {
   // every worker: auto decides by the rows of all workers together.
   static bool UsesLowBitGradients(const TreeParams& params, uint64_t rows,
                                   rabit::Communicator* comm, bool monotone);
-  // reg:absoluteerror, reg:quantileerror (Objective::LeafQuantileAlpha): the leaves of group's new
-  // tree become eta times the quantile of their sampled rows' residuals, before the margins move.
-  void RefreshLeavesToQuantiles(const Objective& objective, const DataSet& train, int group,
-                                const std::vector<uint8_t>& keep, RegTree* tree);
 
   TreeParams params_;
   rabit::Communicator* comm_;
