@@ -112,6 +112,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
                     BundleOptions{params_.device == "cpu" ? params_.enable_bundle : "false",
                                   params_.max_conflict_rate},
                     comm_, nthread_);
+  RB_LOG(kDebug, "feature bundles decided in " << Seconds(start) << " s");
   if (!bundles.Empty()) {
     RB_LOG(kInfo, "feature bundles: " << bundles.members.size() << " columns for "
                                       << cuts_.NumFeatures() << " features ("

@@ -4,10 +4,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
 #include "common/error.h"
+#include "common/logging.h"
 #include "common/span.h"
 #include "rabit/communicator.h"
 
@@ -16,13 +19,28 @@ namespace {
 
 int NumThreads(int nthread) { return nthread > 0 ? nthread : omp_get_max_threads(); }
 
-// This worker's count of stored values per feature (features below cuts.NumFeatures()).
-std::vector<uint64_t> LocalCounts(const DataSet& data, uint32_t nf) {
-  std::vector<uint64_t> counts(nf, 0);
-  for (uint32_t f : data.index) {
-    if (f < nf) ++counts[f];
+// Element-wise sum of the threads' counts (integers: the order does not matter).
+std::vector<uint64_t> SumOverThreads(std::vector<std::vector<uint64_t>>* per_thread) {
+  std::vector<uint64_t>& sum = (*per_thread)[0];
+  for (std::size_t t = 1; t < per_thread->size(); ++t) {
+    for (std::size_t f = 0; f < sum.size(); ++f) sum[f] += (*per_thread)[t][f];
   }
-  return counts;
+  return std::move(sum);
+}
+
+// This worker's count of stored values per feature (features below nf); threads over entries.
+std::vector<uint64_t> LocalCounts(const DataSet& data, uint32_t nf, int nthread) {
+  std::vector<std::vector<uint64_t>> per_thread(nthread, std::vector<uint64_t>(nf, 0));
+  const int64_t n = static_cast<int64_t>(data.index.size());
+#pragma omp parallel num_threads(nthread)
+  {
+    std::vector<uint64_t>& counts = per_thread[omp_get_thread_num()];
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < n; ++k) {
+      if (data.index[k] < nf) ++counts[data.index[k]];
+    }
+  }
+  return SumOverThreads(&per_thread);
 }
 
 // The sampled rows of all workers, in global row order: every `stride`-th global row.
@@ -73,10 +91,7 @@ std::vector<uint64_t> LocalConflicts(const DataSet& data, const std::vector<int3
       }
     }
   }
-  for (int t = 1; t < nthread; ++t) {
-    for (uint32_t f = 0; f < nf; ++f) per_thread[0][f] += per_thread[t][f];
-  }
-  return per_thread[0];
+  return SumOverThreads(&per_thread);
 }
 
 // Features with a conflict on some worker leave their bundles, each into one of its own.
@@ -98,6 +113,17 @@ void EvictConflicts(const DataSet& data, uint32_t nf, rabit::Communicator* comm,
   }
   std::sort(evicted.begin(), evicted.end());
   for (auto& e : evicted) bundles->members.push_back(std::move(e));
+}
+
+// A lower bound on the columns of any bundles: a column of several members holds at most
+// kMaxBundleBins - 1 of their bins, and a feature of more bins is a column alone.
+double MinColumns(const std::vector<uint64_t>& counts, const HistogramCuts& cuts) {
+  const uint32_t most = BundlePolicy::kMaxBundleBins - 1;
+  double columns = 0;
+  for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
+    if (counts[f] > 0) columns += static_cast<double>(std::min(cuts.FeatureBins(f), most)) / most;
+  }
+  return std::ceil(columns);
 }
 
 }  // namespace
@@ -183,7 +209,8 @@ FeatureBundles DecideBundles(const DataSet& data, const HistogramCuts& cuts,
                              const BundleOptions& options, rabit::Communicator* comm, int nthread) {
   if (options.mode == "false") return {};
   const uint32_t nf = cuts.NumFeatures();
-  std::vector<uint64_t> counts = LocalCounts(data, nf);
+  const int threads = NumThreads(nthread);
+  std::vector<uint64_t> counts = LocalCounts(data, nf, threads);
   comm->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
   const uint64_t rows = comm->AllreduceValue<uint64_t>(data.NumRows(), rabit::Op::kSum);
   const uint64_t entries = std::accumulate(counts.begin(), counts.end(), uint64_t{0});
@@ -191,17 +218,28 @@ FeatureBundles DecideBundles(const DataSet& data, const HistogramCuts& cuts,
   if (std::all_of(counts.begin(), counts.end(), [&](uint64_t c) { return c == 0 || c == rows; })) {
     return {};
   }
+  if (options.mode == "auto" && MinColumns(counts, cuts) * static_cast<double>(rows) >
+                                    BundlePolicy::kMaxColumnsPerEntry * static_cast<double>(entries)) {
+    return {};  // too many bins for few columns, whatever the rows (the bench's sparse set)
+  }
   const uint64_t stride =
       std::max<uint64_t>(1, (rows + BundlePolicy::kSampleRows - 1) / BundlePolicy::kSampleRows);
   FeatureBundles bundles =
       GreedyBundles(GatherSample(data, nf, stride, comm), counts, cuts, options.max_conflict_rate);
-  if (options.max_conflict_rate == 0) EvictConflicts(data, nf, comm, NumThreads(nthread), &bundles);
-  if (options.mode == "auto") {
+  RB_LOG(kDebug, "feature bundles from the sample of " << (rows + stride - 1) / stride << " rows: "
+                                                       << bundles.members.size() << " columns, "
+                                                       << bundles.NumBundled()
+                                                       << " features in bundles of 2 or more");
+  // The check on all rows only splits bundles: when the sample's bundles already fail, so do its.
+  const auto fails = [&] {
+    if (bundles.NumBundled() == 0) return true;  // nothing shares a column
     const double columns = static_cast<double>(bundles.members.size());
-    const bool pays =
-        bundles.NumBundled() > 0 && columns * rows <= BundlePolicy::kMaxColumnsPerEntry * entries;
-    if (!pays) return {};
-  }
+    return options.mode == "auto" &&
+           columns * rows > BundlePolicy::kMaxColumnsPerEntry * static_cast<double>(entries);
+  };
+  if (fails()) return {};
+  if (options.max_conflict_rate == 0) EvictConflicts(data, nf, comm, threads, &bundles);
+  if (fails()) return {};
   return bundles;
 }
 

@@ -53,9 +53,9 @@ struct BundlePolicy {
   static constexpr double kMaxColumnsPerEntry = 2.0;
 };
 
-// The bundles for `data` (this worker's rows) under `cuts`, or none (Empty()) when bundling is off
-// or, for auto, does not pay: the data is dense in every row, or the bundles leave more than
-// kMaxColumnsPerEntry columns per stored value. Collective: every worker must call it.
+// The bundles for `data` (this worker's rows) under `cuts`, or none (Empty()) when bundling is
+// off, the data is dense in every row, no two features share a bundle, or (auto) the bundles
+// leave more than kMaxColumnsPerEntry columns per stored value. Collective: every worker calls it.
 FeatureBundles DecideBundles(const DataSet& data, const HistogramCuts& cuts,
                              const BundleOptions& options, rabit::Communicator* comm, int nthread);
 

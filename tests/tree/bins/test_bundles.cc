@@ -55,28 +55,42 @@ TEST(GreedyBundles, BinsPerBundleAreCapped) {
   EXPECT_EQ(b.members, (Members{{0, 2}, {1}}));
 }
 
-// 200,001 rows: the sample takes every 3rd (stride 3). Features 0 and 1 alternate, except row 1
-// (not sampled), which holds both: the sample bundles them, the check on all rows evicts 1.
-// Feature 2 is in every third row, sampled ones included, together with 0 or 1.
+// 200,001 rows: the sample takes every 3rd (stride 3). Feature 0 is in the even rows, 1 in rows
+// 4k+1, 3 in rows 4k+3, except row 1 (not sampled), which holds 0 and 1: the sample bundles 0, 1
+// and 3, the check on all rows evicts 1. Feature 2 is in every third row, sampled ones included,
+// together with another feature: a bundle alone.
 TEST(DecideBundles, ConflictOutsideTheSampleIsEvicted) {
   std::vector<std::vector<std::pair<uint32_t, float>>> rows(200001);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    rows[i].push_back({static_cast<uint32_t>(i % 2), 1.0f});
-    if (i == 1) rows[i].insert(rows[i].begin(), {0u, 2.0f});
+    const uint32_t f = i % 2 == 0 ? 0 : i % 4 == 1 ? 1 : 3;
+    if (i == 1) rows[i].push_back({0u, 2.0f});
+    rows[i].push_back({f, 1.0f});
     if (i % 3 == 0) rows[i].push_back({2u, 1.0f});
+    std::sort(rows[i].begin(), rows[i].end());
   }
   const DataSet d = MakeRows(rows);
   auto comm = rabit::MakeLocalCommunicator();
-  const HistogramCuts cuts = ComputeCuts(d, 3, 256, comm.get(), 2);
+  const HistogramCuts cuts = ComputeCuts(d, 4, 256, comm.get(), 2);
   const FeatureBundles with_check = DecideBundles(d, cuts, {"true", 0.0}, comm.get(), 2);
-  EXPECT_EQ(with_check.members, (Members{{0}, {2}, {1}}));
+  EXPECT_EQ(with_check.members, (Members{{0, 3}, {2}, {1}}));
   EXPECT_TRUE(DecideBundles(d, cuts, {"false", 0.0}, comm.get(), 2).Empty());
   // A positive rate skips the check: the sample's bundle stays (row 1 keeps feature 0's value).
   const FeatureBundles allowed = DecideBundles(d, cuts, {"true", 0.1}, comm.get(), 2);
-  EXPECT_EQ(allowed.members, (Members{{0, 1}, {2}}));
+  EXPECT_EQ(allowed.members, (Members{{0, 1, 3}, {2}}));
   const BinnedMatrix m = BinnedMatrix::Build(d, cuts, 2, &allowed);
   EXPECT_EQ(m.GetBin(1, 0, cuts), cuts.SearchBin(0, 2.0f));
   EXPECT_EQ(m.GetBin(1, 1, cuts), -1);
+  EXPECT_EQ(m.GetBin(5, 1, cuts), cuts.SearchBin(1, 1.0f));
+}
+
+// Nothing can share a column (every pair meets in a row): no bundles, even with
+// enable_bundle=true.
+TEST(DecideBundles, NoSharedColumnNoBundles) {
+  const DataSet d =
+      MakeRows({{{0, 1.0f}, {1, 2.0f}}, {{0, 3.0f}, {1, 4.0f}}, {{0, 1.0f}, {1, 1.0f}, {2, 1.0f}}});
+  auto comm = rabit::MakeLocalCommunicator();
+  const HistogramCuts cuts = ComputeCuts(d, 3, 256, comm.get(), 1);
+  EXPECT_TRUE(DecideBundles(d, cuts, {"true", 0.0}, comm.get(), 1).Empty());
 }
 
 // Dense data keeps its dense layout whatever enable_bundle says.
