@@ -168,7 +168,8 @@ std::vector<ParamSpec> BuildTable() {
                "present in the same row share one column of bins, so histograms and partitions "
                "do dense work over the bundles; splits, models and dumps stay those of the "
                "features. auto bundles when the bundles leave at most 2 columns per stored "
-               "value; true whenever the data is not dense; false never. CPU only: device=cuda "
+               "value; true whenever two features can share a column; false never. CPU only: "
+               "device=cuda "
                "refuses true and takes auto as false."));
   t.push_back(P(s, "max_conflict_rate", &Params::max_conflict_rate, "0")
                   .Min(0)

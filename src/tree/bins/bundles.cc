@@ -218,17 +218,18 @@ FeatureBundles DecideBundles(const DataSet& data, const HistogramCuts& cuts,
   if (std::all_of(counts.begin(), counts.end(), [&](uint64_t c) { return c == 0 || c == rows; })) {
     return {};
   }
-  if (options.mode == "auto" && MinColumns(counts, cuts) * static_cast<double>(rows) >
-                                    BundlePolicy::kMaxColumnsPerEntry * static_cast<double>(entries)) {
+  if (options.mode == "auto" &&
+      MinColumns(counts, cuts) * static_cast<double>(rows) >
+          BundlePolicy::kMaxColumnsPerEntry * static_cast<double>(entries)) {
     return {};  // too many bins for few columns, whatever the rows (the bench's sparse set)
   }
   const uint64_t stride =
       std::max<uint64_t>(1, (rows + BundlePolicy::kSampleRows - 1) / BundlePolicy::kSampleRows);
   FeatureBundles bundles =
       GreedyBundles(GatherSample(data, nf, stride, comm), counts, cuts, options.max_conflict_rate);
-  RB_LOG(kDebug, "feature bundles from the sample of " << (rows + stride - 1) / stride << " rows: "
-                                                       << bundles.members.size() << " columns, "
-                                                       << bundles.NumBundled()
+  RB_LOG(kDebug, "feature bundles from the sample of " << (rows + stride - 1) / stride
+                                                       << " rows: " << bundles.members.size()
+                                                       << " columns, " << bundles.NumBundled()
                                                        << " features in bundles of 2 or more");
   // The check on all rows only splits bundles: when the sample's bundles already fail, so do its.
   const auto fails = [&] {
