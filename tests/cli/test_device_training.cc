@@ -210,7 +210,8 @@ TEST(DeviceTraining, SurvivalAftModelIsTheCpuModel) {
   }
   lower.close();
   upper.close();
-  test::WriteFile(dir.File("o.conf"), "data = \"train.txt\"\neval[train] = \"train.txt\"\n");
+  test::WriteFile(dir.File("o.conf"),
+                  "data = \"train.txt\"\neval[train] = \"train.txt\"\ntest:data = \"train.txt\"\n");
   ExpectSameOnBoth(dir.path(),
                    "o.conf num_round=5 max_depth=6 objective=survival:aft "
                    "aft_loss_distribution=logistic base_score=1");
