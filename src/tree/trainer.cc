@@ -34,16 +34,6 @@ void RoundTrainer::CheckDeviceOptions(const Params& params) {
         "enable_bundle=true (feature bundles) is not on the GPU: train with device=cpu, or "
         "set enable_bundle=false or auto (auto stays off on the GPU)");
   }
-  const std::pair<const char*, const std::string*> cpu_only[] = {
-      {"monotone_constraints", &params.monotone_constraints},
-      {"interaction_constraints", &params.interaction_constraints}};
-  for (const auto& [key, value] : cpu_only) {
-    if (!value->empty()) {
-      RB_FAIL(key << " is not available with device=" << params.device
-                  << " (the GPU method has no constraints yet); train with device=cpu or drop "
-                  << key);
-    }
-  }
 }
 
 }  // namespace ringboost
