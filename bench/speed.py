@@ -3,6 +3,7 @@
 
   /usr/bin/python3 bench/speed.py                 # dense 1M x 28 set, 100 rounds, every peer
   /usr/bin/python3 bench/speed.py --sparse        # also the sparse 1M x 10k set (peers: 7-16 GB)
+  /usr/bin/python3 bench/speed.py --onehot --no-dense   # the one-hot 1M x 10k set (bundles)
   /usr/bin/python3 bench/speed.py --rounds 20 --no-catboost
   /usr/bin/python3 bench/speed.py --setup-peers   # only (re)make the peers' venv, then exit
 
@@ -11,7 +12,7 @@ XGBoost 3.x (xgboost-cpu), LightGBM 4.x and CatBoost 1.x (PEERS below). Debian's
 (/usr/bin/python3) is one more column, `xgboost 1.7.4`, unless --no-xgboost-17.
 
 The data sets are generated on first use into bench/data/ (ignored by git) with the shared
-generators (../shared/bench/gen_dense.py, gen_sparse.py; they need numpy). Every tool runs in its
+generators (../shared/bench/gen_dense.py, gen_sparse.py; bench/gen_onehot.py; they need numpy). Every tool runs in its
 own process under `/usr/bin/time -v` ("Maximum resident set size" = peak RSS) with the same
 settings (PARAMS below) and the AUC on the test set evaluated every round.
 
@@ -72,6 +73,9 @@ SETS = {
               ("dense_test_200k.libsvm", "gen_dense.py", 200000, 3)],
     "sparse": [("sparse_1m.libsvm", "gen_sparse.py", 1000000, 11),
                ("sparse_test_200k.libsvm", "gen_sparse.py", 200000, 12)],
+    # One-hot blocks (exclusive features, feature bundling's case); its generator is in bench/.
+    "onehot": [("onehot_1m.libsvm", "gen_onehot.py", 1000000, 21),
+               ("onehot_test_200k.libsvm", "gen_onehot.py", 200000, 22)],
 }
 
 
@@ -96,6 +100,8 @@ def ensure_data(name):
         path = os.path.join(DATA_DIR, file_name)
         if not os.path.exists(path):
             gen = os.path.join(GEN_DIR, generator)
+            if not os.path.exists(gen):  # bench/'s own generators
+                gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), generator)
             print("generating %s (%s %d %d)" % (path, generator, rows, seed), flush=True)
             tmp = path + ".tmp"
             subprocess.run(["/usr/bin/python3", gen, str(rows), str(seed), tmp], check=True)
@@ -383,6 +389,8 @@ def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=NUM_ROUND)
     parser.add_argument("--sparse", action="store_true", help="also the sparse 1M x 10k set")
+    parser.add_argument("--onehot", action="store_true",
+                        help="also the one-hot 1M x 10k set (bench/gen_onehot.py)")
     parser.add_argument("--no-dense", action="store_true", help="skip the dense set")
     parser.add_argument("--ringboost", default=os.path.join(ROOT, "build", "ringboost"))
     parser.add_argument("--no-ringboost", action="store_true")
@@ -499,7 +507,8 @@ def main():
               "--ringboost PATH, or use --no-ringboost" % args.ringboost, file=sys.stderr)
         return 2
     ensure_time()
-    sets = ([] if args.no_dense else ["dense"]) + (["sparse"] if args.sparse else [])
+    sets = (([] if args.no_dense else ["dense"]) + (["sparse"] if args.sparse else []) +
+            (["onehot"] if args.onehot else []))
     work_dir = tempfile.mkdtemp(prefix="rb-speed-")
     status = 0
     settle_after_sparse_run(args)

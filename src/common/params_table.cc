@@ -161,6 +161,23 @@ std::vector<ParamSpec> BuildTable() {
                "and row), summed in narrow histogram cells, and refits the leaves from the exact "
                "gradients; auto is on from 100,000 training rows; off sums the exact "
                "gradients. CPU only."));
+  t.push_back(
+      P(s, "enable_bundle", &Params::enable_bundle, "auto")
+          .OneOf({"auto", "true", "false"})
+          .Doc("Exclusive feature bundling (LightGBM's EFB) of sparse data: features rarely "
+               "present in the same row share one column of bins, so histograms and partitions "
+               "do dense work over the bundles; splits, models and dumps stay those of the "
+               "features. auto bundles when the bundles leave at most 2 columns per stored "
+               "value; true whenever two features can share a column; false never. CPU only: "
+               "device=cuda "
+               "refuses true and takes auto as false."));
+  t.push_back(P(s, "max_conflict_rate", &Params::max_conflict_rate, "0")
+                  .Min(0)
+                  .Max(0.999)
+                  .Doc("Share of the bundling sample's rows in which a bundle's members may be "
+                       "present together; 0 bundles only features never present together (the "
+                       "same trees as without bundles). In a conflicting row the feature of lowest "
+                       "id keeps its value and the others read as missing."));
   t.push_back(P(s, "feature_types", &Params::feature_types, "")
                   .Check(CheckFeatureTypes)
                   .Doc("Type of each feature as XGBoost's feature_types: a comma-separated list "

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "common/logging.h"
 #include "common/memory.h"
 #include "common/random.h"
 #include "common/threads.h"
@@ -120,7 +121,18 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   ApplyCategories(train, is_cat, comm_, &cuts_);
   times.cuts_s = Seconds(start);
   start = std::chrono::steady_clock::now();
-  matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(train, cuts_, nthread_));
+  const FeatureBundles bundles =
+      DecideBundles(train, cuts_,
+                    BundleOptions{params_.device == "cpu" ? params_.enable_bundle : "false",
+                                  params_.max_conflict_rate},
+                    comm_, nthread_);
+  RB_LOG(kDebug, "feature bundles decided in " << Seconds(start) << " s");
+  if (!bundles.Empty()) {
+    RB_LOG(kInfo, "feature bundles: " << bundles.members.size() << " columns for "
+                                      << cuts_.NumFeatures() << " features ("
+                                      << bundles.NumBundled() << " in bundles of 2 or more)");
+  }
+  matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(train, cuts_, nthread_, &bundles));
   times.binning_s = Seconds(start);
   train_.name = "train";
   // The binned matrix replaces the training values from here on; keep labels, weights, groups.

@@ -29,6 +29,11 @@ void RoundTrainer::CheckDeviceOptions(const Params& params) {
         "quantized_grad=on (low-bit gradients) is not on the GPU yet: train with "
         "device=cpu, or set quantized_grad=off (auto stays off on the GPU)");
   }
+  if (params.enable_bundle == "true") {
+    RB_FAIL(
+        "enable_bundle=true (feature bundles) is not on the GPU: train with device=cpu, or "
+        "set enable_bundle=false or auto (auto stays off on the GPU)");
+  }
 }
 
 }  // namespace ringboost

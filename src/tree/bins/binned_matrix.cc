@@ -156,16 +156,86 @@ void FillSparse(const DataSet& data, const HistogramCuts& cuts, const BlockSearc
   }
 }
 
+// Bundled rows: each stored value's bin at its bundle's column, offset by its member offset; in a
+// row where a column already holds a member (a conflict, allowed by max_conflict_rate > 0), the
+// first, of the lowest feature id, stays.
+template <typename Bin>
+void FillBundled(const DataSet& data, const PaddedBinarySearch& searcher,
+                 const std::vector<int32_t>& column_of, const std::vector<uint32_t>& member_offset,
+                 uint32_t num_columns, int nthread, std::vector<Bin>* out) {
+  const int64_t rows = static_cast<int64_t>(data.NumRows());
+  const uint32_t nf = static_cast<uint32_t>(column_of.size());
+  out->assign(static_cast<std::size_t>(rows) * num_columns, 0);
+  Bin* bins = out->data();
+#pragma omp parallel for num_threads(nthread) schedule(static)
+  for (int64_t i = 0; i < rows; ++i) {
+    Bin* row = bins + static_cast<std::size_t>(i) * num_columns;
+    for (uint64_t k = data.row_ptr[i]; k < data.row_ptr[i + 1]; ++k) {
+      const uint32_t f = data.index[k];
+      if (f >= nf || column_of[f] < 0 || row[column_of[f]] != 0) continue;
+      row[column_of[f]] = static_cast<Bin>(member_offset[f] + searcher.LocalBin(f, data.value[k]));
+    }
+  }
+}
+
 }  // namespace
 
-BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts, int nthread) {
+void BinnedMatrix::InitBundles(const FeatureBundles& bundles, const HistogramCuts& cuts) {
+  const uint32_t nf = cuts.NumFeatures();
+  layout_ = Layout::kDense;
+  bundled_ = true;
+  column_of_.assign(nf, -1);
+  member_offset_.assign(nf, 0);
+  uint32_t offset = 0, max_bins = 0;
+  for (std::size_t c = 0; c < bundles.members.size(); ++c) {
+    column_offsets_.push_back(offset);
+    uint32_t bins = 1;  // 0: no member present
+    for (uint32_t f : bundles.members[c]) {
+      RB_CHECK_MSG(f < nf && column_of_[f] < 0, "feature " << f << " bundled twice");
+      column_of_[f] = static_cast<int32_t>(c);
+      member_offset_[f] = bins;
+      bins += cuts.FeatureBins(f);
+    }
+    max_bins = std::max(max_bins, bins);
+    offset += bins;
+  }
+  RB_CHECK_MSG(max_bins <= 65536, "a bundle has " << max_bins << " bins; at most 65536 fit");
+  bin_bytes_ = max_bins <= 256 ? 1 : 2;
+  hist_bins_ = offset + 1;
+  global_to_hist_.assign(cuts.TotalBins(), offset);
+  for (uint32_t f = 0; f < nf; ++f) {
+    if (column_of_[f] < 0) continue;
+    const uint32_t first = column_offsets_[column_of_[f]] + member_offset_[f];
+    for (uint32_t b = 0; b < cuts.FeatureBins(f); ++b) global_to_hist_[cuts.ptr[f] + b] = first + b;
+  }
+}
+
+BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts, int nthread,
+                                 const FeatureBundles* bundles) {
   const int threads = NumThreads(nthread);
   const uint32_t nf = cuts.NumFeatures();
   for (uint32_t f = 0; f < nf; ++f) RB_CHECK_MSG(cuts.FeatureBins(f) >= 1, "feature " << f);
   BinnedMatrix m;
   m.num_rows_ = data.NumRows();
   m.num_features_ = nf;
+  m.hist_bins_ = cuts.TotalBins();
   std::vector<uint32_t> columns = DenseColumns(data, nf, threads);
+  if (columns.empty() && bundles != nullptr && !bundles->Empty()) {
+    const uint64_t entries = MulSat(m.num_rows_, bundles->members.size());
+    CheckAllocation(MulSat(entries, 4), "the binned matrix (feature bundles)",
+                    std::to_string(entries) + " entries x 4 bytes",
+                    "set enable_bundle=false, or use fewer rows a worker (more workers)");
+    m.InitBundles(*bundles, cuts);
+    const PaddedBinarySearch searcher(cuts);
+    if (m.bin_bytes_ == 1) {
+      FillBundled(data, searcher, m.column_of_, m.member_offset_, m.NumColumns(), threads,
+                  &m.dense8_);
+    } else {
+      FillBundled(data, searcher, m.column_of_, m.member_offset_, m.NumColumns(), threads,
+                  &m.dense16_);
+    }
+    return m;
+  }
   const uint64_t entries =
       columns.empty() ? data.NumNonZero() : MulSat(m.num_rows_, columns.size());
   // At most 4 bytes an entry (2 when dense), with a column-major copy of dense data.
@@ -178,6 +248,7 @@ BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts,
     m.column_of_.assign(nf, -1);
     for (std::size_t c = 0; c < columns.size(); ++c) {
       m.column_of_[columns[c]] = static_cast<int32_t>(c);
+      m.column_offsets_.push_back(cuts.ptr[columns[c]]);
     }
     uint32_t max_bins = 0;
     for (uint32_t f : columns) max_bins = std::max(max_bins, cuts.FeatureBins(f));
@@ -201,8 +272,8 @@ BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts,
 void BinnedMatrix::BuildColumns(int nthread) {
   if (layout_ != Layout::kDense) return;
   const int threads = NumThreads(nthread);
-  if (bin_bytes_ == 1) Transpose(dense8_, dense_columns_.size(), threads, &columns8_);
-  if (bin_bytes_ == 2) Transpose(dense16_, dense_columns_.size(), threads, &columns16_);
+  if (bin_bytes_ == 1) Transpose(dense8_, NumColumns(), threads, &columns8_);
+  if (bin_bytes_ == 2) Transpose(dense16_, NumColumns(), threads, &columns16_);
 }
 
 std::size_t BinnedMatrix::MemoryBytes() const {
@@ -218,9 +289,9 @@ int64_t BinnedMatrix::GetBin(uint64_t row, uint32_t feature, const HistogramCuts
   if (feature >= num_features_) return -1;
   if (layout_ == Layout::kDense) {
     if (column_of_[feature] < 0) return -1;
-    const std::size_t at =
-        static_cast<std::size_t>(row) * dense_columns_.size() + column_of_[feature];
-    const uint32_t local = bin_bytes_ == 1 ? dense8_[at] : dense16_[at];
+    const std::size_t at = static_cast<std::size_t>(row) * NumColumns() + column_of_[feature];
+    const uint32_t local = (bin_bytes_ == 1 ? dense8_[at] : dense16_[at]) - MemberOffset(feature);
+    if (local >= cuts.FeatureBins(feature)) return -1;  // bundled: another member, or none
     return static_cast<int64_t>(cuts.ptr[feature]) + local;
   }
   // Global bins are ascending within a row (features ascending, each feature's bins after the

@@ -9,12 +9,18 @@
 //    cost uint16 at max_bin 256, and the data sets we measure are either fully dense or sparse.)
 //  * kSparse otherwise: CSR of global bin ids (cuts.ptr[f] + local bin), uint32; absent entries
 //    are missing.
+//  * kDense with bundles (bundled()): data that would be kSparse, given feature bundles
+//    (bundles.h): one column per bundle, its local bin 0 when no member is present (missing), else
+//    the present member's offset in the bundle plus its local bin. A histogram is built over the
+//    bundles' bins (HistBins() cells: each column's at ColumnOffsets()[c], then one cell that is
+//    never written) and mapped back to the features' global bins with GlobalToHist().
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "data/data.h"
+#include "tree/bins/bundles.h"
 #include "tree/bins/quantile.h"
 
 namespace ringboost {
@@ -23,7 +29,9 @@ class BinnedMatrix {
  public:
   enum class Layout { kDense, kSparse };
 
-  static BinnedMatrix Build(const DataSet& data, const HistogramCuts& cuts, int nthread);
+  // bundles: used when given (non-empty) and the data is not dense in every row.
+  static BinnedMatrix Build(const DataSet& data, const HistogramCuts& cuts, int nthread,
+                            const FeatureBundles* bundles = nullptr);
 
   Layout layout() const { return layout_; }
   uint64_t NumRows() const { return num_rows_; }
@@ -31,9 +39,21 @@ class BinnedMatrix {
   int BinBytes() const { return bin_bytes_; }  // dense: 1 or 2; sparse: 4
   std::size_t MemoryBytes() const;
 
-  // Dense: the feature of each column, and the column of each feature (-1: no values).
+  // Dense: the feature of each column (empty when bundled), and the column of each feature
+  // (-1: no values).
   const std::vector<uint32_t>& dense_columns() const { return dense_columns_; }
   int32_t ColumnOf(uint32_t feature) const { return column_of_[feature]; }
+  // Dense: the number of columns, and where each column's bins start in the histogram the
+  // builder fills (cuts.ptr of its feature; bundled: the bundle's offset in HistBins()).
+  uint32_t NumColumns() const { return static_cast<uint32_t>(column_offsets_.size()); }
+  const std::vector<uint32_t>& ColumnOffsets() const { return column_offsets_; }
+  // Bundled layout: a feature's bins in its column start at local bin MemberOffset(feature).
+  bool bundled() const { return bundled_; }
+  uint32_t MemberOffset(uint32_t feature) const { return bundled_ ? member_offset_[feature] : 0; }
+  // Bundled layout: the cells of a built histogram (HistBins()), and for each global bin of the
+  // cuts its cell there (HistBins() - 1, never written, for features without a column).
+  uint32_t HistBins() const { return hist_bins_; }
+  const std::vector<uint32_t>& GlobalToHist() const { return global_to_hist_; }
   // Dense: row-major local bins (row stride = dense_columns().size()). Exactly one of the two is
   // non-empty.
   const std::vector<uint8_t>& dense8() const { return dense8_; }
@@ -53,12 +73,20 @@ class BinnedMatrix {
   int64_t GetBin(uint64_t row, uint32_t feature, const HistogramCuts& cuts) const;
 
  private:
+  // Bundled layout: the columns, offsets and maps of `bundles` (bins filled by the caller).
+  void InitBundles(const FeatureBundles& bundles, const HistogramCuts& cuts);
+
   Layout layout_ = Layout::kSparse;
   uint64_t num_rows_ = 0;
   uint32_t num_features_ = 0;
   int bin_bytes_ = 4;
   std::vector<uint32_t> dense_columns_;
   std::vector<int32_t> column_of_;
+  std::vector<uint32_t> column_offsets_;
+  bool bundled_ = false;
+  std::vector<uint32_t> member_offset_;
+  uint32_t hist_bins_ = 0;
+  std::vector<uint32_t> global_to_hist_;
   std::vector<uint8_t> dense8_;
   std::vector<uint16_t> dense16_;
   std::vector<uint8_t> columns8_;

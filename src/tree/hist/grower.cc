@@ -17,7 +17,8 @@ struct SplitRule {
   uint64_t stride = 0;                // dense row stride
   const uint64_t* row_ptr = nullptr;  // sparse
   const uint32_t* sparse = nullptr;
-  uint32_t lo = 0, hi = 0;  // sparse: the feature's global bins [lo, hi)
+  uint32_t lo = 0, hi = 0;  // sparse: the feature's global bins [lo, hi); dense: its local bins
+                            // in the column (bundled: after its member offset)
   int32_t split_bin = 0;
   bool default_left = false;
   // Categorical splits: per local bin of the feature, 1 where its rows go left.
@@ -43,6 +44,8 @@ struct SplitRule {
       RB_CHECK_MSG(!m.columns8().empty() || !m.columns16().empty(),
                    "BinnedMatrix::BuildColumns() was not called");
       const uint64_t offset = static_cast<uint64_t>(column) * m.NumRows();
+      lo = m.MemberOffset(s.feature);
+      hi = lo + cuts.FeatureBins(s.feature);
       if (m.BinBytes() == 1) bins8 = m.columns8().data() + offset;
       if (m.BinBytes() == 2) bins16 = m.columns16().data() + offset;
     } else {
@@ -53,8 +56,12 @@ struct SplitRule {
     }
   }
   bool Left(int32_t bin) const { return cat == nullptr ? bin <= split_bin : cat[bin] != 0; }
-  bool Dense8(uint32_t row) const { return bins8 ? Left(bins8[row]) : default_left; }
-  bool Dense16(uint32_t row) const { return bins16 ? Left(bins16[row]) : default_left; }
+  // A dense column's bin outside [lo, hi) is a bundle's other member, or none: missing here.
+  bool Dense(uint32_t local) const {
+    return local - lo < hi - lo ? Left(static_cast<int32_t>(local - lo)) : default_left;
+  }
+  bool Dense8(uint32_t row) const { return bins8 ? Dense(bins8[row]) : default_left; }
+  bool Dense16(uint32_t row) const { return bins16 ? Dense(bins16[row]) : default_left; }
   bool Sparse(uint32_t row) const {
     const uint32_t* first = sparse + row_ptr[row];
     const uint32_t* last = sparse + row_ptr[row + 1];

@@ -214,7 +214,7 @@ HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCu
       record_gradient_bytes_(low_bit ? kLowBitRecordGradientBytes : kRecordGradientBytes),
       narrow_tls_(nthread),
       tls_(nthread) {
-  for (uint32_t f : matrix->dense_columns()) feature_offsets_.push_back(cuts->ptr[f]);
+  feature_offsets_ = matrix->ColumnOffsets();
   const std::size_t record_bytes =
       record_gradient_bytes_ +
       feature_offsets_.size() * static_cast<std::size_t>(matrix->BinBytes());
@@ -330,7 +330,8 @@ uint8_t* HistogramBuilder::Records() {
 void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
                              const RowPartitioner& partitioner, const std::vector<int>& nids,
                              const std::vector<Histogram*>& out, bool reuse_gradients) {
-  const std::size_t n_bins = cuts_->TotalBins();
+  // Bundled columns: built over the bundles' bins, then mapped to the features' (ToGlobalBins).
+  const std::size_t n_bins = matrix_->HistBins();
   if (record_stride_ != 0 && records_.empty()) {  // first build: after the training values are gone
     if (matrix_->BinBytes() == 1) InitRecords(matrix_->dense8());
     if (matrix_->BinBytes() == 2) InitRecords(matrix_->dense16());
@@ -450,6 +451,22 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       }
     }
   }
+  if (matrix_->bundled()) ToGlobalBins(out);
+}
+
+void HistogramBuilder::ToGlobalBins(const std::vector<Histogram*>& out) const {
+  const std::vector<uint32_t>& cell = matrix_->GlobalToHist();
+  ParallelErrors errors;
+#pragma omp parallel for schedule(static) num_threads(nthread_)
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    errors.Run([&] {
+      Histogram global(cell.size());
+      const GradientSum* src = out[k]->data();
+      for (std::size_t b = 0; b < cell.size(); ++b) global[b] = src[cell[b]];
+      *out[k] = std::move(global);
+    });
+  }
+  errors.Rethrow();
 }
 
 void HistogramBuilder::BuildWide(const std::vector<GradientSum>& gpair,

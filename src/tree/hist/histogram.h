@@ -83,6 +83,9 @@ class HistogramBuilder {
   template <typename BinT, typename Cell>
   void BuildNarrowDense(const std::vector<BinT>& bins, const GradientSum* gpair,
                         const uint32_t* rows, uint64_t n, Cell* hist, bool reuse_gradients);
+  // Bundled matrix: each built histogram (over the bundles' cells) becomes one over the cuts'
+  // global bins; a member's cells are a slice of its bundle's, the "no member" cell is dropped.
+  void ToGlobalBins(const std::vector<Histogram*>& out) const;
   // Whether this build sums into narrow cells (low-bit mode on dense records).
   bool Narrow() const { return low_bit_ && record_stride_ != 0; }
   uint8_t* Records();  // records_ from its first cache-line-aligned byte
@@ -97,7 +100,7 @@ class HistogramBuilder {
   const BinnedMatrix* matrix_;
   const HistogramCuts* cuts_;
   int nthread_;
-  std::vector<uint32_t> feature_offsets_;  // dense layout: cuts.ptr of each column's feature
+  std::vector<uint32_t> feature_offsets_;  // dense layout: BinnedMatrix::ColumnOffsets()
   // Dense layout, when a record (the row's quantized gradient, then its bins) fits 256 bytes:
   // one record per row, padded to whole cache lines and aligned to them, record_stride_ bytes
   // apart. A node's rows lie scattered over the matrix below the root; with its gradient beside

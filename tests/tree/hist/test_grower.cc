@@ -17,9 +17,12 @@ struct Fixture {
   std::unique_ptr<rabit::Communicator> comm = rabit::MakeLocalCommunicator();
   TreeConstraints constraints;  // of every tree Grow grows
 
-  explicit Fixture(DataSet d, int nthread = 2) : data(std::move(d)) {
+  // bundle: the matrix bundles the features (enable_bundle=true, max_conflict_rate 0).
+  explicit Fixture(DataSet d, int nthread = 2, bool bundle = false) : data(std::move(d)) {
     cuts = ComputeCuts(data, data.num_col, 256, comm.get(), nthread);
-    matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, nthread));
+    const FeatureBundles bundles =
+        bundle ? DecideBundles(data, cuts, {"true", 0.0}, comm.get(), nthread) : FeatureBundles{};
+    matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, nthread, &bundles));
     matrix->BuildColumns(nthread);
   }
 
@@ -353,6 +356,50 @@ TEST(TreeGrower, SameTreeForAnyThreadCountAndHistogramMode) {
           EXPECT_EQ(c[i].split_cond, d[i].split_cond);
           EXPECT_EQ(c[i].leaf_value, d[i].leaf_value);
         }
+      }
+    }
+  }
+}
+
+// Feature bundles (pairs 0-1, 2-3, 4-5 never present together; feature 6 with missing values
+// alone) grow the unbundled tree: threads, the wide way by rows, depthwise and lossguide,
+// subsampled rows.
+TEST(TreeGrower, BundledMatrixGrowsTheUnbundledTree) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  uint64_t s = 3;
+  for (int i = 0; i < 4000; ++i) {
+    std::vector<float> r(7, NAN);
+    for (int pair = 0; pair < 3; ++pair) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      if ((s >> 40) % 5 == 0) continue;  // both missing
+      r[2 * pair + (s >> 30) % 2] = static_cast<float>((s >> 33) % 100) / 4.0f;
+    }
+    if ((s >> 20) % 4 != 0) r[6] = static_cast<float>((s >> 45) % 50);
+    const float a = std::isnan(r[0]) ? 0.f : r[0], b = std::isnan(r[3]) ? 20.f : r[3];
+    labels.push_back(a * 0.1f + (b > 12 ? 3.f : 0.f) + (std::isnan(r[4]) ? 1.f : 0.f));
+    rows.push_back(r);
+  }
+  Fixture plain(test::DenseRows(rows, labels), 2);
+  ASSERT_EQ(plain.matrix->layout(), BinnedMatrix::Layout::kSparse);
+  Fixture b1(test::DenseRows(rows, labels), 1, true), b2(test::DenseRows(rows, labels), 2, true);
+  ASSERT_TRUE(b2.matrix->bundled());
+  EXPECT_EQ(b2.matrix->NumColumns(), 4u);
+  std::vector<uint8_t> keep(rows.size());
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7) % 10 < 7;
+  using Mode = Fixture::Mode;
+  for (const char* policy : {"depthwise", "lossguide"}) {
+    Params p;
+    p.max_depth = 5;
+    p.grow_policy = policy;
+    p.colsample_bynode = 0.8;
+    for (const auto& k : {std::vector<uint8_t>{}, keep}) {
+      const RegTree a = plain.Grow(p, 2, nullptr, Mode::kNormal, k);
+      EXPECT_GT(a.NumNodes(), 15);
+      for (const RegTree& b :
+           {b1.Grow(p, 1, nullptr, Mode::kNormal, k), b2.Grow(p, 2, nullptr, Mode::kNormal, k),
+            b2.Grow(p, 2, nullptr, Mode::kWideRows, k)}) {
+        test::ExpectSameTree(a, b);
       }
     }
   }
