@@ -34,6 +34,7 @@ struct Params {
   int max_leaves = 0;
   int max_bin = 256;
   std::string quantized_grad = "off";  // low-bit gradients: off | on | auto
+  std::string hist_sync = "auto";      // workers' histograms: allreduce | reduce_scatter | auto
   // Categorical features (XGBoost's): their types, and how their splits are searched.
   std::string feature_types;         // "q,q,c": one q (quantitative) or c (categorical) per feature
   int max_cat_to_onehot = 4;         // fewer categories than this: one-hot splits, else partitions

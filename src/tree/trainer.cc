@@ -29,6 +29,10 @@ void RoundTrainer::CheckDeviceOptions(const Params& params) {
         "quantized_grad=on (low-bit gradients) is not on the GPU yet: train with "
         "device=cpu, or set quantized_grad=off (auto stays off on the GPU)");
   }
+  if (params.hist_sync == "reduce_scatter") {
+    RB_FAIL("hist_sync=reduce_scatter is not on the GPU yet: train with device=cpu, or set "
+            "hist_sync=allreduce (auto takes allreduce on the GPU)");
+  }
   const std::pair<const char*, const std::string*> cpu_only[] = {
       {"monotone_constraints", &params.monotone_constraints},
       {"interaction_constraints", &params.interaction_constraints}};
