@@ -30,8 +30,9 @@ void RoundTrainer::CheckDeviceOptions(const Params& params) {
         "device=cpu, or set quantized_grad=off (auto stays off on the GPU)");
   }
   if (params.hist_sync == "reduce_scatter") {
-    RB_FAIL("hist_sync=reduce_scatter is not on the GPU yet: train with device=cpu, or set "
-            "hist_sync=allreduce (auto takes allreduce on the GPU)");
+    RB_FAIL(
+        "hist_sync=reduce_scatter is not on the GPU yet: train with device=cpu, or set "
+        "hist_sync=allreduce (auto takes allreduce on the GPU)");
   }
   const std::pair<const char*, const std::string*> cpu_only[] = {
       {"monotone_constraints", &params.monotone_constraints},

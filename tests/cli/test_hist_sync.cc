@@ -34,8 +34,8 @@ TEST_P(HistSync, ReduceScatterKeepsThePromiseAndIsTheAllreduceModel) {
   test::WriteFile(dir.File("c.conf"), std::string(c.config) +
                                           "num_round = 3\ndata = \"train.txt\"\n"
                                           "eval[train] = \"train.txt\"\n");
-  const std::string model =
-      test::ExpectSameModelForThreadsAndWorkers(dir.path(), "train c.conf hist_sync=reduce_scatter");
+  const std::string model = test::ExpectSameModelForThreadsAndWorkers(
+      dir.path(), "train c.conf hist_sync=reduce_scatter");
   for (const std::string& launcher : test::WorkerLaunchers()) {
     const test::RunResult r = test::RunWith(dir.path(), launcher, 3,
                                             "train c.conf nthread=1 hist_sync=allreduce "
@@ -77,8 +77,9 @@ TEST(HistSyncWorkers, EightWorkersOnSixFeatures) {
   const std::string model = test::ReadFile(dir.File("one.json"));
   ASSERT_FALSE(model.empty());
   for (const std::string& launcher : test::WorkerLaunchers()) {
-    const test::RunResult r = test::RunWith(
-        dir.path(), launcher, 8, "train c.conf nthread=1 hist_sync=reduce_scatter model_out=8.json");
+    const test::RunResult r =
+        test::RunWith(dir.path(), launcher, 8,
+                      "train c.conf nthread=1 hist_sync=reduce_scatter model_out=8.json");
     EXPECT_EQ(r.exit_code, 0) << launcher << ": " << r.err;
     EXPECT_EQ(test::ReadFile(dir.File("8.json")), model) << launcher;
   }

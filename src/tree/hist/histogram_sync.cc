@@ -100,7 +100,8 @@ HistogramSync::HistogramSync(const HistogramCuts* cuts, HistSync mode, rabit::Co
                              bool low_bit)
     : cuts_(cuts), comm_(comm), low_bit_(low_bit) {
   const int world = comm->WorldSize();
-  scatter_ = world > 1 && mode != HistSync::kAllreduce;
+  scatter_ = world > 1 && (mode == HistSync::kReduceScatter ||
+                           (mode == HistSync::kAuto && world <= kAutoMaxWorkers));
   end_feature_ = cuts->NumFeatures();
   bin_blocks_ = {0, cuts->TotalBins()};
   if (!scatter_) return;
