@@ -78,13 +78,14 @@ if [[ -n "${BASE_RINGBOOST:-}" ]]; then
   done
 fi
 # Prediction on the device: the last run's model on the 200k test set (rows/s of the predict
-# call, upload of the rows included), and the peers on the same card (bench/gpu_peers.py: XGBoost
+# call, upload of the rows included, and of its kernel alone: the peers predict from device
+# memory), and the peers on the same card (bench/gpu_peers.py: XGBoost
 # 3.x's device=cuda, CatBoost's task_type=GPU, where their wheels were carried) with the test AUC
 # of every library's model on the same rows.
 last_r="${ROUNDS##* }"
 PRED="${PRED_OUT:-$OUT/pred.txt}"  # PRED_OUT: kept for a later call's peers (PEERS=0 now)
 "$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$OUT/cuda$last_r.json" \
-  test:data="$TEST" name_pred="$PRED" verbosity=2 >"$OUT/pred.log" 2>&1 || status=1
+  test:data="$TEST" name_pred="$PRED" verbosity=3 >"$OUT/pred.log" 2>&1 || status=1
 if [[ "${PEERS:-1}" == 1 ]]; then
   PYTHONUNBUFFERED=1 python3 "$ROOT/bench/gpu_peers.py" --train "$DATA/part-*.libsvm" --test "$TEST" \
     --rounds $ROUNDS --ringboost-pred "$PRED" --json "$OUT/peers.json" >"$OUT/peers.log" 2>&1 ||
@@ -146,7 +147,8 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
       echo "a/b: the 500-round models of both builds DIFFER"
     fi
   fi
-  grep -h "prediction:" "$OUT/pred.log" | sed 's/^.*prediction:/ringboost prediction:/'
+  grep -h "prediction:" "$OUT/pred.log" |
+    sed 's/^.*device prediction:/ringboost prediction on the device:/; t; s/^.*prediction:/ringboost prediction:/'
   [[ -f "$OUT/peers.log" ]] && grep -vh "^loaded" "$OUT/peers.log"
   if [[ -s "$OUT/kernels.csv" ]]; then python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels.csv" 2 "$bw"; fi
 } | tee "$OUT/summary.txt"

@@ -196,14 +196,16 @@ std::vector<ParamSpec> BuildTable() {
                        "features past the list are free. Or by name: {\"age\": 1, \"f3\": -1}, "
                        "names from fmap, else f0, f1, .... Each child's weight is boxed by the "
                        "mid-points of its ancestors' constrained splits, and splits that break the "
-                       "order are rejected, as XGBoost's hist does. CPU only."));
+                       "order are rejected, as XGBoost's hist does. On the CPU and the GPU (the "
+                       "same model)."));
   t.push_back(
       P(s, "interaction_constraints", &Params::interaction_constraints, "")
           .Check(CheckInteractionText)
           .Doc("Interaction constraints (XGBoost's): [[0,1],[2,3,4]], feature ids or quoted "
                "names; a node may split on the features of its path and on those of every "
                "set that holds all of them, so no path mixes features of different sets (a "
-               "feature in no set splits only with itself below it). CPU only."));
+               "feature in no set splits only with itself below it). On the CPU and the GPU "
+               "(the same model)."));
   t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
 
   s = "Objective and metrics";

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -44,19 +43,8 @@ struct TreeConstraints {
   bool Any() const { return !monotone.empty() || !interaction.empty(); }
 };
 
-// A node's box for its weight under monotone constraints (XGBoost's lower and upper bounds).
-struct WeightBounds {
-  float lower = -std::numeric_limits<float>::max();
-  float upper = std::numeric_limits<float>::max();
-  float Clamp(float w) const { return w < lower ? lower : (w > upper ? upper : w); }
-};
-
-// A side's gain given its (clamped) weight, in float as XGBoost computes it under constraints.
-inline float BoundedGainGivenWeight(const SplitParams& p, double g, double h, float w) {
-  if (h <= 0.0) return 0.0f;
-  const float gf = static_cast<float>(g), hf = static_cast<float>(h);
-  return -(2.0f * gf * w + (hf + p.lambda) * (w * w));
-}
+// WeightBounds, BoundedGainGivenWeight and BoundedLossChange, the arithmetic both tree methods
+// run, are in split_math.h (host and device code).
 
 // The boxes of two new children of a split on a feature with monotone constraint `c`, whose
 // parent has box `parent` and whose children weigh `left_weight`, `right_weight` (clamped).

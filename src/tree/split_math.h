@@ -4,6 +4,7 @@
 // disables contraction) so that the CPU and CUDA paths compute the same bits (DESIGN.md, GPU).
 #pragma once
 
+#include <cfloat>
 #include <cmath>
 
 #include "common/host_device.h"
@@ -63,6 +64,35 @@ RB_HOST_DEVICE inline float SideGain(const SplitParams& p, double g, double h) {
   const double a = std::fabs(g) - p.alpha;
   const double t = a > 0.0 ? a : 0.0;
   return h <= 0.0 ? 0.0f : static_cast<float>(t * t / (h + p.lambda));
+}
+
+// A node's box for its weight under monotone constraints (XGBoost's lower and upper bounds;
+// tree/constraints.h says how boxes are cut).
+struct WeightBounds {
+  float lower = -FLT_MAX;
+  float upper = FLT_MAX;
+  RB_HOST_DEVICE float Clamp(float w) const { return w < lower ? lower : (w > upper ? upper : w); }
+};
+
+// A side's gain given its (clamped) weight, in float as XGBoost computes it under constraints.
+RB_HOST_DEVICE inline float BoundedGainGivenWeight(const SplitParams& p, double g, double h,
+                                                   float w) {
+  if (h <= 0.0) return 0.0f;
+  const float gf = static_cast<float>(g), hf = static_cast<float>(h);
+  return -(2.0f * gf * w + (hf + p.lambda) * (w * w));
+}
+
+// Loss change of a candidate under monotone constraints (XGBoost's CalcSplitGain): both weights
+// clamped to the node's box `bounds`; -inf where they break the order `constraint` (1: left <=
+// right, -1: left >= right, 0: any) asks for. min_child_weight is the caller's check.
+RB_HOST_DEVICE inline float BoundedLossChange(const SplitParams& p, double gl, double hl, double gr,
+                                              double hr, float parent_gain, WeightBounds bounds,
+                                              int constraint) {
+  const float wl = bounds.Clamp(CalcWeight(p, gl, hl));
+  const float wr = bounds.Clamp(CalcWeight(p, gr, hr));
+  if ((constraint > 0 && !(wl <= wr)) || (constraint < 0 && !(wl >= wr))) return -INFINITY;
+  const float gain = BoundedGainGivenWeight(p, gl, hl, wl) + BoundedGainGivenWeight(p, gr, hr, wr);
+  return gain - parent_gain;
 }
 
 // Loss change of splitting a node of gain `parent_gain` into (gl, hl) and (gr, hr); -inf when a

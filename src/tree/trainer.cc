@@ -34,16 +34,6 @@ void RoundTrainer::CheckDeviceOptions(const Params& params) {
         "hist_sync=reduce_scatter is not on the GPU yet: train with device=cpu, or set "
         "hist_sync=allreduce (auto takes allreduce on the GPU)");
   }
-  const std::pair<const char*, const std::string*> cpu_only[] = {
-      {"monotone_constraints", &params.monotone_constraints},
-      {"interaction_constraints", &params.interaction_constraints}};
-  for (const auto& [key, value] : cpu_only) {
-    if (!value->empty()) {
-      RB_FAIL(key << " is not available with device=" << params.device
-                  << " (the GPU method has no constraints yet); train with device=cpu or drop "
-                  << key);
-    }
-  }
 }
 
 }  // namespace ringboost

@@ -31,7 +31,7 @@ struct TrainerSetup {
   const DataSet& train;         // labels, weights, groups (its values may be dropped)
   int groups;                   // trees a round (output groups)
   std::vector<float> margins;   // the training rows' margins, rows x groups
-  TreeConstraints constraints;  // over the training columns (the CPU only)
+  TreeConstraints constraints;  // over the training columns
 };
 
 class RoundTrainer {
@@ -43,8 +43,7 @@ class RoundTrainer {
   // Fails as Create would for `device`, before any data is read; does nothing for "cpu".
   static void CheckDevice(const std::string& device);
   // Fails, naming the parameter, when `params` asks the device for what only the CPU does
-  // (quantized_grad=on, monotone or interaction constraints); before CheckDevice, so that a
-  // CPU-only build says it too.
+  // (quantized_grad=on); before CheckDevice, so that a CPU-only build says it too.
   static void CheckDeviceOptions(const Params& params);
 
   // Round `round`'s trees, one per output group, each grown from the gradients of the margins

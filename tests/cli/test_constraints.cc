@@ -273,18 +273,5 @@ TEST(Constraints, BadValuesAreConfigErrors) {
   }
 }
 
-// device=cuda refuses either key by name before it reads any data (the data file does not exist).
-TEST(Constraints, CudaRefusesThemBeforeReadingData) {
-  test::TempDir dir;
-  test::WriteFile(dir.File("c.conf"), "num_round = 2\ndata = \"missing.txt\"\ndevice = cuda\n");
-  for (const std::string key : {"monotone_constraints=(1,-1)", "interaction_constraints=[[0,1]]"}) {
-    const test::RunResult r = test::RunRingboost(dir.path(), "train c.conf '" + key + "'");
-    EXPECT_EQ(r.exit_code, 1);
-    const std::string name = key.substr(0, key.find('='));
-    EXPECT_NE(r.err.find(name + " is not available with device=cuda"), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("missing.txt"), std::string::npos) << r.err;
-  }
-}
-
 }  // namespace
 }  // namespace ringboost

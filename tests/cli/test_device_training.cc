@@ -1,9 +1,10 @@
 // device=cuda against device=cpu (the CUDA issue's parity): the same model file, eval log and
 // predictions, byte for byte, on agaricus, LightGBM's binary (weighted), multiclass and rank sets,
-// generated dense (1M rows) and sparse (missing values) sets, with lossguide, column sampling and
-// 16 or 1024 bins; and 2 tcp workers under ringboost-submit sharing the one GPU write the model
-// one CPU process writes. Skips with a message where there is no CUDA device (or no CUDA build).
-// Each test is meant to take well under 20 s on a 16-core machine with an H100.
+// generated dense (1M rows) and sparse (missing values) sets, with lossguide, column sampling,
+// 16 or 1024 bins, and monotone and interaction constraints; and 2 tcp workers under
+// ringboost-submit sharing the one GPU write the model one CPU process writes. Skips with a message
+// where there is no CUDA device (or no CUDA build). Each test is meant to take well under 20 s on a
+// 16-core machine with an H100.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -149,6 +150,38 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"max_bin_1024", "max_bin=1024"}),  // bins over 256: uint16
     VariantName);
 
+// monotone_constraints and interaction_constraints, 5 rounds of depth 6 (or 31 leaves): on the
+// generated 200k-row dense set (12 features) and, with missing values (default directions under
+// the weight boxes), on a generated 100k-row set of 12 features with 30% of the values missing.
+class ConstraintsOnDevice : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(ConstraintsOnDevice, ModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  if (std::string(GetParam().set) == "missing") {
+    test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 12, 0.3);
+  } else {
+    test::WriteGeneratedDense(dir.File("train.txt"), 200000);
+  }
+  ExpectSameOnBoth(dir.path(),
+                   WriteGeneratedConfig(dir) + " num_round=5 max_depth=6 " + GetParam().options);
+}
+
+#define RB_MONOTONE "'monotone_constraints=(1,-1,-1,1,-1,1)' "
+#define RB_INTERACTION "'interaction_constraints=[[0,1],[2,3,4],[5,6,7,8]]' "
+#define RB_LOSSGUIDE "grow_policy=lossguide max_leaves=31 max_depth=0 "
+INSTANTIATE_TEST_SUITE_P(
+    DeviceTraining, ConstraintsOnDevice,
+    ::testing::Values(
+        Variant{"monotone_depthwise", RB_MONOTONE, "dense"},
+        Variant{"monotone_lossguide", RB_MONOTONE RB_LOSSGUIDE, "dense"},
+        Variant{"monotone_missing_depthwise", RB_MONOTONE, "missing"},
+        Variant{"monotone_missing_lossguide", RB_MONOTONE RB_LOSSGUIDE, "missing"},
+        Variant{"interaction_depthwise", RB_INTERACTION "colsample_bynode=0.8", "dense"},
+        Variant{"interaction_missing_lossguide", RB_INTERACTION RB_LOSSGUIDE, "missing"},
+        Variant{"both_missing_depthwise", RB_MONOTONE RB_INTERACTION, "missing"}),
+    VariantName);
+
 // The objectives XGBoost 3.x has beside the first ones, on the generated 200k-row dense set with
 // labels that suit each, 5 rounds of depth 6: element-wise ones have their gradients computed on
 // the device, survival:cox on the host (then uploaded).
@@ -210,7 +243,8 @@ TEST(DeviceTraining, SurvivalAftModelIsTheCpuModel) {
   }
   lower.close();
   upper.close();
-  test::WriteFile(dir.File("o.conf"), "data = \"train.txt\"\neval[train] = \"train.txt\"\n");
+  test::WriteFile(dir.File("o.conf"),
+                  "data = \"train.txt\"\neval[train] = \"train.txt\"\ntest:data = \"train.txt\"\n");
   ExpectSameOnBoth(dir.path(),
                    "o.conf num_round=5 max_depth=6 objective=survival:aft "
                    "aft_loss_distribution=logistic base_score=1");
@@ -255,6 +289,14 @@ TEST(DeviceTraining, TwoWorkersOnOneGpuAgaricusModelIsTheCpuModel) {
   test::TempDir dir;
   test::WriteSharedSetConfig(dir.path(), test::FindSharedSet("agaricus"), 10);
   ExpectTwoDeviceWorkersGiveTheCpuModel(dir.path(), "c.conf");
+}
+
+TEST(DeviceTraining, TwoWorkersOnOneGpuConstraintsModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 12, 0.3);
+  ExpectTwoDeviceWorkersGiveTheCpuModel(
+      dir.path(), WriteGeneratedConfig(dir) + " num_round=5 " RB_MONOTONE RB_INTERACTION);
 }
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuGeneratedDenseModelIsTheCpuModel) {

@@ -2,6 +2,7 @@
 // against PredictMargin (the CPU reference), bit for bit.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -40,16 +41,85 @@ Model GrowModel(const test::BinnedData& b) {
   return m;
 }
 
+// The walk over each row spread into a dense table (as the kernel's shared-memory path reads it)
+// gives the margins of the CSR walk.
+void ExpectDenseWalkEqualsCsrWalk(const Model& m, const DataSet& d, const char* name) {
+  const FlatForest f = FlattenForest(m, m.trees.size());
+  ForestView forest = f.View();
+  forest.num_feature = m.num_feature;
+  forest.num_groups = m.num_groups;
+  const CsrView csr{d.row_ptr.data(), d.index.data(), d.value.data()};
+  for (uint64_t r = 0; r < d.NumRows(); ++r) {
+    std::vector<float> table(m.num_feature, NAN);
+    for (uint64_t k = d.row_ptr[r]; k < d.row_ptr[r + 1]; ++k) {
+      if (d.index[k] < m.num_feature) table[d.index[k]] = d.value[k];
+    }
+    std::vector<float> dense(m.num_groups, 0.0f), sparse(m.num_groups, 0.0f);
+    PredictRowWith(forest, DenseRow{table.data(), 1}, dense.data());
+    PredictRow(forest, csr, r, sparse.data());
+    ASSERT_EQ(std::memcmp(dense.data(), sparse.data(), dense.size() * sizeof(float)), 0)
+        << name << " row " << r;
+  }
+}
+
 void ExpectSameBits(const std::vector<float>& a, const std::vector<float>& b, const char* name) {
   ASSERT_EQ(a.size(), b.size()) << name;
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << name;
 }
 
+// The kernel's paths: a dense table for up to 80 features (more rows than one block, a last
+// block of fewer), a CSR search for wider rows.
 std::vector<test::ShapeSpec> PredictShapes() {
   return {{"dense", 800, 6, 50, 0.0, 32},
           {"sparse", 800, 8, 50, 0.5, 32},
           {"one_row", 1, 3, 5, 0.0, 16},
-          {"all_missing", 40, 3, 5, 1.0, 16}};
+          {"all_missing", 40, 3, 5, 1.0, 16},
+          {"wide", 300, 90, 8, 0.3, 16}};
+}
+
+// Two rounds of one group on 3 features; tree 0 splits feature 1 on the codes {1, 3, 7} (right;
+// missing left) and then feature 0 at 0.5, tree 1 feature 2 on the codes {0, 2^24 - 1} (missing
+// right). Rows: feature 1 takes every code the decision tells apart (in and out of the set,
+// fractional, negative, from 2^24 on, absent).
+Model CategoricalModel() {
+  Model m;
+  m.num_groups = 1;
+  m.num_feature = 3;
+  m.base_margin = 0.5f;
+  RegTree a;
+  const int al = a.SplitCategorical(0, 1, {1, 3, 7}, true, 1.0f);
+  const int all = a.Split(al, 0, 0.5f, false, 0.5f);
+  a[all].leaf_value = -0.25f;
+  a[all + 1].leaf_value = 0.125f;
+  a[al + 1].leaf_value = 1.5f;
+  RegTree b;
+  const int bl = b.SplitCategorical(0, 2, {0, (1u << 24) - 1}, false, 1.0f);
+  b[bl].leaf_value = -2.0f;
+  b[bl + 1].leaf_value = 3.0f;
+  m.trees = {a, b};
+  m.tree_group = {0, 0};
+  m.num_rounds = 2;
+  return m;
+}
+
+DataSet CategoricalRows() {
+  const float codes[] = {0.0f, 1.0f, 3.0f, 3.7f, 7.0f, 8.0f, -1.0f, -0.5f, 16777216.0f, 1e30f};
+  DataSet d;
+  for (float code : codes) {
+    for (float x0 : {0.0f, 1.0f}) {
+      for (float x2 : {0.0f, 16777215.0f, 5.0f}) {
+        d.index.insert(d.index.end(), {0, 1, 2});
+        d.value.insert(d.value.end(), {x0, code, x2});
+        d.row_ptr.push_back(d.index.size());
+      }
+    }
+  }
+  d.index.push_back(0);  // a row without features 1 and 2
+  d.value.push_back(1.0f);
+  d.row_ptr.push_back(d.index.size());
+  d.label.assign(d.NumRows(), 0.0f);
+  d.num_col = 3;
+  return d;
 }
 
 TEST(DevicePredict, HostWalkEqualsPredictMargin) {
@@ -61,7 +131,24 @@ TEST(DevicePredict, HostWalkEqualsPredictMargin) {
       ExpectSameBits(PredictMarginReference(m, b.data, rounds), PredictMargin(m, b.data, rounds, 2),
                      s.name);
     }
+    ExpectDenseWalkEqualsCsrWalk(m, b.data, s.name);
   }
+}
+
+TEST(DevicePredict, HostWalkOfCategoricalSplitsEqualsPredictMargin) {
+  const Model m = CategoricalModel();
+  const DataSet d = CategoricalRows();
+  const std::vector<float> cpu = PredictMargin(m, d, 0, 2);
+  // Row 6k + 3i + j: code k, x0 = {0, 1}[i], x2 = {0, 2^24 - 1, 5}[j]. Codes 1, 3, 3.7 and 7 go
+  // right in tree 0; the row without features 1 and 2 goes left there and right in tree 1.
+  EXPECT_EQ(cpu[1 * 6], 0.5f + 1.5f + 3.0f);        // code 1, x2 = 0
+  EXPECT_EQ(cpu[3 * 6 + 5], 0.5f + 1.5f - 2.0f);    // code 3.7, x2 = 5
+  EXPECT_EQ(cpu[6 * 6 + 1], 0.5f - 0.25f + 3.0f);   // code -1, x0 = 0, x2 = 2^24 - 1
+  EXPECT_EQ(cpu[8 * 6 + 3], 0.5f + 0.125f + 3.0f);  // code 2^24, x0 = 1, x2 = 0
+  EXPECT_EQ(cpu.back(), 0.5f + 0.125f + 3.0f);
+  ExpectSameBits(PredictMarginReference(m, d, 0), cpu, "categorical");
+  ExpectSameBits(PredictMarginReference(m, d, 1), PredictMargin(m, d, 1, 2), "categorical");
+  ExpectDenseWalkEqualsCsrWalk(m, d, "categorical");
 }
 
 TEST(DevicePredict, RoundsOutOfRangeIsAnError) {
@@ -84,6 +171,10 @@ TEST(DevicePredict, KernelEqualsPredictMargin) {
                      s.name);
     }
   }
+  const Model cat = CategoricalModel();
+  const DataSet rows = CategoricalRows();
+  ExpectSameBits(PredictMarginOnDevice(cat, rows, 0), PredictMargin(cat, rows, 0, 2),
+                 "categorical");
 #endif
 }
 

@@ -44,6 +44,11 @@ struct DevicePolicy {
   // Prediction-cache update: rows of one leaf a block adds its value to.
   static constexpr uint64_t kLeafChunkRows = 2048;
   static constexpr int kElementwiseBlockThreads = 256;
+  // Prediction: rows of a block, and the most shared memory for their dense table (a float per
+  // feature and row: 80 features at 128 rows, within the 48 KiB a block has without opt-in);
+  // wider models search each row's CSR entries.
+  static constexpr int kPredictBlockThreads = 128;
+  static constexpr std::size_t kPredictTableBytes = 40 * 1024;
   // Grid-stride kernels: at most this many blocks.
   static constexpr unsigned int kMaxGridBlocks = 65535;
 };

@@ -4,6 +4,7 @@
 #include "tree/gpu_hist/grower.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/error.h"
 #include "common/logging.h"
@@ -41,6 +42,12 @@ DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCu
       nodes_(params),
       sync_phases_(params.sync_phases) {}
 
+void DeviceTreeGrower::SetConstraints(TreeConstraints constraints) {
+  constraints_ = std::move(constraints);
+  nodes_.SetConstraints(&constraints_);
+  if (evaluator_ != nullptr) evaluator_->SetMonotone(nodes_.monotone());
+}
+
 void DeviceTreeGrower::EndPhase() {
   if (sync_phases_) DeviceSynchronize();
 }
@@ -65,7 +72,9 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
     NodeState& n = nodes_[nid];
     RB_CHECK(n.hist.get() == buffer);
     features.push_back(sampler_->ForNode(nid, n.depth));
-    inputs.push_back(DeviceSplitNode{n.slot * cuts_->TotalBins(), n.sum.g, n.sum.h, n.gain});
+    nodes_.FilterFeatures(nid, &features.back());  // interaction constraints
+    inputs.push_back(
+        DeviceSplitNode{n.slot * cuts_->TotalBins(), n.sum.g, n.sum.h, n.gain, n.bounds});
   }
   const std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
@@ -150,6 +159,7 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
   d_gpair_ = d_gpair;
   if (evaluator_ == nullptr) {
     evaluator_ = std::make_unique<DeviceSplitEvaluator>(matrix_, params_.split, quantizer);
+    evaluator_->SetMonotone(nodes_.monotone());
   } else {
     evaluator_->SetQuantizer(quantizer);
   }

@@ -19,6 +19,7 @@
 #include "rabit/communicator.h"
 #include "tree/bins/quantile.h"
 #include "tree/column_sampler.h"
+#include "tree/constraints.h"
 #include "tree/gpu_hist/histogram.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gpu_hist/partition.h"
@@ -45,6 +46,11 @@ class DeviceTreeGrower {
  public:
   DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts, const TreeParams& params,
                    rabit::Communicator* comm);
+
+  // Monotone and interaction constraints for every tree from now on (tree/constraints.h), as
+  // TreeGrower::SetConstraints: the host's NodeBook keeps the boxes and the allowed features, the
+  // kernels weigh each candidate in its node's box.
+  void SetConstraints(TreeConstraints constraints);
 
   // Grows a tree from the quantized gradients at d_gpair (device memory, one a row) whose sum over
   // this worker's rows is `local_sum`; `tree_key` keys column sampling.
@@ -82,6 +88,7 @@ class DeviceTreeGrower {
   DevicePartitioner partitioner_;
   std::unique_ptr<DeviceSplitEvaluator> evaluator_;
   std::unique_ptr<ColumnSampler> sampler_;
+  TreeConstraints constraints_;             // nodes_ points at it
   DeviceBuffer<GradientSum> d_host_gpair_;  // the host-gradient Grow's upload
   DeviceBuffer<SubtractTask> d_subtract_;
   const GradientSum* d_gpair_ = nullptr;  // the tree being grown's gradients

@@ -63,7 +63,8 @@ std::vector<SplitCandidate> ReduceSplits(const std::vector<SplitWork>& work,
 }
 
 SplitScanContext HostScanContext(const HistogramCuts& cuts, const SplitParams& params,
-                                 const GradientQuantizer& quantizer) {
+                                 const GradientQuantizer& quantizer,
+                                 const std::vector<int8_t>* monotone) {
   SplitScanContext ctx;
   ctx.params = params;
   ctx.grad_unit = quantizer.Grad(1);
@@ -71,6 +72,7 @@ SplitScanContext HostScanContext(const HistogramCuts& cuts, const SplitParams& p
   ctx.feature_ptr = cuts.ptr.data();
   ctx.cut_values = cuts.values.data();
   ctx.min_values = cuts.min_values.data();
+  ctx.monotone = monotone != nullptr ? monotone->data() : nullptr;
   return ctx;
 }
 

@@ -103,6 +103,15 @@ void DeviceSplitEvaluator::SetQuantizer(const GradientQuantizer& quantizer) {
   ctx_.hess_unit = quantizer.Hess(1);
 }
 
+void DeviceSplitEvaluator::SetMonotone(const std::vector<int8_t>* monotone) {
+  if (monotone == nullptr) {
+    ctx_.monotone = nullptr;
+    return;
+  }
+  d_monotone_.CopyFrom(*monotone);
+  ctx_.monotone = d_monotone_.data();
+}
+
 std::vector<SplitCandidate> DeviceSplitEvaluator::Evaluate(
     const GradientSum* d_hist, const std::vector<DeviceSplitNode>& nodes,
     const std::vector<std::vector<uint32_t>>& features) {
@@ -122,19 +131,21 @@ std::vector<SplitCandidate> EvaluateSplitsOnDevice(const DeviceMatrix& matrix,
                                                    const HistogramCuts& cuts,
                                                    const SplitParams& params,
                                                    const GradientQuantizer& quantizer,
-                                                   const std::vector<NodeToEvaluate>& nodes) {
+                                                   const std::vector<NodeToEvaluate>& nodes,
+                                                   const std::vector<int8_t>* monotone) {
   const std::size_t n_bins = cuts.TotalBins();
   std::vector<GradientSum> h_hist;
   std::vector<DeviceSplitNode> d_nodes;
   std::vector<std::vector<uint32_t>> features;
   for (const NodeToEvaluate& n : nodes) {
     RB_CHECK(n.hist->size() == n_bins);
-    d_nodes.push_back(DeviceSplitNode{h_hist.size(), n.sum.g, n.sum.h, n.gain});
+    d_nodes.push_back(DeviceSplitNode{h_hist.size(), n.sum.g, n.sum.h, n.gain, n.bounds});
     h_hist.insert(h_hist.end(), n.hist->begin(), n.hist->end());
     features.push_back(*n.features);
   }
   DeviceBuffer<GradientSum> d_hist(h_hist);
   DeviceSplitEvaluator evaluator(&matrix, params, quantizer);
+  evaluator.SetMonotone(monotone);
   return evaluator.Evaluate(d_hist.data(), d_nodes, features);
 }
 

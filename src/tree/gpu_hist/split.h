@@ -32,13 +32,17 @@ struct SplitScanContext {
   const uint32_t* feature_ptr = nullptr;  // cuts.ptr
   const float* cut_values = nullptr;      // cuts.values
   const float* min_values = nullptr;      // cuts.min_values
+  // Monotone constraints per feature (-1, 0, 1), or null for none: then every candidate is
+  // weighed by BoundedLossChange in its node's box, as SplitEvaluator::SetMonotone asks.
+  const int8_t* monotone = nullptr;
 };
 
 // A node to evaluate: its histogram starts at hist[hist_offset] (global bin 0).
 struct DeviceSplitNode {
   uint64_t hist_offset;
   int64_t sum_g, sum_h;  // the node's total, missing values included
-  float gain;            // CalcGain of the total
+  float gain;            // its own gain (NodeBook's: CalcGain, or the bounded gain)
+  WeightBounds bounds;   // monotone constraints: the box of its children's weights
 };
 
 // One block's work.
@@ -92,10 +96,13 @@ RB_HOST_DEVICE inline DeviceSplitResult ScanCandidate(const SplitScanContext& ct
   c.left_h = forward ? acc_h : rest_h;
   c.right_g = forward ? rest_g : acc_g;
   c.right_h = forward ? rest_h : acc_h;
-  c.loss_chg = SplitLossChange(ctx.params, static_cast<double>(c.left_g) * ctx.grad_unit,
-                               static_cast<double>(c.left_h) * ctx.hess_unit,
-                               static_cast<double>(c.right_g) * ctx.grad_unit,
-                               static_cast<double>(c.right_h) * ctx.hess_unit, node.gain);
+  const double gl = static_cast<double>(c.left_g) * ctx.grad_unit;
+  const double hl = static_cast<double>(c.left_h) * ctx.hess_unit;
+  const double gr = static_cast<double>(c.right_g) * ctx.grad_unit;
+  const double hr = static_cast<double>(c.right_h) * ctx.hess_unit;
+  c.loss_chg = ctx.monotone == nullptr ? SplitLossChange(ctx.params, gl, hl, gr, hr, node.gain)
+                                       : BoundedLossChange(ctx.params, gl, hl, gr, hr, node.gain,
+                                                           node.bounds, ctx.monotone[feature]);
   const uint32_t begin = ctx.feature_ptr[feature];
   c.split_bin = static_cast<int32_t>(forward ? bin - begin : bin - begin - 1);
   c.split_cond = c.split_bin < 0 ? ctx.min_values[feature] : ctx.cut_values[begin + c.split_bin];
@@ -119,9 +126,11 @@ std::vector<SplitCandidate> ReduceSplits(const std::vector<SplitWork>& work,
                                          const std::vector<DeviceSplitResult>& results,
                                          std::size_t num_nodes);
 
-// The scan context of these cuts and quantizer, pointing at the host cuts.
+// The scan context of these cuts and quantizer, pointing at the host cuts (and at `monotone`,
+// per feature, when not null).
 SplitScanContext HostScanContext(const HistogramCuts& cuts, const SplitParams& params,
-                                 const GradientQuantizer& quantizer);
+                                 const GradientQuantizer& quantizer,
+                                 const std::vector<int8_t>* monotone = nullptr);
 
 #ifdef RINGBOOST_USE_CUDA
 // Best split of each node from histograms in device memory (d_hist).
@@ -131,6 +140,8 @@ class DeviceSplitEvaluator {
                        const GradientQuantizer& quantizer);
   // The quantizer of the next tree's gradients.
   void SetQuantizer(const GradientQuantizer& quantizer);
+  // Monotone constraints per feature (-1, 0, 1; uploaded here), or null for none.
+  void SetMonotone(const std::vector<int8_t>* monotone);
   std::vector<SplitCandidate> Evaluate(const GradientSum* d_hist,
                                        const std::vector<DeviceSplitNode>& nodes,
                                        const std::vector<std::vector<uint32_t>>& features);
@@ -140,14 +151,17 @@ class DeviceSplitEvaluator {
   DeviceBuffer<DeviceSplitNode> d_nodes_;
   DeviceBuffer<SplitWork> d_work_;
   DeviceBuffer<DeviceSplitResult> d_results_;
+  DeviceBuffer<int8_t> d_monotone_;
 };
 
-// For tests: SplitEvaluator::Evaluate's answer computed on the device (histograms uploaded).
+// For tests: SplitEvaluator::Evaluate's answer computed on the device (histograms uploaded), with
+// the nodes' boxes and, where not null, monotone constraints.
 std::vector<SplitCandidate> EvaluateSplitsOnDevice(const DeviceMatrix& matrix,
                                                    const HistogramCuts& cuts,
                                                    const SplitParams& params,
                                                    const GradientQuantizer& quantizer,
-                                                   const std::vector<NodeToEvaluate>& nodes);
+                                                   const std::vector<NodeToEvaluate>& nodes,
+                                                   const std::vector<int8_t>* monotone = nullptr);
 #endif  // RINGBOOST_USE_CUDA
 
 }  // namespace ringboost

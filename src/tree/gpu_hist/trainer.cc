@@ -72,7 +72,9 @@ class CudaTrainer : public RoundTrainer {
         matrix_(DeviceMatrix::Create(setup.matrix, setup.cuts, setup.nthread)),
         gradients_(setup.train, groups_, setup.margins),
         d_quantized_(setup.train.NumRows()),
-        grower_(&matrix_, &setup.cuts, setup.params, setup.comm) {}
+        grower_(&matrix_, &setup.cuts, setup.params, setup.comm) {
+    grower_.SetConstraints(setup.constraints);
+  }
 
   std::vector<RegTree> BoostOneRound(const Objective& objective, const DataSet& train,
                                      int round) override {

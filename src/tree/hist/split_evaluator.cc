@@ -68,10 +68,11 @@ void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero,
       const GradientSum& right = kDirection > 0 ? rest : side;
       const double gl = q_->Grad(left.g), hl = q_->Hess(left.h);
       const double gr = q_->Grad(right.g), hr = q_->Hess(right.h);
-      const float loss = no_delta
-                             ? (SideGain(params_, gl, hl) + SideGain(params_, gr, hr)) - node_gain
-                         : bounded ? BoundedLossChange(gl, hl, gr, hr, node_gain, bounds, feature)
-                                   : SplitLossChange(params_, gl, hl, gr, hr, node_gain);
+      const float loss =
+          no_delta ? (SideGain(params_, gl, hl) + SideGain(params_, gr, hr)) - node_gain
+          : bounded
+              ? BoundedLossChange(params_, gl, hl, gr, hr, node_gain, bounds, (*monotone_)[feature])
+              : SplitLossChange(params_, gl, hl, gr, hr, node_gain);
       if (strict ? !(loss > best_loss) : best_loss > loss) continue;
       best_loss = loss;
       best_k = k0 + i;
@@ -96,17 +97,6 @@ void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero,
   c.right_sum = kDirection > 0 ? rest : side;
   c.found = true;
   *best = c;
-}
-
-float SplitEvaluator::BoundedLossChange(double gl, double hl, double gr, double hr, float node_gain,
-                                        WeightBounds bounds, uint32_t feature) const {
-  const float wl = bounds.Clamp(CalcWeight(params_, gl, hl));
-  const float wr = bounds.Clamp(CalcWeight(params_, gr, hr));
-  const int c = (*monotone_)[feature];
-  if ((c > 0 && !(wl <= wr)) || (c < 0 && !(wl >= wr))) return -INFINITY;
-  const float gain =
-      BoundedGainGivenWeight(params_, gl, hl, wl) + BoundedGainGivenWeight(params_, gr, hr, wr);
-  return gain - node_gain;
 }
 
 uint64_t SplitEvaluator::SideGradBound(int64_t lo, int64_t hi, int64_t total) {

@@ -75,10 +75,6 @@ class SplitEvaluator {
   void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
                  GradientSum node_sum, float node_gain, uint32_t feature, float must_beat,
                  WeightBounds bounds, SplitCandidate* best) const;
-  // Loss change of a candidate under monotone constraints (XGBoost's CalcSplitGain): both
-  // weights clamped to `bounds`, -inf where they break feature's order.
-  float BoundedLossChange(double gl, double hl, double gr, double hr, float node_gain,
-                          WeightBounds bounds, uint32_t feature) const;
   double BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int64_t h_hi, GradientSum node_sum,
                     float node_gain) const;
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "device_test_helpers.h"
+#include "tree/constraints.h"
 #include "tree/hist/grower.h"
 #ifdef RINGBOOST_USE_CUDA
 #include "tree/gpu_hist/grower.h"
@@ -31,13 +32,16 @@ void ExpectSameTree(const RegTree& a, const RegTree& b, const std::string& where
   }
 }
 
-void ExpectSameTrees(const test::ShapeSpec& s, const Params& p, const std::string& policy) {
+void ExpectSameTrees(const test::ShapeSpec& s, const Params& p, const std::string& policy,
+                     const TreeConstraints& constraints = {}) {
   const test::BinnedData b = test::MakeBinnedData(s);
   auto comm = rabit::MakeLocalCommunicator();
   const TreeParams tp = TreeParams::From(p, 0.0f);
   TreeGrower cpu(b.matrix.get(), &b.cuts, tp, comm.get(), 2);
+  cpu.SetConstraints(constraints);
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
   DeviceTreeGrower dev(&dm, &b.cuts, tp, comm.get());
+  dev.SetConstraints(constraints);
   std::vector<float> preds(b.matrix->NumRows(), 0.5f);
   DeviceBuffer<float> d_preds(preds);
   for (uint64_t key = 0; key < 3; ++key) {
@@ -63,6 +67,35 @@ TEST(DeviceGrower, SameTreesAsTreeGrower) {
     p.max_depth = 0;
     p.max_leaves = 12;
     ExpectSameTrees(s, p, "lossguide");
+  }
+#endif
+}
+
+// Monotone constraints (increasing, decreasing, free in turn) and interaction constraints (the
+// features in sets of three, the last features in none), depthwise and lossguide.
+TEST(DeviceGrower, SameTreesAsTreeGrowerUnderConstraints) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  for (const test::ShapeSpec& s : test::KernelShapes()) {
+    TreeConstraints monotone, interaction;
+    for (uint32_t f = 0; f < s.features; ++f) {
+      monotone.monotone.push_back(static_cast<int8_t>(f % 3 == 0 ? 1 : (f % 3 == 1 ? -1 : 0)));
+    }
+    for (uint32_t f = 0; f + 3 < s.features; f += 3)
+      interaction.interaction.push_back({f, f + 1, f + 2});
+    if (interaction.interaction.empty()) interaction.interaction.push_back({0});
+    TreeConstraints both = monotone;
+    both.interaction = interaction.interaction;
+    Params p;
+    p.max_depth = 5;
+    p.colsample_bynode = 0.8;
+    ExpectSameTrees(s, p, "depthwise monotone", monotone);
+    ExpectSameTrees(s, p, "depthwise interaction", interaction);
+    p.grow_policy = "lossguide";
+    p.max_depth = 0;
+    p.max_leaves = 12;
+    ExpectSameTrees(s, p, "lossguide monotone", monotone);
+    ExpectSameTrees(s, p, "lossguide both", both);
   }
 #endif
 }

@@ -56,6 +56,26 @@ struct SplitNodes {
       nodes.push_back(NodeToEvaluate{&hists[k], sum, gain, &features[k]});
     }
   }
+
+  // Adds monotone constraints: features increasing, decreasing and free in turn; the root
+  // unbounded, node 1 under a ceiling and node 2 in a box, as ChildBounds leaves them, each node's
+  // gain that of its clamped weight (NodeBook's).
+  void Bound(const test::BinnedData& b, const SplitParams& params) {
+    for (uint32_t f = 0; f < b.cuts.NumFeatures(); ++f) {
+      monotone.push_back(static_cast<int8_t>(f % 3 == 0 ? 1 : (f % 3 == 1 ? -1 : 0)));
+    }
+    nodes[1].bounds.upper = 0.01f;
+    nodes[2].bounds.lower = -0.02f;
+    nodes[2].bounds.upper = 0.05f;
+    for (NodeToEvaluate& n : nodes) {
+      const double g = b.quantizer.Grad(n.sum.g), h = b.quantizer.Hess(n.sum.h);
+      n.gain = BoundedGainGivenWeight(params, g, h, n.bounds.Clamp(CalcWeight(params, g, h)));
+    }
+  }
+  // The monotone constraints, or null before Bound.
+  const std::vector<int8_t>* Monotone() const { return monotone.empty() ? nullptr : &monotone; }
+
+  std::vector<int8_t> monotone;
 };
 
 std::vector<SplitParams> ParamVariants() {
@@ -68,43 +88,102 @@ std::vector<SplitParams> ParamVariants() {
   return v;
 }
 
-// The kernel's scan run on the host.
+// The kernel's scan run on the host (with monotone constraints where not null).
 std::vector<SplitCandidate> ReferenceSplits(const test::BinnedData& b, const SplitParams& params,
-                                            const std::vector<NodeToEvaluate>& nodes) {
-  const SplitScanContext ctx = HostScanContext(b.cuts, params, b.quantizer);
+                                            const std::vector<NodeToEvaluate>& nodes,
+                                            const std::vector<int8_t>* monotone = nullptr) {
+  const SplitScanContext ctx = HostScanContext(b.cuts, params, b.quantizer, monotone);
   std::vector<std::vector<uint32_t>> features;
   for (const NodeToEvaluate& n : nodes) features.push_back(*n.features);
   const std::vector<SplitWork> work = MakeSplitWork(features);
   std::vector<DeviceSplitResult> results;
   for (const SplitWork& w : work) {
     const NodeToEvaluate& n = nodes[w.node];
-    const DeviceSplitNode dn{0, n.sum.g, n.sum.h, n.gain};
+    const DeviceSplitNode dn{0, n.sum.g, n.sum.h, n.gain, n.bounds};
     results.push_back(EvaluateFeatureReference(ctx, dn, n.hist->data(), w.feature));
   }
   return ReduceSplits(work, results, nodes.size());
 }
 
-TEST(DeviceSplit, HostScanEqualsSplitEvaluatorOverShapes) {
-  int found = 0, default_left = 0;
+// What CompareHostScan saw: candidates found, won by a backward scan, and changed by the
+// constraints (against the same nodes' free answer).
+struct HostScanCounts {
+  int found = 0, default_left = 0, changed = 0;
+};
+
+// The kernel's scan run on the host equals SplitEvaluator's answer over the shapes and parameter
+// variants, with the nodes bounded by SplitNodes::Bound where `monotone`.
+HostScanCounts CompareHostScan(bool monotone) {
+  HostScanCounts counts;
   for (const test::ShapeSpec& s : test::KernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     for (const SplitParams& params : ParamVariants()) {
-      const SplitNodes sn(b, params);
-      const SplitEvaluator cpu(&b.cuts, params, &b.quantizer);
+      SplitNodes sn(b, params);
+      if (monotone) sn.Bound(b, params);
+      SplitEvaluator cpu(&b.cuts, params, &b.quantizer);
+      const std::vector<SplitCandidate> free = cpu.Evaluate(sn.nodes, 2);
+      cpu.SetMonotone(sn.Monotone());
       const std::vector<SplitCandidate> expected = cpu.Evaluate(sn.nodes, 2);
-      const std::vector<SplitCandidate> got = ReferenceSplits(b, params, sn.nodes);
-      ASSERT_EQ(got.size(), expected.size());
-      for (std::size_t k = 0; k < got.size(); ++k) {
+      const std::vector<SplitCandidate> got = ReferenceSplits(b, params, sn.nodes, sn.Monotone());
+      EXPECT_EQ(got.size(), expected.size());
+      for (std::size_t k = 0; k < got.size() && k < expected.size(); ++k) {
         ExpectSameSplit(got[k], expected[k],
                         std::string(s.name) + " node " + std::to_string(k) + " mcw " +
                             std::to_string(params.min_child_weight));
-        found += got[k].found;
-        default_left += got[k].found && got[k].default_left;
+        counts.found += got[k].found;
+        counts.default_left += got[k].found && got[k].default_left;
+        counts.changed += got[k].found != free[k].found || got[k].loss_chg != free[k].loss_chg ||
+                          got[k].feature != free[k].feature;
       }
     }
   }
-  EXPECT_GT(found, 30);        // the comparison is not between empty answers
-  EXPECT_GT(default_left, 0);  // and backward scans win somewhere
+  return counts;
+}
+
+TEST(DeviceSplit, HostScanEqualsSplitEvaluatorOverShapes) {
+  const HostScanCounts counts = CompareHostScan(false);
+  EXPECT_GT(counts.found, 30);        // the comparison is not between empty answers
+  EXPECT_GT(counts.default_left, 0);  // and backward scans win somewhere
+}
+
+// Under monotone constraints the scan weighs candidates by BoundedLossChange (split_math.h) as
+// SplitEvaluator does with SetMonotone, and the constraints change the answer somewhere (so the
+// test compares the bounded arithmetic, not the free one).
+TEST(DeviceSplit, HostScanEqualsSplitEvaluatorUnderMonotoneConstraints) {
+  const HostScanCounts counts = CompareHostScan(true);
+  EXPECT_GT(counts.found, 30);
+  EXPECT_GT(counts.default_left, 0);
+  EXPECT_GT(counts.changed, 10);
+}
+
+// A split whose clamped weights break the feature's order is no candidate: one feature, left
+// weight -1/2 and right weight +1/2 (units of 1, lambda 1), allowed increasing, refused
+// decreasing; in a box [0, 0.25] both weights clamp to 0 and 0.25, the gain -(2 g w + (h + 1) w^2)
+// of each side in float.
+TEST(DeviceSplit, MonotoneScanRejectsAndClampsByHand) {
+  HistogramCuts cuts;
+  cuts.ptr = {0, 2};
+  cuts.values = {1.0f, 2.0f};
+  cuts.min_values = {0.0f};
+  const Histogram hist{{1, 1}, {-1, 1}};
+  const GradientQuantizer q;
+  SplitParams params;
+  params.min_child_weight = 0.0f;
+  const DeviceSplitNode free{0, 0, 2, 0.0f, WeightBounds{}};
+  for (const int8_t c : {1, -1}) {
+    const std::vector<int8_t> monotone{c};
+    const SplitScanContext ctx = HostScanContext(cuts, params, q, &monotone);
+    const DeviceSplitResult r = EvaluateFeatureReference(ctx, free, hist.data(), 0);
+    EXPECT_EQ(r.found, c > 0);
+    if (r.found) EXPECT_EQ(r.loss_chg, 0.5f + 0.5f);  // -(2 * 1 * -0.5 + 2 * 0.25), twice
+  }
+  const std::vector<int8_t> up{1};
+  const SplitScanContext ctx = HostScanContext(cuts, params, q, &up);
+  const DeviceSplitNode boxed{0, 0, 2, 0.0f, WeightBounds{0.0f, 0.25f}};
+  const DeviceSplitResult r = EvaluateFeatureReference(ctx, boxed, hist.data(), 0);
+  ASSERT_TRUE(r.found);
+  // Left clamps to 0 (gain 0); right 0.25: -(2 * -1 * 0.25 + 2 * 0.0625) = 0.375.
+  EXPECT_EQ(r.loss_chg, 0.375f);
 }
 
 // Two identical features: the lower feature wins, as in SplitEvaluator; bin 0 is the only
@@ -152,24 +231,41 @@ TEST(DeviceSplit, CombineIsOrderFree) {
   EXPECT_FALSE(CombineSplits(DeviceSplitResult::None(), DeviceSplitResult::None()).found);
 }
 
-TEST(DeviceSplit, KernelEqualsSplitEvaluatorOverShapes) {
-  RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
+// The kernel's answers equal SplitEvaluator's over every shape and parameter variant, with the
+// nodes bounded by SplitNodes::Bound where `monotone`.
+void ExpectKernelEqualsSplitEvaluator(bool monotone) {
   for (const test::ShapeSpec& s : test::AllKernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     for (const SplitParams& params : ParamVariants()) {
-      const SplitNodes sn(b, params);
-      const std::vector<SplitCandidate> expected =
-          SplitEvaluator(&b.cuts, params, &b.quantizer).Evaluate(sn.nodes, 2);
+      SplitNodes sn(b, params);
+      if (monotone) sn.Bound(b, params);
+      SplitEvaluator cpu(&b.cuts, params, &b.quantizer);
+      cpu.SetMonotone(sn.Monotone());
+      const std::vector<SplitCandidate> expected = cpu.Evaluate(sn.nodes, 2);
       const std::vector<SplitCandidate> got =
-          EvaluateSplitsOnDevice(dm, b.cuts, params, b.quantizer, sn.nodes);
+          EvaluateSplitsOnDevice(dm, b.cuts, params, b.quantizer, sn.nodes, sn.Monotone());
       ASSERT_EQ(got.size(), expected.size());
       for (std::size_t k = 0; k < got.size(); ++k) {
         ExpectSameSplit(got[k], expected[k], std::string(s.name) + " node " + std::to_string(k));
       }
     }
   }
+}
+#endif
+
+TEST(DeviceSplit, KernelEqualsSplitEvaluatorOverShapes) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  ExpectKernelEqualsSplitEvaluator(false);
+#endif
+}
+
+TEST(DeviceSplit, KernelEqualsSplitEvaluatorUnderMonotoneConstraints) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  ExpectKernelEqualsSplitEvaluator(true);
 #endif
 }
 
