@@ -5,6 +5,7 @@ bench/README.md ("cluster.py") says what each table means; run as root.
 
     cluster.py bootstrap [--netns 8,32,64,128] [--loopback 128,512,1024] [--rate 10gbit]
     cluster.py allreduce [--workers 8,32,64] [--rates 10gbit,1gbit] [--impls tcp,mpi,xgboost]
+    cluster.py training [--workers 2,4,8,16,32] [--rate 1gbit] [--rounds 5] [--impls tcp,mpi]
     cluster.py xgboost-venv            # makes bench/data/xgb3-venv (pip xgboost-cpu 3.x, numpy)
 """
 
@@ -284,6 +285,111 @@ def faults(args):
     return 0 if p.returncode == 0 and same and killed is not None else 1
 
 
+# ----------------------------------------------------------------------------------- training
+
+# Each worker's `collective in training: ...` line (verbosity 3), with ringboost-submit's prefix.
+COLL_LINE = re.compile(r"\[rank (\d+)\].*collective in training: (\d+) calls, (\d+) bytes per "
+                       r"round, (\d+) bytes sent per worker per round; ([\d.e+-]+) s")
+TRAIN_JOB = """objective = binary:logistic
+max_depth = 6
+max_bin = 256
+num_round = {rounds}
+nthread = 1
+verbosity = 3
+data = "{data}"
+"""
+
+
+def dense_100k():
+    """bench/data/dense_100k.libsvm: the shared generator's dense set, 100,000 rows (seed 2)."""
+    path = os.path.join(ROOT, "bench", "data", "dense_100k.libsvm")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        gen = os.path.join(ROOT, "..", "shared", "bench", "gen_dense.py")
+        subprocess.run(["/usr/bin/python3", gen, "100000", "2", path + ".tmp"], check=True)
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def training_one(c, conf, mode, model, work, impl):
+    """One job of c.n workers with hist_sync=mode; its row: per-worker bytes and seconds."""
+    command = [os.path.join(BUILD, "ringboost"), "train", conf, "hist_sync=" + mode,
+               "model_out=" + model]
+    if impl == "tcp":
+        argv = c.submit_argv(os.path.join(BUILD, "ringboost-submit"), command)
+        env = dict(os.environ, **c.env())
+    else:
+        hostfile = os.path.join(work, "hosts")
+        c.mpi_hostfile(hostfile)
+        argv = c.head_argv(["mpirun", "-np", str(c.n), "--tag-output"] +
+                           c.mpirun_args(hostfile) + command + ["communicator=mpi"])
+        env = dict(os.environ, **c.env(), **MPI_ENV)
+    before = load()
+    code, out, wall = run(argv, env=env)
+    if impl == "mpi":  # --tag-output writes [1,R]<stderr>: make it [rank R]
+        out = re.sub(r"\[1,(\d+)\]<std(?:out|err)>:", r"[rank \1] ", out)
+    lines = [m.groups() for m in COLL_LINE.finditer(out)]
+    row = {"workers": c.n, "rate": c.rate, "impl": impl, "hist_sync": mode, "exit": code,
+           "wall_s": round(wall, 2), "load": [round(before, 1), round(load(), 1)]}
+    if code != 0 or len(lines) != c.n:
+        row["error"] = out[-800:]
+        return row
+    rounds = int(re.search(r"num_round = (\d+)", open(conf).read()).group(1))
+    sent = [int(l[3]) for l in lines]
+    secs = [float(l[4]) / rounds for l in lines]
+    row.update(calls=int(lines[0][1]), payload=int(lines[0][2]),
+               sent_mean=int(statistics.mean(sent)), sent_max=max(sent),
+               coll_s_mean=statistics.mean(secs), coll_s_max=max(secs))
+    return row
+
+
+def training(args):
+    """hist_sync=allreduce against reduce_scatter on the dense 100k x 28 set at depth 6, 1 thread
+    a worker: bytes each worker sent a round and the round's collective seconds, per N."""
+    work = tempfile.mkdtemp(prefix="rb-bench-cluster-")
+    conf = os.path.join(work, "t.conf")
+    with open(conf, "w") as f:
+        f.write(TRAIN_JOB.format(rounds=args.rounds, data=dense_100k()))
+    one = os.path.join(work, "one.json")
+    code, out, _ = run([os.path.join(BUILD, "ringboost"), "train", conf, "model_out=" + one])
+    if code != 0:
+        sys.exit("one process failed:\n" + out)
+    with open(one, "rb") as f:
+        want = f.read()
+    rows = []
+    for n in args.workers:
+        with netns_cluster.Cluster(n, args.rate) as c:
+            for rep in range(args.repeat):
+                for impl in args.impls:
+                    for mode in ("allreduce", "reduce_scatter"):
+                        model = os.path.join(work, "m.json")
+                        if os.path.exists(model):
+                            os.remove(model)
+                        row = training_one(c, conf, mode, model, work, impl)
+                        try:
+                            with open(model, "rb") as f:
+                                row["identical"] = f.read() == want
+                        except OSError:
+                            row["identical"] = False
+                        rows.append(row)
+                        print(json.dumps(row), flush=True)
+    print("\n| workers | link | backend | hist_sync | calls | payload B | sent B per worker "
+          "(mean / max) | collective ms per round (mean / max of workers) | model identical | "
+          "load |\n|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "sent_mean" not in r:
+            print("| %d | %s | %s | %s | failed: exit %s | | | | | |" % (
+                r["workers"], r["rate"], r["impl"], r["hist_sync"], r["exit"]))
+            continue
+        print("| %d | %s | %s | %s | %d | %d | %d / %d | %.1f / %.1f | %s | %s-%s |" % (
+            r["workers"], r["rate"], r["impl"], r["hist_sync"], r["calls"], r["payload"],
+            r["sent_mean"], r["sent_max"], r["coll_s_mean"] * 1e3, r["coll_s_max"] * 1e3,
+            "yes" if r["identical"] else "NO", r["load"][0], r["load"][1]))
+    save("cluster-training.json", rows)
+    subprocess.run(["rm", "-rf", work])
+    return 0 if all(r["exit"] == 0 and r["identical"] for r in rows) else 1
+
+
 # ----------------------------------------------------------------------------------- on paper
 
 # One round of the dense 100k x 28 set at depth 6 (bench/distributed.py's level table): the
@@ -367,6 +473,12 @@ def main():
     f.add_argument("--rounds", type=int, default=40)
     f.add_argument("--rate", default="10gbit")
     f.add_argument("--seed", type=int, default=29)
+    t = sub.add_parser("training")
+    t.add_argument("--workers", type=ints, default=[2, 4, 8, 16, 32])
+    t.add_argument("--rate", default="1gbit")
+    t.add_argument("--rounds", type=int, default=5)
+    t.add_argument("--repeat", type=int, default=1)
+    t.add_argument("--impls", type=lambda t: t.split(","), default=["tcp"])
     p = sub.add_parser("paper")
     p.add_argument("--workers", type=ints, default=[8, 64, 1000])
     p.add_argument("--rates", type=lambda t: t.split(","), default=["25gbit", "100gbit"])
@@ -376,7 +488,7 @@ def main():
     try:
         return {"bootstrap": bootstrap, "allreduce": allreduce,
                 "xgboost-venv": xgboost_venv, "paper": paper,
-                "faults": faults}[args.what](args)
+                "faults": faults, "training": training}[args.what](args)
     except netns_cluster.Skip as e:
         print("skip: %s" % e)
         return netns_cluster.SKIP

@@ -82,7 +82,8 @@ CONFIGS = [
 RANK_PREFIX = [re.compile(r"^\[rank (\d+)\] ?(.*)$"),               # ringboost-submit
                re.compile(r"^\[\d+,(\d+)\]<std(?:out|err)>: ?(.*)$")]  # mpirun --tag-output
 TRAIN_LINE = re.compile(r"training: (\d+) rounds in ([0-9.eE+-]+) s")
-COLL_LINE = re.compile(r"collective in training: (\d+) calls, (\d+) bytes per round; "
+COLL_LINE = re.compile(r"collective in training: (\d+) calls, (\d+) bytes per round, "
+                       r"\d+ bytes sent per worker per round; "
                        r"([0-9.eE+-]+) s \(([0-9.eE+-]+)% of training\)")
 AUC_LINE = re.compile(r"\[(\d+)\]\ttest-auc:([0-9.eE+-]+)")
 

@@ -358,9 +358,10 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   if (rounds_done > 0) {
     RB_LOG(kInfo, "collective in training: "
                       << (after.calls - before.calls) / rounds_done << " calls, "
-                      << (after.bytes - before.bytes) / rounds_done << " bytes per round; "
-                      << after.seconds - before.seconds << " s ("
-                      << 100 * (after.seconds - before.seconds) / std::max(train_s, 1e-9)
+                      << (after.bytes - before.bytes) / rounds_done << " bytes per round, "
+                      << (after.sent - before.sent) / rounds_done
+                      << " bytes sent per worker per round; " << after.seconds - before.seconds
+                      << " s (" << 100 * (after.seconds - before.seconds) / std::max(train_s, 1e-9)
                       << "% of training)");
   }
   RB_LOG(kDebug, "phases: " << learner.PhaseReport());

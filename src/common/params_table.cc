@@ -178,6 +178,16 @@ std::vector<ParamSpec> BuildTable() {
                        "present together; 0 bundles only features never present together (the "
                        "same trees as without bundles). In a conflicting row the feature of lowest "
                        "id keeps its value and the others read as missing."));
+  t.push_back(
+      P(s, "hist_sync", &Params::hist_sync, "auto")
+          .OneOf({"allreduce", "reduce_scatter", "auto"})
+          .Doc("How workers combine a level's histograms: allreduce gives every worker every "
+               "histogram; reduce_scatter (LightGBM's data-parallel learner) gives each worker "
+               "the sums of its own block of features, whose splits it evaluates, and the "
+               "workers then agree on each node's best split by an allgather, sending about half "
+               "the bytes; auto is reduce_scatter from 2 to 32 workers. The model is the same "
+               "either way. CPU only (device=cuda takes allreduce; reduce_scatter is refused "
+               "there)."));
   t.push_back(P(s, "feature_types", &Params::feature_types, "")
                   .Check(CheckFeatureTypes)
                   .Doc("Type of each feature as XGBoost's feature_types: a comma-separated list "

@@ -68,6 +68,17 @@ void Reduce(void* dst, const void* src, std::size_t count, DataType type, Op op)
   }
 }
 
+Status Communicator::ReduceScatterRaw(void* buf, const std::vector<std::size_t>& counts,
+                                      DataType type, Op op) {
+  if (counts.size() != static_cast<std::size_t>(WorldSize())) {
+    return Status::Fail("ReduceScatter: " + std::to_string(counts.size()) +
+                        " blocks for a world of " + std::to_string(WorldSize()));
+  }
+  std::size_t total = 0;
+  for (std::size_t c : counts) total += c;
+  return AllreduceRaw(buf, total, type, op);
+}
+
 Status Communicator::AllgatherRaw(const void* in, std::size_t bytes, void* out) {
   std::vector<char> all;
   Status s = AllgathervRaw(in, bytes, &all);

@@ -51,6 +51,7 @@ void Reduce(void* dst, const void* src, std::size_t count, DataType type, Op op)
 struct CollectiveStats {
   int64_t calls = 0;
   int64_t bytes = 0;  // payload this worker put in: allreduce buffers, broadcasts, its gathers
+  int64_t sent = 0;   // bytes this worker wrote on the wire (Communicator::WireBytesSent)
   double seconds = 0;
 };
 
@@ -66,6 +67,12 @@ class Communicator {
   // In place over `count` elements of `type`.
   virtual Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) = 0;
   virtual Status BroadcastRaw(void* buf, std::size_t bytes, int root) = 0;
+  // In place over sum(counts) elements of `type` laid out rank after rank (counts[r] elements
+  // for rank r; counts.size() == WorldSize()): afterwards this rank's block holds op over every
+  // rank's copy of that block, and the other blocks are unspecified. By default an allreduce of
+  // the whole buffer (which moves twice the bytes).
+  virtual Status ReduceScatterRaw(void* buf, const std::vector<std::size_t>& counts, DataType type,
+                                  Op op);
   // Gathers `bytes` from each rank into out (WorldSize() * bytes, in rank order). By default
   // through AllgathervRaw, checking that every rank sent the same size.
   virtual Status AllgatherRaw(const void* in, std::size_t bytes, void* out);
@@ -81,12 +88,20 @@ class Communicator {
   // Whether a lost worker is recovered (collectives then may throw RecoveredError, and the
   // caller should CheckPoint after each round); only the tcp backend with rabit_recover.
   virtual bool Recovers() const { return false; }
+  // Bytes this worker has written on the wire for collectives so far: tcp counts its links'
+  // socket writes; mpi adds, per call, what the bandwidth-optimal algorithm sends per rank on
+  // average (mpi_communicator.cc); local 0.
+  virtual int64_t WireBytesSent() const { return 0; }
   virtual Status Shutdown() = 0;
 
   // Typed helpers; throw ringboost::Error on failure.
   template <typename T>
   void Allreduce(Span<T> data, Op op) {
     ThrowIfError(AllreduceRaw(data.data(), data.size(), DataTypeOf<T>(), op));
+  }
+  template <typename T>
+  void ReduceScatter(Span<T> data, const std::vector<std::size_t>& counts, Op op) {
+    ThrowIfError(ReduceScatterRaw(data.data(), counts, DataTypeOf<T>(), op));
   }
   template <typename T>
   T AllreduceValue(T value, Op op) {

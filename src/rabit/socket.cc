@@ -91,8 +91,12 @@ std::string Endpoint(const std::string& host, int port) {
 TcpSocket::~TcpSocket() { Close(); }
 
 TcpSocket::TcpSocket(TcpSocket&& other) noexcept
-    : fd_(other.fd_), peer_(std::move(other.peer_)), liveness_(std::move(other.liveness_)) {
+    : fd_(other.fd_),
+      peer_(std::move(other.peer_)),
+      liveness_(std::move(other.liveness_)),
+      bytes_sent_(other.bytes_sent_) {
   other.fd_ = -1;
+  other.bytes_sent_ = 0;
 }
 
 TcpSocket& TcpSocket::operator=(TcpSocket&& other) noexcept {
@@ -101,7 +105,9 @@ TcpSocket& TcpSocket::operator=(TcpSocket&& other) noexcept {
     fd_ = other.fd_;
     peer_ = std::move(other.peer_);
     liveness_ = std::move(other.liveness_);
+    bytes_sent_ = other.bytes_sent_;
     other.fd_ = -1;
+    other.bytes_sent_ = 0;
   }
   return *this;
 }
@@ -261,6 +267,7 @@ Status TcpSocket::SendSome(const void* data, std::size_t bytes, std::size_t* don
     return ErrnoStatus("send", "to " + peer_);
   }
   *done += static_cast<std::size_t>(n);
+  bytes_sent_ += n;
   return Status::OK();
 }
 

@@ -89,6 +89,8 @@ class TcpSocket {
   // A timeout naming the peer when its heartbeat is lost, else OK.
   Status CheckLiveness() const;
   void Close();
+  // Bytes this socket has written so far (every successful send()).
+  int64_t bytes_sent() const { return bytes_sent_; }
 
  private:
   TcpSocket(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
@@ -97,6 +99,7 @@ class TcpSocket {
   int fd_ = -1;
   std::string peer_;
   std::shared_ptr<const Liveness> liveness_;
+  int64_t bytes_sent_ = 0;
 };
 
 // Waits until any of the sockets can make progress: want_read[i]/want_write[i] select the

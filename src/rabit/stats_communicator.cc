@@ -11,13 +11,25 @@ class StatsCommunicator : public Communicator {
  public:
   explicit StatsCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
 
-  CollectiveStats Stats() const override { return stats_; }
+  CollectiveStats Stats() const override {
+    CollectiveStats s = stats_;
+    s.sent = inner_->WireBytesSent();
+    return s;
+  }
+  int64_t WireBytesSent() const override { return inner_->WireBytesSent(); }
   int Rank() const override { return inner_->Rank(); }
   int WorldSize() const override { return inner_->WorldSize(); }
   std::string Backend() const override { return inner_->Backend(); }
 
   Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) override {
     return Count(count * SizeOf(type), [&] { return inner_->AllreduceRaw(buf, count, type, op); });
+  }
+  Status ReduceScatterRaw(void* buf, const std::vector<std::size_t>& counts, DataType type,
+                          Op op) override {
+    std::size_t total = 0;
+    for (std::size_t c : counts) total += c;
+    return Count(total * SizeOf(type),
+                 [&] { return inner_->ReduceScatterRaw(buf, counts, type, op); });
   }
   Status BroadcastRaw(void* buf, std::size_t bytes, int root) override {
     return Count(bytes, [&] { return inner_->BroadcastRaw(buf, bytes, root); });

@@ -36,6 +36,10 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   Status AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) override {
     return Robust("Allreduce", [&] { return AllreduceOnce(buf, count, type, op); });
   }
+  Status ReduceScatterRaw(void* buf, const std::vector<std::size_t>& counts, DataType type,
+                          Op op) override {
+    return Robust("ReduceScatter", [&] { return ReduceScatterOnce(buf, counts, type, op); });
+  }
   Status BroadcastRaw(void* buf, std::size_t bytes, int root) override {
     return Robust("Broadcast", [&] { return BroadcastOnce(buf, bytes, root); });
   }
@@ -47,11 +51,19 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
     return InMemoryCheckpointCommunicator::CheckPoint(model);
   }
   bool Recovers() const override { return settings_.recover; }
+  int64_t WireBytesSent() const override {
+    int64_t sent = retired_sent_;
+    for (const auto& [r, sock] : links_) sent += sock.bytes_sent();
+    return sent;
+  }
   Status TrackerPrint(const std::string& message) override;
   Status Shutdown() override;
 
  private:
   Status AllreduceOnce(void* buf, std::size_t count, DataType type, Op op);
+  Status ReduceScatterOnce(void* buf, const std::vector<std::size_t>& counts, DataType type, Op op);
+  // Closes every data link, keeping the count of the bytes they sent.
+  void DropLinks();
   Status BroadcastOnce(void* buf, std::size_t bytes, int root);
   Status AllgathervOnce(const void* in, std::size_t bytes, std::vector<char>* out);
   template <typename Call>
@@ -95,6 +107,10 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
 
   Status TreeAllreduce(char* buf, std::size_t count, DataType type, Op op);
   Status RingAllreduce(char* buf, std::size_t count, DataType type, Op op);
+  // The ring's first half over blocks offsets[i] to offsets[i + 1] (bytes): afterwards this
+  // rank holds block rank + shift reduced over every rank.
+  Status RingReduceScatter(char* buf, const std::vector<std::size_t>& offsets, DataType type, Op op,
+                           int shift);
   Status RingAllgather(char* out, const std::vector<std::size_t>& offsets, int held);
   template <typename OnReceive>
   Status Exchange(TcpSocket* next, const char* send, std::size_t send_bytes, TcpSocket* prev,
@@ -114,6 +130,7 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   bool recovering_ = false;        // in Recover(): told to peers in the link hello
   bool peers_recovering_ = false;  // a peer linked while it was recovering
   int seq_ = 0;                    // collective calls since the last checkpoint
+  int64_t retired_sent_ = 0;       // bytes sent on links closed since (WireBytesSent)
 };
 
 Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tracker) {
@@ -392,6 +409,17 @@ Status TcpCommunicator::RingAllreduce(char* buf, std::size_t count, DataType typ
   const std::size_t esize = SizeOf(type);
   std::vector<std::size_t> offsets(world_ + 1);
   for (int i = 0; i <= world_; ++i) offsets[i] = count * i / world_ * esize;
+  Status s = RingReduceScatter(buf, offsets, type, op, 1);
+  if (!s.ok()) return s;
+  return RingAllgather(buf, offsets, (rank_ + 1) % world_);
+}
+
+// At step k this rank sends block rank + shift - 1 - k to the next rank and folds block
+// rank + shift - 2 - k from the previous one in as its bytes arrive; after P - 1 steps block
+// rank + shift has passed through every rank. Each rank sends every block but its own once.
+Status TcpCommunicator::RingReduceScatter(char* buf, const std::vector<std::size_t>& offsets,
+                                          DataType type, Op op, int shift) {
+  const std::size_t esize = SizeOf(type);
   auto chunk = [&](int i) { return (i % world_ + world_) % world_; };
   TcpSocket* next = &links_[ring_next_];
   TcpSocket* prev = &links_[ring_prev_];
@@ -399,7 +427,7 @@ Status TcpCommunicator::RingAllreduce(char* buf, std::size_t count, DataType typ
   for (int i = 0; i < world_; ++i) largest = std::max(largest, offsets[i + 1] - offsets[i]);
   std::vector<char> incoming(largest);
   for (int k = 0; k < world_ - 1; ++k) {
-    const int send_i = chunk(rank_ - k), recv_i = chunk(rank_ - k - 1);
+    const int send_i = chunk(rank_ + shift - 1 - k), recv_i = chunk(rank_ + shift - 2 - k);
     char* dst = buf + offsets[recv_i];
     std::size_t reduced = 0;  // elements of the incoming chunk folded in so far
     Status s =
@@ -412,7 +440,7 @@ Status TcpCommunicator::RingAllreduce(char* buf, std::size_t count, DataType typ
                  });
     if (!s.ok()) return s;
   }
-  return RingAllgather(buf, offsets, chunk(rank_ + 1));
+  return Status::OK();
 }
 
 // Passes blocks around the ring until every rank has all of them: this rank starts with block
@@ -443,6 +471,24 @@ Status TcpCommunicator::AllreduceOnce(void* buf, std::size_t count, DataType typ
                  ? RingAllreduce(p, count, type, op)
                  : TreeAllreduce(p, count, type, op);
   return s.Wrap(Where() + ": Allreduce of " + std::to_string(count * SizeOf(type)) + " bytes");
+}
+
+// Always the ring, whatever the size: its blocks are the callers' (a histogram's features), and
+// the tree would move the whole buffer.
+Status TcpCommunicator::ReduceScatterOnce(void* buf, const std::vector<std::size_t>& counts,
+                                          DataType type, Op op) {
+  if (counts.size() != static_cast<std::size_t>(world_)) {
+    return Status::Fail(Where() + ": ReduceScatter: " + std::to_string(counts.size()) +
+                        " blocks for a world of " + std::to_string(world_));
+  }
+  if (op == Op::kBitOr && (type == DataType::kFloat || type == DataType::kDouble)) {
+    return Status::Fail("ReduceScatter: bitwise or of floating-point values");
+  }
+  if (world_ == 1) return Status::OK();
+  std::vector<std::size_t> offsets(world_ + 1, 0);
+  for (int r = 0; r < world_; ++r) offsets[r + 1] = offsets[r] + counts[r] * SizeOf(type);
+  Status s = RingReduceScatter(static_cast<char*>(buf), offsets, type, op, 0);
+  return s.Wrap(Where() + ": ReduceScatter of " + std::to_string(offsets[world_]) + " bytes");
 }
 
 // Down the tree from `root`: the one neighbour that sends is the way to the root; the data goes
@@ -522,7 +568,7 @@ Status TcpCommunicator::Shutdown() {
   TcpSocket tracker;
   Status s = ConnectTracker(proto::kShutdown, &tracker);
   heartbeat_.Clear();
-  links_.clear();
+  DropLinks();
   listener_.Close();
   return s.Wrap(Where() + ": Shutdown");
 }
@@ -564,9 +610,14 @@ Status TcpCommunicator::Robust(const char* what, Call call) {
 // Closes every link (so that the peers notice too), links again through the tracker
 // (`recover`: same rank; the restarted worker comes with `start` and its task id), then all agree
 // on the newest checkpoint.
+void TcpCommunicator::DropLinks() {
+  retired_sent_ = WireBytesSent();
+  links_.clear();
+}
+
 Status TcpCommunicator::Recover() {
   heartbeat_.Clear();
-  links_.clear();
+  DropLinks();
   recovering_ = true;
   Status s = Link(proto::kRecover);
   recovering_ = false;

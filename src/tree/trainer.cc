@@ -34,6 +34,11 @@ void RoundTrainer::CheckDeviceOptions(const Params& params) {
         "enable_bundle=true (feature bundles) is not on the GPU: train with device=cpu, or "
         "set enable_bundle=false or auto (auto stays off on the GPU)");
   }
+  if (params.hist_sync == "reduce_scatter") {
+    RB_FAIL(
+        "hist_sync=reduce_scatter is not on the GPU yet: train with device=cpu, or set "
+        "hist_sync=allreduce (auto takes allreduce on the GPU)");
+  }
 }
 
 }  // namespace ringboost

@@ -28,6 +28,9 @@ TreeParams TreeParams::From(const Params& p, float max_delta_step) {
   t.quantized_grad = p.quantized_grad == "on"     ? QuantizedGrad::kOn
                      : p.quantized_grad == "auto" ? QuantizedGrad::kAuto
                                                   : QuantizedGrad::kOff;
+  t.hist_sync = p.hist_sync == "allreduce"        ? HistSync::kAllreduce
+                : p.hist_sync == "reduce_scatter" ? HistSync::kReduceScatter
+                                                  : HistSync::kAuto;
   return t;
 }
 

@@ -15,6 +15,8 @@ struct Params;
 enum class GrowPolicy { kDepthwise, kLossguide };
 // quantized_grad: exact gradients, low-bit ones (gradient.h), or low-bit from a row count on.
 enum class QuantizedGrad { kOff, kOn, kAuto };
+// hist_sync: how the workers combine a level's histograms (hist/histogram_sync.h).
+enum class HistSync { kAllreduce, kReduceScatter, kAuto };
 
 struct TreeParams {
   SplitParams split;   // eta, gamma, min_child_weight, max_delta_step, lambda, alpha (float)
@@ -28,6 +30,7 @@ struct TreeParams {
   uint64_t seed = 0;
   bool sync_phases = false;  // GPU: time each phase to its end (verbosity=3)
   QuantizedGrad quantized_grad = QuantizedGrad::kOff;
+  HistSync hist_sync = HistSync::kAuto;
 
   // From the run's settings; `max_delta_step` is the objective's default unless the user set it.
   static TreeParams From(const Params& params, float max_delta_step);

@@ -20,7 +20,8 @@ int ExitCode(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; 
 struct Fault {
   const char* name;
   std::string mock;
-  int kills;  // workers killed (each restarted once)
+  int kills;                // workers killed (each restarted once)
+  const char* during = "";  // the call the survivors were in when the worker was lost, if given
 };
 
 // Test names in ctest show the case, not its bytes.
@@ -28,7 +29,8 @@ void PrintTo(const Fault& c, std::ostream* os) { *os << c.name; }
 
 // Trains a.conf in `dir` with 3 workers under ringboost-submit and the given faults; the model
 // must equal the one-process model, after `kills` restarts.
-void ExpectRecovered(const std::string& dir, const std::string& mock, int kills) {
+void ExpectRecovered(const std::string& dir, const std::string& mock, int kills,
+                     const std::string& during = "") {
   ASSERT_EQ(test::RunRingboost(dir, "train a.conf model_out=full.json").exit_code, 0);
   const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT +
                           "' --num-workers 3 --local-num-attempt 2 '" + RINGBOOST_EXE +
@@ -44,6 +46,9 @@ void ExpectRecovered(const std::string& dir, const std::string& mock, int kills)
   }
   EXPECT_EQ(restarts, static_cast<std::size_t>(kills)) << err;
   EXPECT_NE(out.find("linked again; the job resumes from checkpoint"), std::string::npos) << out;
+  if (!during.empty()) {
+    EXPECT_NE((out + err).find("lost during " + during), std::string::npos) << out << err;
+  }
   EXPECT_EQ(test::ReadFile(dir + "/r.json"), test::ReadFile(dir + "/full.json"));
 }
 
@@ -58,19 +63,23 @@ TEST_P(Recovery, AgaricusKilledWorkerIsReplacedAndTheModelIsUnchanged) {
   test::TempDir dir;
   test::WriteAgaricusSamplingConfig(dir.path());
   test::WriteFile(dir.File("a.conf"), test::ReadFile(dir.File("a.conf")) + "num_round = 6\n");
-  ExpectRecovered(dir.path(), fault.mock, fault.kills);
+  ExpectRecovered(dir.path(), fault.mock, fault.kills, fault.during);
 }
 
-INSTANTIATE_TEST_SUITE_P(Faults, Recovery,
-                         ::testing::Values(Fault{"rank1_mid_run", "1,2,3,0", 1},
-                                           Fault{"rank2_seeded_round",
-                                                 "2," + std::to_string(SeededRound(6)) + ",4,0", 1},
-                                           Fault{"rank0_first_call", "0,0,0,0", 1},
-                                           Fault{"rank0_mid_run", "0,3,5,0", 1},
-                                           Fault{"twice", "1,1,2,0;2,4,6,0", 2}),
-                         [](const ::testing::TestParamInfo<Fault>& info) {
-                           return std::string(info.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Faults, Recovery,
+    ::testing::Values(Fault{"rank1_mid_run", "1,2,3,0", 1},
+                      Fault{"rank2_seeded_round", "2," + std::to_string(SeededRound(6)) + ",4,0",
+                            1},
+                      Fault{"rank0_first_call", "0,0,0,0", 1}, Fault{"rank0_mid_run", "0,3,5,0", 1},
+                      Fault{"twice", "1,1,2,0;2,4,6,0", 2},
+                      // 3 workers reduce-scatter the histograms
+                      // (hist_sync=auto): a round's 5th call is the root's
+                      // ReduceScatter, its 6th the split candidates'
+                      // Allgatherv (the survivors name the call).
+                      Fault{"rank1_in_reduce_scatter", "1,2,4,0", 1, "ReduceScatter"},
+                      Fault{"rank2_in_split_allgather", "2,3,5,0", 1, "Allgatherv"}),
+    [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
 
 // 200k generated rows: rank 0 killed at a seeded round and rank 1 at the first collective call.
 TEST(Recovery, GeneratedDenseTwoKills) {

@@ -1,8 +1,11 @@
-// Every collective of a Communicator, every op and type, checked against a reference computed
-// from what each rank holds. Shared by the in-process tcp tests (worker threads) and the
-// rabit_check program that mpirun and the trackers start as real processes.
+// Every collective of a Communicator (allreduce, reduce-scatter, broadcast, gathers), every op and
+// type, checked against a reference computed from what each rank holds. Shared by the in-process
+// tcp tests (worker threads) and the rabit_check program that mpirun and the trackers start as real
+// processes.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -52,12 +55,45 @@ std::string CheckAllreduce(Communicator* comm, Op op, std::size_t n, const char*
   return "";
 }
 
+// Blocks of a reduce-scatter of about n elements: rank r's is n + 3 r elements, rank 1's empty.
+inline std::vector<std::size_t> ScatterBlocks(int world, std::size_t n) {
+  std::vector<std::size_t> counts(world);
+  for (int r = 0; r < world; ++r) counts[r] = r == 1 ? 0 : n + 3 * r;
+  return counts;
+}
+
+// "" when this rank's block of a reduce-scatter over ScatterBlocks(n) matches the reference.
+template <typename T>
+std::string CheckReduceScatter(Communicator* comm, Op op, std::size_t n, const char* name) {
+  const std::vector<std::size_t> counts = ScatterBlocks(comm->WorldSize(), n);
+  std::size_t total = 0, first = 0;
+  for (int r = 0; r < comm->WorldSize(); ++r) {
+    if (r < comm->Rank()) first += counts[r];
+    total += counts[r];
+  }
+  std::vector<T> buf(total);
+  for (std::size_t i = 0; i < total; ++i) buf[i] = Value<T>(comm->Rank(), i);
+  comm->ReduceScatter(Span<T>(buf), counts, op);
+  for (std::size_t i = first; i < first + counts[comm->Rank()]; ++i) {
+    T want = Value<T>(0, i);
+    for (int r = 1; r < comm->WorldSize(); ++r) want = Fold(want, Value<T>(r, i), op);
+    if (buf[i] != want) {
+      return "rank " + std::to_string(comm->Rank()) + ": ReduceScatter " + name + " op " +
+             std::to_string(static_cast<int>(op)) + " n " + std::to_string(n) + ": element " +
+             std::to_string(i) + " is " + std::to_string(static_cast<double>(buf[i])) + ", want " +
+             std::to_string(static_cast<double>(want));
+    }
+  }
+  return "";
+}
+
 template <typename T>
 std::string CheckType(Communicator* comm, const char* name, const std::vector<std::size_t>& sizes) {
   for (std::size_t n : sizes) {
     for (Op op : {Op::kSum, Op::kMax, Op::kMin, Op::kBitOr}) {
       if (op == Op::kBitOr && !std::is_integral_v<T>) continue;
       std::string error = CheckAllreduce<T>(comm, op, n, name);
+      if (error.empty()) error = CheckReduceScatter<T>(comm, op, n, name);
       if (!error.empty()) return error;
     }
   }
@@ -93,6 +129,44 @@ inline std::string CheckBroadcastAndGather(Communicator* comm, std::size_t broad
   return "";
 }
 
+// What the rank wrote on the wire (WireBytesSent): a ring allreduce of `count` int64 (count at
+// least the ring's threshold) sends 2 (N-1)/N of the buffer, within the rounding of its chunks to
+// whole elements (one element a step, 2 (N-1) steps); a reduce-scatter sends every block but its
+// own once on tcp's ring, and (N-1)/N of the buffer padded to N of the largest block by mpi's
+// count (mpi_communicator.cc); local sends nothing.
+inline std::string CheckWireBytes(Communicator* comm, std::size_t count) {
+  const int n = comm->WorldSize();
+  const std::string me = "rank " + std::to_string(comm->Rank()) + ": ";
+  std::vector<int64_t> buf(count, comm->Rank());
+  int64_t before = comm->WireBytesSent();
+  comm->Allreduce(Span<int64_t>(buf), Op::kSum);
+  const int64_t ring = comm->WireBytesSent() - before;
+  const double p = 8.0 * static_cast<double>(count);
+  const double want = 2.0 * (n - 1) / n * p;
+  if (std::abs(static_cast<double>(ring) - want) > 2.0 * (n - 1) * 8) {
+    return me + "Allreduce of " + std::to_string(8 * count) + " bytes sent " +
+           std::to_string(ring) + ", want 2 (N-1)/N P = " + std::to_string(want);
+  }
+  const std::vector<std::size_t> counts = ScatterBlocks(n, count / n);
+  std::size_t total = 0, largest = 0;
+  for (std::size_t c : counts) {
+    total += c;
+    largest = std::max(largest, c);
+  }
+  buf.assign(total, 1);
+  before = comm->WireBytesSent();
+  comm->ReduceScatter(Span<int64_t>(buf), counts, Op::kSum);
+  const int64_t scatter = comm->WireBytesSent() - before;
+  double expect = 8.0 * static_cast<double>(largest) * (n - 1), slack = 8.0;
+  if (comm->Backend() == "tcp") expect = 8.0 * static_cast<double>(total - counts[comm->Rank()]);
+  if (comm->Backend() == "local") expect = 0;
+  if (std::abs(static_cast<double>(scatter) - expect) > slack) {
+    return me + "ReduceScatter of " + std::to_string(8 * total) + " bytes sent " +
+           std::to_string(scatter) + ", want " + std::to_string(expect);
+  }
+  return "";
+}
+
 // Everything above; "" when all match.
 inline std::string CheckEveryCollective(Communicator* comm, const std::vector<std::size_t>& sizes,
                                         std::size_t broadcast_bytes) {
@@ -102,6 +176,7 @@ inline std::string CheckEveryCollective(Communicator* comm, const std::vector<st
   if (e.empty()) e = CheckType<float>(comm, "float", sizes);
   if (e.empty()) e = CheckType<double>(comm, "double", sizes);
   if (e.empty()) e = CheckBroadcastAndGather(comm, broadcast_bytes);
+  if (e.empty()) e = CheckWireBytes(comm, sizes.back());
   return e;
 }
 

@@ -67,11 +67,15 @@ TEST(WithStats, CountsCallsAndPayloadAndForwards) {
   comm->Allreduce(Span<double>(values), Op::kSum);
   std::vector<char> bytes(5, 'x');
   comm->Broadcast(Span<char>(bytes), 0);
+  std::vector<int32_t> blocks(4, 3);
+  comm->ReduceScatter(Span<int32_t>(blocks), {4}, Op::kSum);
   EXPECT_EQ(comm->Backend(), "local");
+  EXPECT_EQ(blocks[3], 3);
   EXPECT_EQ(values[0], 1.5);
   const CollectiveStats stats = comm->Stats();
-  EXPECT_EQ(stats.calls, 2);
-  EXPECT_EQ(stats.bytes, 10 * 8 + 5);
+  EXPECT_EQ(stats.calls, 3);
+  EXPECT_EQ(stats.bytes, 10 * 8 + 5 + 4 * 4);
+  EXPECT_EQ(stats.sent, 0);  // a world of one writes nothing on a wire
   EXPECT_GE(stats.seconds, 0.0);
   EXPECT_EQ(MakeLocalCommunicator()->Stats().calls, 0);
 }

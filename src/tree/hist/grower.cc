@@ -81,6 +81,7 @@ TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts,
       comm_(comm),
       nthread_(nthread),
       hist_builder_(matrix, cuts, nthread, low_bit),
+      sync_(cuts, params.hist_sync, comm, low_bit),
       nodes_(params),
       low_bit_(low_bit) {}
 
@@ -112,74 +113,12 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) 
   std::vector<Histogram*> out{&nodes_[0].hist};
   hist_builder_.Build(gpair, *partitioner_, {0}, out);
   if (comm_->WorldSize() > 1) {
-    AllreduceHistograms(out,
-                        {comm_->AllreduceValue<uint64_t>(matrix_->NumRows(), rabit::Op::kSum)});
+    sync_.Sync(out, {comm_->AllreduceValue<uint64_t>(matrix_->NumRows(), rabit::Op::kSum)});
   }
   timer_.Add("histograms", start);
   start = PhaseTimer::Clock::now();
   EvaluateNodes({0});
   timer_.Add("evaluate", start);
-}
-
-namespace {
-// The histograms hists[k] for k in `which`, cell by cell (g, h) in a buffer of T, summed over the
-// workers, and back.
-template <typename T>
-void AllreduceAs(const std::vector<Histogram*>& hists, const std::vector<std::size_t>& which,
-                 std::size_t n_bins, rabit::Communicator* comm) {
-  if (which.empty()) return;
-  std::vector<T> buf(which.size() * n_bins * 2);
-  T* out = buf.data();
-  for (std::size_t k : which) {
-    for (const GradientSum& s : *hists[k]) {
-      *out++ = static_cast<T>(s.g);
-      *out++ = static_cast<T>(s.h);
-    }
-  }
-  comm->Allreduce(Span<T>(buf), rabit::Op::kSum);
-  const T* in = buf.data();
-  for (std::size_t k : which) {
-    for (GradientSum& s : *hists[k]) {
-      s.g = *in++;
-      s.h = *in++;
-    }
-  }
-}
-
-// The same for histograms whose every sum, partial or whole, is within +-32767 (CellBits::k16):
-// a cell travels as one int32, g * 2^16 + h. Sums of such words are exact (|G * 2^16 + H| <
-// 2^31) and decode uniquely: H is the int16 congruent to the word mod 2^16, G = (word - H) / 2^16.
-void AllreducePacked16(const std::vector<Histogram*>& hists, const std::vector<std::size_t>& which,
-                       std::size_t n_bins, rabit::Communicator* comm) {
-  if (which.empty()) return;
-  std::vector<int32_t> buf(which.size() * n_bins);
-  int32_t* out = buf.data();
-  for (std::size_t k : which) {
-    for (const GradientSum& s : *hists[k]) *out++ = static_cast<int32_t>(s.g * 65536 + s.h);
-  }
-  comm->Allreduce(Span<int32_t>(buf), rabit::Op::kSum);
-  const int32_t* in = buf.data();
-  for (std::size_t k : which) {
-    for (GradientSum& s : *hists[k]) {
-      const int32_t word = *in++;
-      s.h = static_cast<int16_t>(static_cast<uint32_t>(word) & 0xffffu);
-      s.g = (static_cast<int64_t>(word) - s.h) / 65536;
-    }
-  }
-}
-}  // namespace
-
-void TreeGrower::AllreduceHistograms(const std::vector<Histogram*>& hists,
-                                     const std::vector<uint64_t>& rows) {
-  if (comm_->WorldSize() == 1 || hists.empty()) return;
-  std::vector<std::size_t> by_bits[3];  // k16, k32, k64
-  for (std::size_t k = 0; k < hists.size(); ++k) {
-    const CellBits bits = low_bit_ ? CellBitsFor(rows[k]) : CellBits::k64;
-    by_bits[static_cast<int>(bits)].push_back(k);
-  }
-  AllreduceAs<int64_t>(hists, by_bits[static_cast<int>(CellBits::k64)], cuts_->TotalBins(), comm_);
-  AllreduceAs<int32_t>(hists, by_bits[static_cast<int>(CellBits::k32)], cuts_->TotalBins(), comm_);
-  AllreducePacked16(hists, by_bits[static_cast<int>(CellBits::k16)], cuts_->TotalBins(), comm_);
 }
 
 // Only the chunks some worker touched can be non-zero: the workers agree on the union of their
@@ -301,14 +240,18 @@ bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
   return true;
 }
 
+// With reduce_scatter each worker evaluates its block's features of each node and the workers
+// agree on the best (histogram_sync.h).
 void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   std::vector<NodeToEvaluate> inputs;
   for (int nid : nids) {
     NodeState& n = nodes_[nid];
     n.features = NodeFeatures(nid);
+    if (sync_.scatters()) n.features = sync_.Owned(n.features);
     inputs.push_back(NodeToEvaluate{&n.hist, n.sum, n.gain, &n.features, nullptr, 0, n.bounds});
   }
   std::vector<SplitCandidate> best = evaluator_->Evaluate(inputs, nthread_);
+  sync_.AgreeOnSplits(&best);
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
 }
 
@@ -388,7 +331,7 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   std::vector<Histogram*> out;
   for (int nid : build_nids) out.push_back(&nodes_[nid].hist);
   hist_builder_.Build(gpair, *partitioner_, build_nids, out, /*reuse_gradients=*/true);
-  AllreduceHistograms(out, built_rows);
+  sync_.Sync(out, built_rows);
   // Each sibling takes its parent's histogram and subtracts the built child's in place.
   std::vector<const Histogram*> smaller;
   std::vector<Histogram*> siblings;
@@ -398,7 +341,7 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
     smaller.push_back(&nodes_[b.left].hist);
     siblings.push_back(&nodes_[b.right].hist);
   }
-  HistogramBuilder::Subtract(smaller, siblings, nthread_);
+  HistogramBuilder::Subtract(smaller, siblings, nthread_, sync_.FirstBin(), sync_.EndBin());
   return children;
 }
 

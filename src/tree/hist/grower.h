@@ -1,7 +1,8 @@
 // Grows one tree from quantized gradients (DESIGN.md steps 6-9): depthwise (level by level) or
 // lossguide (best loss change first), with XGBoost's expansion order so node ids match its
 // dumps. Per level: partition the expanded nodes' rows, build the smaller child of each split
-// (one allreduce for the level's histograms), subtract for the sibling, evaluate the children.
+// (one allreduce, or reduce-scatter, for the level's histograms: histogram_sync.h), subtract for
+// the sibling, evaluate the children.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "tree/column_sampler.h"
 #include "tree/hist/columnwise.h"
 #include "tree/hist/histogram.h"
+#include "tree/hist/histogram_sync.h"
 #include "tree/hist/row_partitioner.h"
 #include "tree/hist/split_evaluator.h"
 #include "tree/node_book.h"
@@ -69,10 +71,6 @@ class TreeGrower {
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<GradientSum>& gpair,
                                  const std::vector<Expansion>& expansions);
-  // Sums each histogram over the workers; rows[k]: hists[k]'s rows over all workers (low-bit
-  // mode moves each histogram in the cells of CellBitsFor(rows[k]): 16+16 bits packed in an int32,
-  // 32+32 or 64+64).
-  void AllreduceHistograms(const std::vector<Histogram*>& hists, const std::vector<uint64_t>& rows);
   void EvaluateNodes(const std::vector<int>& nids);
   // Several workers, wide data: reduces the touched chunks of the node's histogram.
   void AllreduceWide();
@@ -94,6 +92,9 @@ class TreeGrower {
   rabit::Communicator* comm_;
   int nthread_;
   HistogramBuilder hist_builder_;
+  // How the workers sum a level's histograms; with reduce_scatter each worker holds, evaluates
+  // and subtracts only its block's bins (the rest of a node's histogram is its own partial).
+  HistogramSync sync_;
   const GradientQuantizer* quantizer_ = nullptr;
   std::unique_ptr<SplitEvaluator> evaluator_;
   std::unique_ptr<RowPartitioner> partitioner_;

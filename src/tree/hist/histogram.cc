@@ -603,15 +603,16 @@ void HistogramBuilder::MarkAllWideChunksTouched() {
 }
 
 void HistogramBuilder::Subtract(const std::vector<const Histogram*>& child,
-                                const std::vector<Histogram*>& parent, int nthread) {
+                                const std::vector<Histogram*>& parent, int nthread,
+                                std::size_t first, std::size_t end) {
   RB_CHECK(child.size() == parent.size());
   for (std::size_t k = 0; k < parent.size(); ++k) RB_CHECK(parent[k]->size() == child[k]->size());
-  const std::size_t n_bins = parent.empty() ? 0 : parent[0]->size();
+  const std::size_t n_bins = std::min(end, parent.empty() ? 0 : parent[0]->size());
 #pragma omp parallel for schedule(static) num_threads(nthread)
   for (std::size_t k = 0; k < parent.size(); ++k) {
     const GradientSum* c = child[k]->data();
     GradientSum* d = parent[k]->data();
-    for (std::size_t b = 0; b < n_bins; ++b) d[b] -= c[b];
+    for (std::size_t b = first; b < n_bins; ++b) d[b] -= c[b];
   }
 }
 

@@ -63,10 +63,11 @@ class HistogramBuilder {
   // Whether dense rows are read from records (narrow enough for one; see record_stride_).
   bool UsesRecords() const { return record_stride_ != 0; }
 
-  // For every k: *parent[k] -= *child[k], element-wise (one parallel loop for all): the parent's
-  // histogram becomes its other child's in place.
+  // For every k: *parent[k] -= *child[k], element-wise over bins [first, end) (one parallel loop
+  // for all): the parent's histogram becomes its other child's in place there.
   static void Subtract(const std::vector<const Histogram*>& child,
-                       const std::vector<Histogram*>& parent, int nthread);
+                       const std::vector<Histogram*>& parent, int nthread, std::size_t first = 0,
+                       std::size_t end = SIZE_MAX);
 
  private:
   // Not const: without reuse_gradients, the dense builds store the gradients into the records.

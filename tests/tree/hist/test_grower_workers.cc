@@ -1,6 +1,6 @@
 // Trees grown by several workers (real tcp workers on threads, each with a share of the rows)
 // equal one process's, in the normal and the wide way (the wide way reduces only the chunks some
-// worker touched).
+// worker touched), with the level's histograms allreduced or reduce-scattered (hist_sync).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,7 +33,8 @@ void MakeRows(int n, std::vector<std::vector<float>>* rows, std::vector<float>* 
 
 // Squared error at margin 0 over `data` with `comm`: cuts, bins, quantizer and tree all agreed
 // over comm's workers.
-RegTree GrowTree(const DataSet& data, uint32_t num_col, rabit::Communicator* comm, bool wide) {
+RegTree GrowTree(const DataSet& data, uint32_t num_col, rabit::Communicator* comm, bool wide,
+                 const char* hist_sync = "allreduce") {
   HistogramCuts cuts = ComputeCuts(data, num_col, 64, comm, 1);
   BinnedMatrix matrix = BinnedMatrix::Build(data, cuts, 1);
   matrix.BuildColumns(1);
@@ -42,12 +43,16 @@ RegTree GrowTree(const DataSet& data, uint32_t num_col, rabit::Communicator* com
   GradientQuantizer q(g, 1, 0, comm, 1);
   Params p;
   p.max_depth = 5;
+  p.hist_sync = hist_sync;
   TreeGrower grower(&matrix, &cuts, TreeParams::From(p, 0.0f), comm, 1);
   if (wide) grower.SetWideHistogramBytes(0);
   return grower.Grow(q.QuantizeAll(g, 1, 0, {}, 1), q, 0);
 }
 
-TEST(GrowerWorkers, ThreeWorkersGrowTheOneProcessTreeInBothWays) {
+class GrowerWorkers : public ::testing::TestWithParam<int> {};
+
+// 3 workers, and 9 for 8 features (a worker owns no feature under reduce_scatter).
+TEST_P(GrowerWorkers, GrowTheOneProcessTreeInEveryWay) {
   std::vector<std::vector<float>> rows;
   std::vector<float> labels;
   MakeRows(3000, &rows, &labels);
@@ -55,8 +60,10 @@ TEST(GrowerWorkers, ThreeWorkersGrowTheOneProcessTreeInBothWays) {
   auto local = rabit::MakeLocalCommunicator();
   const RegTree expected = GrowTree(all, all.num_col, local.get(), false);
   ASSERT_GT(expected.NumNodes(), 15);
-  const int n = 3;
-  const std::vector<std::size_t> bounds{0, 400, 1900, rows.size()};  // uneven shares
+  const int n = GetParam();
+  std::vector<std::size_t> bounds{0, 400, 1900};  // uneven shares
+  for (int r = 3; r < n; ++r) bounds.push_back(1900 + (r - 2) * 1100 / (n - 2));
+  bounds.push_back(rows.size());
   rabit::test::TrackerThread tracker(n);
   const auto errors = rabit::test::RunWorkers(&tracker, n, {}, [&](rabit::Communicator* comm) {
     const int r = comm->Rank();
@@ -69,10 +76,14 @@ TEST(GrowerWorkers, ThreeWorkersGrowTheOneProcessTreeInBothWays) {
       test::ExpectSameTree(expected, tree,
                            std::string(wide ? "wide" : "normal") + " rank " + std::to_string(r));
     }
+    test::ExpectSameTree(expected, GrowTree(share, all.num_col, comm, false, "reduce_scatter"),
+                         "reduce_scatter rank " + std::to_string(r));
     return std::string();
   });
   for (const std::string& e : errors) EXPECT_EQ(e, "");
 }
+
+INSTANTIATE_TEST_SUITE_P(Workers, GrowerWorkers, ::testing::Values(3, 9));
 
 }  // namespace
 }  // namespace ringboost
