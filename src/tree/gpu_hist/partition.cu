@@ -1,5 +1,6 @@
 // Device side of the row partition (partition.h): mark bits, scan the tiles, scatter.
 #include <algorithm>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <numeric>
 
@@ -24,43 +25,41 @@ __device__ int FindTask(const PartitionTaskView* tasks, int n_tasks, uint64_t j)
 }
 
 constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
-constexpr uint32_t kTileWords = kThreads / 32;  // a tile: a block's positions, a word a warp
+constexpr uint32_t kTileWords = kThreads;  // a word of marks a thread in the tile's scan
 
 // The marks of positions [lo, lo + n) as MarkBitsView's bits and word_prefix, and each tile's
-// count in tile_count[tile]: a thread a position, a warp's 32 marks one word by ballot (as many
-// threads in flight as positions: the marks wait on dependent loads, a row id then its bin).
+// count in tile_count[tile]. A block takes whole tiles; a warp computes 32 marks at once (one
+// word by ballot), then the block scans its tile's word counts.
 __global__ void __launch_bounds__(kThreads)
     MarkBitsKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
                    uint64_t n, uint32_t* bits, uint32_t* word_prefix, uint32_t* tile_count) {
+  using BlockScan = cub::BlockScan<uint32_t, kThreads>;
+  __shared__ typename BlockScan::TempStorage scan_storage;
   __shared__ uint32_t word_count[kTileWords];
-  const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = kThreads / 32;
   const uint64_t n_words = (n + 31) / 32;
   for (uint64_t tile = blockIdx.x; tile * kTileWords < n_words; tile += gridDim.x) {
-    const uint64_t word_id = tile * kTileWords + warp;
-    const uint64_t k = word_id * 32 + lane;
-    bool mark = false;
-    const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
-    if (t >= 0) {
-      const PartitionTaskView& task = tasks[t];
-      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
-    }
-    const uint32_t word = __ballot_sync(0xffffffffu, mark);
-    if (lane == 0) {
-      if (word_id < n_words) bits[word_id] = word;
-      word_count[warp] = __popc(word);
-    }
-    __syncthreads();
-    if (threadIdx.x <= kTileWords) {  // the tile's scan: kTileWords + 1 small sums
-      uint32_t before = 0;
-      for (uint32_t w = 0; w < threadIdx.x; ++w) before += word_count[w];
-      const uint64_t w = tile * kTileWords + threadIdx.x;
-      if (threadIdx.x < kTileWords) {
-        if (w < n_words) word_prefix[w] = before;
-      } else {
-        tile_count[tile] = before;
+    const uint64_t first_word = tile * kTileWords;
+    for (uint32_t w = warp; w < kTileWords; w += warps) {  // the same trips for a warp's lanes
+      const uint64_t k = (first_word + w) * 32 + lane;
+      bool mark = false;
+      const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
+      if (t >= 0) {
+        const PartitionTaskView& task = tasks[t];
+        mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
+      }
+      const uint32_t word = __ballot_sync(0xffffffffu, mark);
+      if (lane == 0) {
+        if (first_word + w < n_words) bits[first_word + w] = word;
+        word_count[w] = __popc(word);
       }
     }
-    __syncthreads();  // word_count is reused by the next tile
+    __syncthreads();
+    uint32_t before = 0, total = 0;
+    BlockScan(scan_storage).ExclusiveSum(word_count[threadIdx.x], before, total);
+    if (first_word + threadIdx.x < n_words) word_prefix[first_word + threadIdx.x] = before;
+    if (threadIdx.x == 0) tile_count[tile] = total;
+    __syncthreads();  // word_count and scan_storage are reused by the next tile
   }
 }
 

@@ -1,10 +1,11 @@
 // Row partition on the device (DESIGN.md step 8, GPU): the same layout as RowPartitioner. Each
 // node owns a contiguous range of row ids in one of two buffers; splitting a level's nodes marks
-// every row that goes left, as bits, with the exclusive scan of the marks kept in two small
-// levels (per word of 32 marks within its tile of 8 words, per tile), and scatters each node's
-// rows into the other buffer: left rows first, then right rows, each side in its original order
-// (a stable partition, so the layout equals the CPU's). The marks and their scan take about a
-// quarter of a byte a row, where byte marks and a full 32-bit scan took 5 bytes.
+// every row that goes left, as bits, with the exclusive scan of the marks kept in two small levels
+// (per word of 32 marks within its tile, per tile), and scatters each node's rows into the other
+// buffer: left rows first, then right rows, each side in its original order (a stable partition,
+// so the layout equals the CPU's). A row's position costs a read of its row id and its bin in
+// the marking pass, and a read of the row id and a write in the scatter; the marks and their
+// scan are 1/32 of that traffic (byte marks and a full 32-bit scan were 5 more bytes a row).
 #pragma once
 
 #include <cstdint>
