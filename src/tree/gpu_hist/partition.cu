@@ -1,6 +1,7 @@
-// Device side of the row partition (partition.h): mark bits, scan the tiles, scatter.
+// Device side of the row partition (partition.h): mark, scan, scatter.
+#include <thrust/iterator/transform_iterator.h>
+
 #include <algorithm>
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <numeric>
 
@@ -24,66 +25,37 @@ __device__ int FindTask(const PartitionTaskView* tasks, int n_tasks, uint64_t j)
   return lo > 0 && j < tasks[lo - 1].end ? lo - 1 : -1;
 }
 
-constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
-constexpr uint32_t kTileWords = kThreads;  // a word of marks a thread in the tile's scan
-
-// The marks of positions [lo, lo + n) as MarkBitsView's bits and word_prefix, and each tile's
-// count in tile_count[tile]. A block takes whole tiles; a warp computes 32 marks at once (one
-// word by ballot), then the block scans its tile's word counts.
-__global__ void __launch_bounds__(kThreads)
-    MarkBitsKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
-                   uint64_t n, uint32_t* bits, uint32_t* word_prefix, uint32_t* tile_count) {
-  using BlockScan = cub::BlockScan<uint32_t, kThreads>;
-  __shared__ typename BlockScan::TempStorage scan_storage;
-  __shared__ uint32_t word_count[kTileWords];
-  const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = kThreads / 32;
-  const uint64_t n_words = (n + 31) / 32;
-  for (uint64_t tile = blockIdx.x; tile * kTileWords < n_words; tile += gridDim.x) {
-    const uint64_t first_word = tile * kTileWords;
-    for (uint32_t w = warp; w < kTileWords; w += warps) {  // the same trips for a warp's lanes
-      const uint64_t k = (first_word + w) * 32 + lane;
-      bool mark = false;
-      const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
-      if (t >= 0) {
-        const PartitionTaskView& task = tasks[t];
-        mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
-      }
-      const uint32_t word = __ballot_sync(0xffffffffu, mark);
-      if (lane == 0) {
-        if (first_word + w < n_words) bits[first_word + w] = word;
-        word_count[w] = __popc(word);
-      }
+// marks[j - lo] for positions [lo, lo + n) and a trailing 0 at marks[n].
+__global__ void MarkKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks,
+                           uint64_t lo, uint64_t n, uint8_t* marks) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k <= n;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    uint8_t mark = 0;
+    const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
+    if (t >= 0) {
+      const PartitionTaskView& task = tasks[t];
+      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
     }
-    __syncthreads();
-    uint32_t before = 0, total = 0;
-    BlockScan(scan_storage).ExclusiveSum(word_count[threadIdx.x], before, total);
-    if (first_word + threadIdx.x < n_words) word_prefix[first_word + threadIdx.x] = before;
-    if (threadIdx.x == 0) tile_count[tile] = total;
-    __syncthreads();  // word_count and scan_storage are reused by the next tile
+    marks[k] = mark;
   }
 }
 
-// Per task: the marks before its first position and its rows that go left.
 __global__ void CountLeftKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
-                                MarkBitsView marks, uint64_t* left_base, uint64_t* n_left) {
+                                const uint32_t* scan, uint64_t* n_left) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n_tasks) return;
-  const uint64_t base = LeftBefore(marks, tasks[t].begin - lo);
-  left_base[t] = base;
-  n_left[t] = LeftBefore(marks, tasks[t].end - lo) - base;
+  if (t < n_tasks) n_left[t] = scan[tasks[t].end - lo] - scan[tasks[t].begin - lo];
 }
 
-__global__ void ScatterKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
-                              MarkBitsView marks, const uint64_t* left_base,
-                              const uint64_t* n_left) {
-  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < marks.n;
+__global__ void ScatterKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo, uint64_t n,
+                              const uint8_t* marks, const uint32_t* scan, const uint64_t* n_left) {
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     const int t = FindTask(tasks, n_tasks, lo + k);
     if (t < 0) continue;
     const PartitionTaskView& task = tasks[t];
-    const bool left = (marks.bits[k / 32] >> (k % 32)) & 1u;
-    const uint64_t to = PartitionDestination(task.begin, lo + k,
-                                             LeftBefore(marks, k) - left_base[t], n_left[t], left);
+    const uint64_t left_before = scan[k] - scan[task.begin - lo];
+    const uint64_t to =
+        PartitionDestination(task.begin, lo + k, left_before, n_left[t], marks[k] != 0);
     task.dst[to] = task.src[lo + k];
   }
 }
@@ -115,6 +87,11 @@ __global__ void IotaKernel(uint32_t* out, uint64_t n) {
   }
 }
 
+// Marks are bytes (a quarter of the traffic of 32-bit ones); the scan widens them as it reads.
+struct WidenMark {
+  __host__ __device__ uint32_t operator()(uint8_t mark) const { return mark; }
+};
+
 unsigned int Grid(uint64_t n) { return GridStrideFor(n, DevicePolicy::kPartitionBlockThreads); }
 
 }  // namespace
@@ -123,10 +100,8 @@ DevicePartitioner::DevicePartitioner(uint64_t num_rows) : num_rows_(num_rows) {
   RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
   d_buffers_[0].Resize(num_rows);
   d_buffers_[1].Resize(num_rows);
-  const uint64_t n_words = (num_rows + 31) / 32;
-  d_bits_.Resize(std::max<uint64_t>(n_words, 1));
-  d_word_prefix_.Resize(std::max<uint64_t>(n_words, 1));
-  d_tile_prefix_.Resize((n_words + kTileWords - 1) / kTileWords + 1);
+  d_marks_.Resize(num_rows + 1);
+  d_scan_.Resize(num_rows + 1);
   Reset();
 }
 
@@ -206,29 +181,22 @@ std::vector<uint64_t> DevicePartitioner::MarkScanScatter(
     uint64_t n) {
   const int n_tasks = static_cast<int>(views.size());
   d_tasks_.CopyFrom(views);
-  d_left_base_.Resize(views.size());
   d_n_left_.Resize(views.size());
-  const uint64_t n_words = (n + 31) / 32, n_tiles = (n_words + kTileWords - 1) / kTileWords;
-  // The tiles' counts go to d_tile_prefix_[0, n_tiles) and are scanned in place, with one more
-  // (zero) entry so that d_tile_prefix_[n_tiles] ends as the total.
-  RB_CUDA_CHECK(cudaMemsetAsync(d_tile_prefix_.data() + n_tiles, 0, sizeof(uint32_t)));
-  MarkBitsKernel<<<GridStrideFor(n_tiles, 1), kThreads>>>(
-      matrix.View(), d_tasks_.data(), n_tasks, lo, n, d_bits_.data(), d_word_prefix_.data(),
-      d_tile_prefix_.data());
+  constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
+  MarkKernel<<<Grid(n + 1), kThreads>>>(matrix.View(), d_tasks_.data(), n_tasks, lo, n,
+                                        d_marks_.data());
   RB_CUDA_CHECK_LAUNCH();
+  const auto marks = thrust::make_transform_iterator(d_marks_.data(), WidenMark());
   std::size_t temp_bytes = 0;
-  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_tile_prefix_.data(),
-                                              d_tile_prefix_.data(), n_tiles + 1));
+  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, marks, d_scan_.data(), n + 1));
   if (d_scan_temp_.size() < temp_bytes) d_scan_temp_.Resize(std::max<std::size_t>(temp_bytes, 1));
-  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
-      d_scan_temp_.data(), temp_bytes, d_tile_prefix_.data(), d_tile_prefix_.data(), n_tiles + 1));
-  const MarkBitsView marks{d_bits_.data(), d_word_prefix_.data(), d_tile_prefix_.data(), n,
-                           kTileWords};
-  CountLeftKernel<<<GridFor(n_tasks, kThreads), kThreads>>>(d_tasks_.data(), n_tasks, lo, marks,
-                                                            d_left_base_.data(), d_n_left_.data());
+  RB_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(d_scan_temp_.data(), temp_bytes, marks, d_scan_.data(), n + 1));
+  CountLeftKernel<<<GridFor(n_tasks, kThreads), kThreads>>>(d_tasks_.data(), n_tasks, lo,
+                                                            d_scan_.data(), d_n_left_.data());
   RB_CUDA_CHECK_LAUNCH();
-  ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, marks, d_left_base_.data(),
-                                       d_n_left_.data());
+  ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, n, d_marks_.data(),
+                                       d_scan_.data(), d_n_left_.data());
   RB_CUDA_CHECK_LAUNCH();
   return d_n_left_.ToHost();
 }

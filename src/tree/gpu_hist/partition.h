@@ -1,11 +1,8 @@
 // Row partition on the device (DESIGN.md step 8, GPU): the same layout as RowPartitioner. Each
 // node owns a contiguous range of row ids in one of two buffers; splitting a level's nodes marks
-// every row that goes left, as bits, with the exclusive scan of the marks kept in two small levels
-// (per word of 32 marks within its tile, per tile), and scatters each node's rows into the other
-// buffer: left rows first, then right rows, each side in its original order (a stable partition,
-// so the layout equals the CPU's). A row's position costs a read of its row id and its bin in
-// the marking pass, and a read of the row id and a write in the scatter; the marks and their
-// scan are 1/32 of that traffic (byte marks and a full 32-bit scan were 5 more bytes a row).
+// every row that goes left, takes one exclusive scan of the marks over the positions the nodes
+// cover, and scatters each node's rows into the other buffer: left rows first, then right rows,
+// each side in its original order (a stable partition, so the layout equals the CPU's).
 #pragma once
 
 #include <cstdint>
@@ -32,34 +29,6 @@ RB_HOST_DEVICE inline uint64_t PartitionDestination(uint64_t begin, uint64_t j,
                                                     uint64_t left_before, uint64_t n_left,
                                                     bool left) {
   return left ? begin + left_before : begin + n_left + (j - begin - left_before);
-}
-
-// The left marks of a level's positions [0, n) as bits: bit j % 32 of bits[j / 32] is position
-// j's mark. Words form tiles of tile_words; word_prefix[w] counts the marks of w's tile before
-// word w, tile_prefix[t] those of the tiles before t (tile_prefix[n_tiles]: all of them).
-struct MarkBitsView {
-  const uint32_t* bits;
-  const uint32_t* word_prefix;
-  const uint32_t* tile_prefix;
-  uint64_t n;
-  uint32_t tile_words;
-};
-
-RB_HOST_DEVICE inline uint32_t PopCount(uint32_t x) {
-#ifdef __CUDA_ARCH__
-  return __popc(x);
-#else
-  return static_cast<uint32_t>(__builtin_popcount(x));
-#endif
-}
-
-// The marks of positions [0, j), j <= n: the exclusive scan of the marks at j.
-RB_HOST_DEVICE inline uint64_t LeftBefore(const MarkBitsView& m, uint64_t j) {
-  const uint64_t tile_marks = uint64_t{32} * m.tile_words;
-  if (j >= m.n) return m.tile_prefix[(m.n + tile_marks - 1) / tile_marks];
-  const uint64_t w = j / 32;
-  const uint32_t below = (1u << (j % 32)) - 1u;
-  return m.tile_prefix[w / m.tile_words] + m.word_prefix[w] + PopCount(m.bits[w] & below);
 }
 
 // A node of the tree being grown as the device walks it (DevicePartitioner::AddLeafValues on
@@ -132,12 +101,10 @@ class DevicePartitioner {
                                         uint64_t n);
   uint64_t num_rows_;
   DeviceBuffer<uint32_t> d_buffers_[2];
-  DeviceBuffer<uint32_t> d_bits_;         // MarkBitsView's bits, word_prefix and tile_prefix
-  DeviceBuffer<uint32_t> d_word_prefix_;  // (the tiles' counts before their scan)
-  DeviceBuffer<uint32_t> d_tile_prefix_;
+  DeviceBuffer<uint8_t> d_marks_;  // 1 = goes left, per covered position (+1 trailing 0)
+  DeviceBuffer<uint32_t> d_scan_;  // exclusive scan of d_marks_
   DeviceBuffer<uint8_t> d_scan_temp_;
   DeviceBuffer<PartitionTaskView> d_tasks_;
-  DeviceBuffer<uint64_t> d_left_base_;  // per view: LeftBefore at its first position
   DeviceBuffer<uint64_t> d_n_left_;
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
   DeviceBuffer<WalkNode> d_walk_;

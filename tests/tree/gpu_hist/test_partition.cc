@@ -2,7 +2,6 @@
 // positions on the host.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -69,43 +68,12 @@ TEST(DevicePartition, DestinationsFormTheStablePartition) {
   EXPECT_EQ(got, expected);
 }
 
-// The marks as bits with the two levels of their scan, laid out as MarkBitsKernel writes them, for
-// tiles of `tile_words` words: LeftBefore(j) is the exclusive scan at every j <= n.
-TEST(DevicePartition, MarkBitsGiveTheExclusiveScan) {
-  std::mt19937 rng(9);
-  for (uint64_t n : {1, 31, 32, 33, 64, 200, 1000}) {
-    for (uint32_t tile_words : {1u, 2u, 3u, 256u}) {
-      std::vector<uint8_t> marks(n);
-      for (uint8_t& m : marks) m = rng() % 3 == 0;
-      const uint64_t n_words = (n + 31) / 32, n_tiles = (n_words + tile_words - 1) / tile_words;
-      std::vector<uint32_t> bits(n_words, 0), word_prefix(n_words), tile_prefix(n_tiles + 1, 0);
-      for (uint64_t j = 0; j < n; ++j) bits[j / 32] |= static_cast<uint32_t>(marks[j]) << (j % 32);
-      for (uint64_t t = 0; t < n_tiles; ++t) {
-        uint32_t in_tile = 0;
-        for (uint64_t w = t * tile_words; w < std::min(n_words, (t + 1) * tile_words); ++w) {
-          word_prefix[w] = in_tile;
-          in_tile += static_cast<uint32_t>(__builtin_popcount(bits[w]));
-        }
-        tile_prefix[t + 1] = tile_prefix[t] + in_tile;
-      }
-      const MarkBitsView view{bits.data(), word_prefix.data(), tile_prefix.data(), n, tile_words};
-      uint64_t expected = 0;
-      for (uint64_t j = 0; j <= n; ++j) {
-        ASSERT_EQ(LeftBefore(view, j), expected)
-            << "n " << n << " tile " << tile_words << " j " << j;
-        if (j < n) expected += marks[j];
-      }
-    }
-  }
-}
-
 // Nodes without rows (one_row, one_bin: every row goes one way) split into two empty children at
-// the node's position, as RowPartitioner does; the partitioner is reused after Reset. bins_65535
-// covers 8 tiles of marks.
+// the node's position, as RowPartitioner does; the partitioner is reused after Reset.
 TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
-  for (const test::ShapeSpec& s : test::AllKernelShapes()) {
+  for (const test::ShapeSpec& s : test::KernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     RowPartitioner cpu(b.matrix->NumRows());
