@@ -37,6 +37,7 @@ struct Params {
   std::string enable_bundle = "auto";  // exclusive feature bundling: auto | true | false
   double max_conflict_rate = 0.0;      // rows a bundle may hold in conflict (share of the sample)
   std::string hist_sync = "auto";      // workers' histograms: allreduce | reduce_scatter | auto
+  std::string multi_strategy = "one_output_per_tree";  // XGBoost's; one tree per class only
   // Categorical features (XGBoost's): their types, and how their splits are searched.
   std::string feature_types;         // "q,q,c": one q (quantitative) or c (categorical) per feature
   int max_cat_to_onehot = 4;         // fewer categories than this: one-hot splits, else partitions

@@ -57,6 +57,17 @@ bool CheckDevice(const std::string& value, std::string* error) {
 }
 
 // feature_types: XGBoost's type names separated by commas (spaces allowed).
+// multi_strategy: XGBoost's multi_output_tree (vector-leaf trees) is refused by name.
+bool CheckMultiStrategy(const std::string& value, std::string* error) {
+  if (value == "multi_output_tree") {
+    *error =
+        "multi_output_tree (XGBoost's one tree with a vector leaf for all classes or outputs) is "
+        "not available: ringboost grows one tree per class and output, as "
+        "multi_strategy=one_output_per_tree (the default)";
+  }
+  return false;  // else the allowed list decides
+}
+
 bool CheckFeatureTypes(const std::string& value, std::string* error) {
   if (value.empty()) return true;
   std::string type;
@@ -241,6 +252,13 @@ std::vector<ParamSpec> BuildTable() {
                "reg:absoluteerror and reg:quantileerror are XGBoost 3.2+'s smooth MM losses "
                "(XGBoost 3.1 and older refreshed their leaves to the residuals' median or "
                "quantile)."));
+  t.push_back(
+      P(s, "multi_strategy", &Params::multi_strategy, "one_output_per_tree")
+          .OneOf({"one_output_per_tree"})
+          .Check(CheckMultiStrategy)
+          .Doc("XGBoost's strategy for several classes or outputs (multi:*, several "
+               "quantile_alpha): one_output_per_tree grows one tree per class and output each "
+               "round, as XGBoost's default; XGBoost's multi_output_tree is refused by name."));
   t.push_back(P(s, "num_class", &Params::num_class, "0")
                   .Min(0)
                   .Doc("Number of classes, for multi:softmax and multi:softprob (at least 2)."));

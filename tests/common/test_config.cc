@@ -230,6 +230,19 @@ TEST(Config, BadEnumValueListsTheAllowedValues) {
             "command line: tree_method=gpu: allowed values are hist, auto, approx, exact");
 }
 
+// multi_strategy: XGBoost's default is taken; its vector-leaf trees are refused by name.
+TEST(Config, MultiStrategyTakesOneOutputPerTree) {
+  EXPECT_EQ(ParseConfig("", {"multi_strategy=one_output_per_tree"}).multi_strategy,
+            "one_output_per_tree");
+  EXPECT_EQ(OverrideError("multi_strategy=multi_output_tree"),
+            "command line: multi_strategy=multi_output_tree: multi_output_tree (XGBoost's one "
+            "tree with a vector leaf for all classes or outputs) is not available: ringboost "
+            "grows one tree per class and output, as multi_strategy=one_output_per_tree (the "
+            "default)");
+  EXPECT_EQ(OverrideError("multi_strategy=x"),
+            "command line: multi_strategy=x: allowed values are one_output_per_tree");
+}
+
 // XGBoost 1.x's GPU keys are taken as XGBoost 2 takes them, with a deprecation warning.
 TEST(Config, GpuHistAndGpuIdAreDeprecatedAliasesOfDevice) {
   testing::internal::CaptureStderr();
