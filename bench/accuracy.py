@@ -38,7 +38,8 @@ but in the machine-*-estimated-base cases, where both estimate it (ringboost doe
 absoluteerror and quantileerror). rank:map trains on LightGBM's rank example with its labels
 binarised (label > 0 -> 1: XGBoost 3.x refuses other labels for rank:map and map).
 survival:aft trains on ACTG175 from PyPI's lifelines (`/tmp/xgb3/bin/pip install --no-deps
-lifelines`; see ACTG175 below), its label intervals in .lower_bound / .upper_bound side files.
+lifelines`; see ACTG175 below), its label intervals in .lower_bound / .upper_bound side files;
+survival:cox on the same patients (label days, negative when censored).
 """
 
 import argparse
@@ -173,6 +174,11 @@ for _dist, _metric in [("normal", "aft-nloglik"), ("logistic", "aft-nloglik"),
                       extra={"aft_loss_distribution": _dist,
                              "aft_loss_distribution_scale": 1.2, "max_bin": 2048}))
 
+# survival:cox on the same patients: label days for an event, -days for a censored row (XGBoost's
+# convention), no side files; max_bin 2048 as above.
+CASES.append(Case("actg175-cox", ACTG175, ACTG175, "survival-cox", "survival:cox", "cox-nloglik",
+                  higher_better=False, goal="relative", extra={"max_bin": 2048}))
+
 SIDE_FILES = (".weight", ".query", ".lower_bound", ".upper_bound")
 # Constraints (issue 30): XGBoost 3.x's monotone_constraints and interaction_constraints with the
 # same values on both sides. Higgs: m_bb (25) up, m_wwbb (27) down, lepton pT (0) up; machine:
@@ -278,26 +284,31 @@ def lifelines_file(name):
 ACTG_DROP = ("", "pidnum", "cens", "days")
 
 
-def actg_to_libsvm(src, train_dst, test_dst):
+def actg_to_libsvm(src, train_dst, test_dst, cox=False):
     """ACTG175's CSV as LibSVM (label 0, the covariates as features, NA missing) with the
-    .lower_bound / .upper_bound side files: [days, days] for an event, [days, inf) censored."""
+    .lower_bound / .upper_bound side files: [days, days] for an event, [days, inf) censored.
+    cox: the label is days for an event, -days censored, and no side files."""
     import csv
     outs = {}
     for path in (train_dst, test_dst):
-        outs[path] = [open(path, "w"), open(path + ".lower_bound", "w"),
-                      open(path + ".upper_bound", "w")]
+        outs[path] = [open(path, "w")] + ([] if cox else [open(path + ".lower_bound", "w"),
+                                                           open(path + ".upper_bound", "w")])
     with open(src) as inp:
         rows = csv.reader(inp)
         header = next(rows)
         features = [j for j, name in enumerate(header) if name not in ACTG_DROP]
         cens, days = header.index("cens"), header.index("days")
         for i, fields in enumerate(rows):
-            data, lower, upper = outs[test_dst if i % 5 == 0 else train_dst]
+            files = outs[test_dst if i % 5 == 0 else train_dst]
             feats = " ".join("%d:%s" % (k, fields[j]) for k, j in enumerate(features)
                              if fields[j] != "NA")
-            data.write("0 %s\n" % feats)
-            lower.write("%s\n" % fields[days])
-            upper.write("%s\n" % (fields[days] if fields[cens] == "1" else "inf"))
+            if cox:
+                sign = "" if fields[cens] == "1" else "-"
+                files[0].write("%s%s %s\n" % (sign, fields[days], feats))
+                continue
+            files[0].write("0 %s\n" % feats)
+            files[1].write("%s\n" % fields[days])
+            files[2].write("%s\n" % (fields[days] if fields[cens] == "1" else "inf"))
     for files in outs.values():
         for f in files:
             f.close()
@@ -305,9 +316,10 @@ def actg_to_libsvm(src, train_dst, test_dst):
 
 def prepare(case, data_dir, work_dir):
     """Paths (train, test) of LibSVM files for this case, converting TSV into work_dir."""
-    if case.fmt == "survival":
+    if case.fmt in ("survival", "survival-cox"):
         paths = [os.path.join(work_dir, "actg.train"), os.path.join(work_dir, "actg.test")]
-        actg_to_libsvm(lifelines_file(case.train.split(":", 1)[1]), paths[0], paths[1])
+        actg_to_libsvm(lifelines_file(case.train.split(":", 1)[1]), paths[0], paths[1],
+                       cox=case.fmt == "survival-cox")
         return paths
     if case.fmt == "tsv-target":
         paths = []
