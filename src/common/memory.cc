@@ -1,5 +1,6 @@
 #include "common/memory.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -105,6 +106,21 @@ void CheckAllocation(uint64_t bytes, const std::string& what, const std::string&
   if (used > 0) room << " of " << FormatBytes(limit.bytes);
   RB_FAIL(what << " needs " << FormatBytes(bytes) << " (" << how << "), " << room.str() << " ("
                << limit.source << ")" << (fix.empty() ? "" : "; " + fix));
+}
+
+void AdviseHugePages(void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::size_t kWorthIt = std::size_t{4} << 20;
+  if (bytes < kWorthIt) return;
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto at = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = (at + page - 1) / page * page;
+  const uintptr_t end = (at + bytes) / page * page;
+  if (end > first) madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace ringboost

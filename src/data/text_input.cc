@@ -139,15 +139,6 @@ const char* SkipDataRows(const char* p, const char* end, uint64_t n) {
   return end;
 }
 
-void AdviseHugePages(void* p, std::size_t bytes) {
-  constexpr std::uintptr_t kPage = 4096;
-  constexpr std::size_t kWorthIt = std::size_t{4} << 20;
-  if (bytes < kWorthIt) return;
-  auto begin = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
-  auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 std::string Locate(const std::string& path, const char* base, const char* p) {
   uint64_t line = 1 + static_cast<uint64_t>(std::count(base, p, '\n'));
   const char* line_start = p;

@@ -68,10 +68,6 @@ ByteCounts CountNewlinesAnd(const char* begin, const char* end, char sep);
 // Start of the `n`-th data line (0-based) at or after line start p; `end` if there are fewer.
 const char* SkipDataRows(const char* p, const char* end, uint64_t n);
 
-// Asks the kernel for transparent huge pages on [p, p + bytes) (a hint; large fresh buffers then
-// take a few hundred page faults instead of tens of thousands).
-void AdviseHugePages(void* p, std::size_t bytes);
-
 // "path:line:column" of byte p of the file starting at base (both 1-based).
 std::string Locate(const std::string& path, const char* base, const char* p);
 // Throws Error "path:line:column: what".

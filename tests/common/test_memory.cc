@@ -4,9 +4,12 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <new>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "common/memory.h"
@@ -50,6 +53,53 @@ TEST(Memory, ARequestBeyondTheLimitIsRefusedNamingItsSize) {
 
 // A body that throws inside a parallel region: without ParallelErrors the exception would leave
 // the region and end the process (std::terminate).
+// The kernel's THP mode ("always", "madvise" or "never"), "" where it has none.
+std::string HugePageMode() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(in, line);
+  const auto open = line.find('['), close = line.find(']');
+  return open == std::string::npos || close == std::string::npos
+             ? ""
+             : line.substr(open + 1, close - open - 1);
+}
+
+// The THPeligible field of /proc/self/smaps for the mapping holding `p`: 0, 1, or -1 when the
+// kernel does not report it.
+int HugePageEligible(const void* p) {
+  std::ifstream in("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("THPeligible:", 0) == 0) {
+      return std::stoi(line.substr(12));
+    }
+  }
+  return -1;
+}
+
+// A hint that never changes the contents (large, small and sub-page ranges); in the kernel's
+// "madvise" mode it is what makes a large buffer eligible for huge pages.
+TEST(Memory, HugePageHintKeepsContentsAndMarksLargeBuffers) {
+  std::vector<uint32_t> large, small;
+  large.reserve(std::size_t{16} << 20 >> 2);  // 16 MiB: a mapping of its own
+  small.reserve(std::size_t{1} << 20 >> 2);   // 1 MiB: under the size worth a hint
+  AdviseHugePages(large.data(), large.capacity() * sizeof(uint32_t));
+  AdviseHugePages(small.data(), small.capacity() * sizeof(uint32_t));
+  AdviseHugePages(small.data() + 1, 3);  // less than a page, unaligned: nothing to do
+  for (uint32_t i = 0; i < large.capacity(); ++i) large.push_back(i * 2654435761u);
+  for (uint32_t i = 0; i < large.size(); ++i) ASSERT_EQ(large[i], i * 2654435761u);
+  if (HugePageMode() != "madvise") GTEST_SKIP() << "THP mode '" << HugePageMode() << "'";
+  const int eligible = HugePageEligible(large.data() + large.size() / 2);
+  if (eligible < 0) GTEST_SKIP() << "no THPeligible in /proc/self/smaps";
+  EXPECT_EQ(eligible, 1);
+}
+
 TEST(ParallelErrors, AnExceptionInsideTheRegionIsRethrownAfterIt) {
   ParallelErrors errors;
   int ran = 0;

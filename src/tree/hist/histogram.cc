@@ -312,6 +312,9 @@ template <typename BinT>
 void HistogramBuilder::InitRecords(const std::vector<BinT>& bins) {
   const uint64_t rows = matrix_->NumRows();
   const std::size_t row_bytes = feature_offsets_.size() * sizeof(BinT);
+  // Reserved first, so that the huge-page hint comes before the pages are touched.
+  records_.reserve(rows * record_stride_ + kRecordAlign);
+  AdviseHugePages(records_.data(), records_.capacity());
   records_.assign(rows * record_stride_ + kRecordAlign, 0);
   uint8_t* records = Records();
   const int64_t n = static_cast<int64_t>(rows);
