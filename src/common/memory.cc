@@ -1,5 +1,8 @@
 #include "common/memory.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -65,6 +68,19 @@ uint64_t AddressSpaceInUse() {
 }
 
 }  // namespace
+
+void ReturnFreedMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+void ReleasePages(const void* begin, const void* end) {
+  static const auto kPage = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto lo = (reinterpret_cast<std::uintptr_t>(begin) + kPage - 1) & ~(kPage - 1);
+  const auto hi = reinterpret_cast<std::uintptr_t>(end) & ~(kPage - 1);
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+}
 
 const MemoryLimit& ProcessMemoryLimit() {
   static const MemoryLimit limit = ReadLimit();

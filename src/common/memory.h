@@ -7,7 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace ringboost {
 
@@ -39,6 +43,40 @@ void AdviseHugePages(void* data, std::size_t bytes);
 //   "<what> needs <N> (<how>), more than the <M> this process may use (<source>); <fix>"
 // `how` says how the size comes about ("2000000 rows x 3 groups x 4 bytes"), `fix` what the
 // user can change.
+// Hands the free memory that malloc keeps in its arenas back to the system (glibc's malloc_trim;
+// nothing elsewhere). Memory freed by the threads of a parallel region stays in their arenas, part
+// of the resident set, until then: call it after a phase whose workspace is gone and before the
+// next large allocation.
+void ReturnFreedMemory();
+
+// Drops the whole pages inside [begin, end) of memory this process owns (a heap buffer) from its
+// resident set: the caller promises never to read those bytes again and frees the buffer later.
+// For a large buffer consumed front to back while its replacement fills (DenseRows::Take), so
+// the two do not both stay resident.
+void ReleasePages(const void* begin, const void* end);
+
+// An allocator whose value-initialization is default-initialization: resize() leaves new floats
+// and integers unwritten, so the pages of a fresh large buffer become resident only as they are
+// filled. For buffers filled right after they are sized.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 void CheckAllocation(uint64_t bytes, const std::string& what, const std::string& how,
                      const std::string& fix);
 

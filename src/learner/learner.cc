@@ -116,10 +116,27 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     is_cat = std::move(by_column);
     constraints = constraints.Select(columns_.ids());
   }
+  // The eval sets take their prediction layout before the cuts, so that their CSR (larger than
+  // the dense rows that replace it where DenseRows pays) is gone at the peak of the setup, while
+  // the training values, the cuts' workspace and then the binned matrix are all resident.
+  evals_.clear();
+  for (auto& e : evals) {
+    CachedSet set;
+    set.name = e.first;
+    set.margins = init_margins(e.second);
+    if (columns_.active()) columns_.Renumber(&e.second);
+    if (DenseRows::Pays(e.second, e.second.num_col)) {
+      set.dense = DenseRows::Take(&e.second, e.second.num_col, nthread_);
+    }
+    set.data = std::move(e.second);
+    evals_.push_back(std::move(set));
+  }
+  evals.clear();
   auto start = std::chrono::steady_clock::now();
   cuts_ = ComputeCuts(train, num_col, params_.max_bin, comm_, nthread_);
   ApplyCategories(train, is_cat, comm_, &cuts_);
   times.cuts_s = Seconds(start);
+  ReturnFreedMemory();  // the cuts' per-thread workspace
   start = std::chrono::steady_clock::now();
   const FeatureBundles bundles =
       DecideBundles(train, cuts_,
@@ -140,20 +157,6 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   std::vector<float>().swap(train.value);
   train_.data = std::move(train);
   matrix_->BuildColumns(nthread_);
-  evals_.clear();
-  for (auto& e : evals) {
-    CachedSet set;
-    set.name = e.first;
-    set.margins = init_margins(e.second);
-    if (columns_.active()) columns_.Renumber(&e.second);
-    if (DenseRows::Pays(e.second, e.second.num_col)) {
-      set.dense = DenseRows::From(e.second, e.second.num_col, nthread_);
-      std::vector<uint32_t>().swap(e.second.index);
-      std::vector<float>().swap(e.second.value);
-    }
-    set.data = std::move(e.second);
-    evals_.push_back(std::move(set));
-  }
   // The trainer keeps the training margins; the learner keeps a copy only for eval_train.
   std::vector<float> margins = params_.eval_train ? train_.margins : std::move(train_.margins);
   trainer_ = RoundTrainer::Create(

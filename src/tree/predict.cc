@@ -136,21 +136,50 @@ bool DenseRows::Pays(const DataSet& data, uint32_t num_feature) {
   return cells * sizeof(float) <= data.NumNonZero() * (sizeof(float) + sizeof(uint32_t));
 }
 
-DenseRows DenseRows::From(const DataSet& data, uint32_t num_feature, int nthread) {
-  DenseRows out;
-  out.num_feature = num_feature;
+namespace {
+
+// Writes rows [begin, end) of `data` into the matrix at `values` (num_feature + 1 columns).
+void FillDenseRows(const DataSet& data, uint32_t num_feature, int64_t begin, int64_t end,
+                   int nthread, float* values) {
   const std::size_t width = static_cast<std::size_t>(num_feature) + 1;
-  const int64_t num_rows = static_cast<int64_t>(data.NumRows());
-  out.values.resize(num_rows * width);
-  float* values = out.values.data();
 #pragma omp parallel for schedule(static) num_threads(Threads(nthread))
-  for (int64_t r = 0; r < num_rows; ++r) {
+  for (int64_t r = begin; r < end; ++r) {
     float* row = values + r * width;
     std::fill(row, row + width, std::numeric_limits<float>::quiet_NaN());
     for (uint64_t k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) {
       if (data.index[k] < num_feature) row[data.index[k]] = data.value[k];
     }
   }
+}
+
+}  // namespace
+
+DenseRows DenseRows::From(const DataSet& data, uint32_t num_feature, int nthread) {
+  DenseRows out;
+  out.num_feature = num_feature;
+  const int64_t num_rows = static_cast<int64_t>(data.NumRows());
+  out.values.resize(num_rows * (static_cast<std::size_t>(num_feature) + 1));
+  FillDenseRows(data, num_feature, 0, num_rows, nthread, out.values.data());
+  return out;
+}
+
+DenseRows DenseRows::Take(DataSet* data, uint32_t num_feature, int nthread, uint64_t block_rows) {
+  RB_CHECK(block_rows > 0);
+  DenseRows out;
+  out.num_feature = num_feature;
+  const uint64_t num_rows = data->NumRows();
+  out.values.resize(num_rows * (static_cast<std::size_t>(num_feature) + 1));
+  for (uint64_t begin = 0; begin < num_rows; begin += block_rows) {
+    const uint64_t end = std::min(num_rows, begin + block_rows);
+    FillDenseRows(*data, num_feature, static_cast<int64_t>(begin), static_cast<int64_t>(end),
+                  nthread, out.values.data());
+    // The entries of the rows before `end` are read no more.
+    const uint64_t done = data->row_ptr[end];
+    ReleasePages(data->index.data(), data->index.data() + done);
+    ReleasePages(data->value.data(), data->value.data() + done);
+  }
+  std::vector<uint32_t>().swap(data->index);
+  std::vector<float>().swap(data->value);
   return out;
 }
 

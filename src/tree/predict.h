@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/memory.h"
 #include "data/data.h"
 #include "model/model.h"
 #include "model/tree.h"
@@ -36,12 +37,20 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
 // cells hold a value: no CSR to scatter and clear per block, half its bytes.
 struct DenseRows {
   uint32_t num_feature = 0;
-  std::vector<float> values;
+  std::vector<float, UninitializedAllocator<float>> values;  // pages resident as they are filled
   uint64_t NumRows() const { return values.size() / (static_cast<uint64_t>(num_feature) + 1); }
+
+  // Rows Take fills between two releases of the CSR it consumes.
+  static constexpr uint64_t kTakeBlockRows = uint64_t{1} << 14;
 
   // Whether the matrix of `data` would take at most the bytes of its CSR entries.
   static bool Pays(const DataSet& data, uint32_t num_feature);
   static DenseRows From(const DataSet& data, uint32_t num_feature, int nthread);
+  // From, consuming data->index and data->value (empty afterwards; row_ptr and the rest stay): the
+  // CSR's pages are released block by block of `block_rows` rows as the matrix fills, so the
+  // peak is about the larger of the two, not their sum.
+  static DenseRows Take(DataSet* data, uint32_t num_feature, int nthread,
+                        uint64_t block_rows = kTakeBlockRows);
 };
 void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
                     const DenseRows& rows, int stride, float* margins, int nthread);

@@ -2,6 +2,7 @@
 // allocation, and exceptions carried out of OpenMP regions.
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
@@ -51,8 +52,6 @@ TEST(Memory, ARequestBeyondTheLimitIsRefusedNamingItsSize) {
   }
 }
 
-// A body that throws inside a parallel region: without ParallelErrors the exception would leave
-// the region and end the process (std::terminate).
 // The kernel's THP mode ("always", "madvise" or "never"), "" where it has none.
 std::string HugePageMode() {
   std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
@@ -100,6 +99,34 @@ TEST(Memory, HugePageHintKeepsContentsAndMarksLargeBuffers) {
   EXPECT_EQ(eligible, 1);
 }
 
+TEST(Memory, ReleasePagesDropsOnlyTheWholePagesInside) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> buffer(6 * page, 0x5a);
+  unsigned char* base = buffer.data();
+  // From 100 bytes into the buffer to 50 bytes past the end of its fourth page: the whole pages
+  // inside start at the first page boundary after base + 100 and end at the last one before the
+  // end; the bytes around them are the caller's and stay.
+  unsigned char* begin = base + 100;
+  unsigned char* end = base + 4 * page + 50;
+  auto up = [&](unsigned char* p) {
+    return base + (((reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1)) -
+                   reinterpret_cast<std::uintptr_t>(base));
+  };
+  unsigned char* lo = up(begin);
+  unsigned char* hi = up(end + 1) - page;
+  ASSERT_LT(lo, hi);
+  ReleasePages(begin, end);
+  for (unsigned char* p = base; p < base + buffer.size(); ++p) {
+    ASSERT_EQ(*p, p >= lo && p < hi ? 0 : 0x5a) << (p - base);
+  }
+  ReleasePages(end, begin);         // an empty range: nothing
+  ReleasePages(hi + 1, hi + page);  // no whole page inside (hi is a page start): nothing
+  EXPECT_EQ(hi[1], 0x5a);
+  EXPECT_EQ(hi[page - 1], 0x5a);
+}
+
+// A body that throws inside a parallel region: without ParallelErrors the exception would leave
+// the region and end the process (std::terminate).
 TEST(ParallelErrors, AnExceptionInsideTheRegionIsRethrownAfterIt) {
   ParallelErrors errors;
   int ran = 0;

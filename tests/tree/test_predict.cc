@@ -163,6 +163,18 @@ TEST(AddTreeMargins, DenseRowsGiveTheCsrMargins) {
     ASSERT_EQ(test::Bits(by_csr[i]), test::Bits(by_dense[i])) << i;
   }
   EXPECT_NE(by_csr[0], 0.5f);
+  // Take fills the same matrix block by block (7 rows: a last block of 0 < 203 % 7 rows, and
+  // blocks whose entries end inside a page), releasing the CSR behind it; the rest stays.
+  DataSet taken = data;
+  const DenseRows took = DenseRows::Take(&taken, num_feature, 2, 7);
+  ASSERT_EQ(took.values.size(), dense.values.size());
+  for (std::size_t i = 0; i < dense.values.size(); ++i) {
+    ASSERT_EQ(test::Bits(took.values[i]), test::Bits(dense.values[i])) << i;
+  }
+  EXPECT_TRUE(taken.index.empty());
+  EXPECT_TRUE(taken.value.empty());
+  EXPECT_EQ(taken.row_ptr, data.row_ptr);
+  EXPECT_EQ(taken.label, data.label);
   // One entry a row in 1000 columns: the CSR is the smaller.
   DataSet sparse;
   for (int r = 0; r < 10; ++r) AddRow(&sparse, {{static_cast<uint32_t>(r * 100), 1.0f}});

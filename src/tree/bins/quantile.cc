@@ -6,11 +6,13 @@
 // feature-major copy never costs more than a fraction of the data: per batch, one pass over the
 // CSR gathers the batch's entries grouped by feature (row blocks again), each column is sorted
 // (threads over features, largest first) and one pass over a sorted column finds its distinct
-// values, their weights and, alone, the cuts; with other workers, this worker's share of the column
-// goes to AgreeOnCuts (quantile_agree.cc), batch by batch. Values are handled as order-preserving
-// uint32 keys (sort_util.h). Unweighted data sorts bare keys; weighted data sorts (key << 32 | row)
-// and reads the row's fixed-point weight during the pass. The cuts of a feature depend only on its
-// sorted column, so the batching does not change them.
+// values, their weights and, alone, the cuts (read forward from the sorted column itself,
+// SortedColumnSummary, with no copy of its distinct values: that copy was the cuts' peak memory);
+// with other workers, this worker's share of the column goes to AgreeOnCuts (quantile_agree.cc),
+// batch by batch. Values are handled as order-preserving uint32 keys (sort_util.h). Unweighted data
+// sorts bare keys; weighted data sorts (key << 32 | row) and reads the row's fixed-point weight
+// during the pass. The cuts of a feature depend only on its sorted column, so the batching does not
+// change them.
 #include "tree/bins/quantile.h"
 
 #include <omp.h>
@@ -42,19 +44,38 @@ float PruneTarget(std::size_t k, float begin, float range, std::size_t n) {
   return 2 * ((static_cast<float>(k) * range) / static_cast<float>(n) + begin);
 }
 
-Summary Prune(const Summary& src, std::size_t maxsize) {
-  if (src.size() <= maxsize) return src;
+namespace {
+
+// The exact summary of a LocalColumn, one entry per distinct value made when read (ExactCuts
+// prunes it without holding all of it: 16 bytes per distinct value less at the peak of the cuts).
+struct ColumnSummary {
+  const LocalColumn& column;
+  std::size_t size() const { return column.keys.size(); }
+  SummaryEntry operator[](std::size_t j) const {
+    return MakeEntry(column.keys[j], column.below[j], column.Weight(j));
+  }
+  SummaryEntry back() const { return (*this)[size() - 1]; }
+};
+
+// Prune over any random-access summary: a Summary or a ColumnSummary.
+template <typename Src>
+Summary PruneOf(const Src& src, std::size_t maxsize) {
   const float begin = src[0].rmax;
   const float range = src.back().rmin - src[0].rmax;
   const std::size_t n = maxsize - 1;
   Summary out{src[0]};
+  const std::size_t last_index = src.size() - 1;
   std::size_t i = 1, last = 0;
   for (std::size_t k = 1; k < n; ++k) {
     const float dx2 = PruneTarget(k, begin, range, n);
-    while (i < src.size() - 1 && dx2 >= src[i + 1].rmax + src[i + 1].rmin) ++i;
-    if (i == src.size() - 1) break;
-    const std::size_t pick =
-        dx2 < (src[i].rmin + src[i].wmin) + (src[i + 1].rmax - src[i + 1].wmin) ? i : i + 1;
+    while (i < last_index) {
+      const SummaryEntry next = src[i + 1];
+      if (!(dx2 >= next.rmax + next.rmin)) break;
+      ++i;
+    }
+    if (i == last_index) break;
+    const SummaryEntry at = src[i], next = src[i + 1];
+    const std::size_t pick = dx2 < (at.rmin + at.wmin) + (next.rmax - next.wmin) ? i : i + 1;
     if (pick != last) {
       out.push_back(src[pick]);
       last = pick;
@@ -62,6 +83,27 @@ Summary Prune(const Summary& src, std::size_t maxsize) {
   }
   if (last != src.size() - 1) out.push_back(src.back());
   return out;
+}
+
+// The cuts of a column of `count` entries from its exact summary (more than max_bin entries).
+template <typename Src>
+std::vector<float> CutsOfSummary(const Src& summary, uint64_t count, int max_bin) {
+  const std::size_t first_size = FirstPruneSize(count, max_bin);
+  Summary first;
+  if (summary.size() <= first_size) {
+    first.resize(summary.size());
+    for (std::size_t j = 0; j < summary.size(); ++j) first[j] = summary[j];
+  } else {
+    first = PruneOf(summary, first_size);
+  }
+  return CutsAfterFirstPrune(first, count, max_bin);
+}
+
+}  // namespace
+
+Summary Prune(const Summary& src, std::size_t maxsize) {
+  if (src.size() <= maxsize) return src;
+  return PruneOf(src, maxsize);
 }
 
 std::size_t FirstPruneSize(uint64_t count, int max_bin) {
@@ -88,11 +130,7 @@ std::vector<float> ExactCuts(const LocalColumn& column, uint64_t count, int max_
     cuts.push_back(LastCut(KeyToFloat(keys.back())));
     return cuts;
   }
-  Summary summary(keys.size());  // exact: one entry per distinct value
-  for (std::size_t j = 0; j < keys.size(); ++j) {
-    summary[j] = MakeEntry(keys[j], column.below[j], column.Weight(j));
-  }
-  return CutsAfterFirstPrune(Prune(summary, FirstPruneSize(count, max_bin)), count, max_bin);
+  return CutsOfSummary(ColumnSummary{column}, count, max_bin);  // one entry per distinct value
 }
 
 float LastCut(float u) { return u + (std::fabs(u) + 1e-5f); }
@@ -122,6 +160,85 @@ LocalColumn ColumnShare(const Elem* col, uint64_t n, uint64_t distinct, const Tr
   }
   share.below.push_back(below);
   return share;
+}
+
+// The exact summary of a sorted column (n > 0 elements, `distinct` values), read forward: entry 0,
+// the last entry and a window of two consecutive entries that only moves forward, which is how
+// PruneOf reads (i and i + 1, i never decreasing). The one-worker cuts read it instead of a
+// LocalColumn: no per-distinct-value copy of the column (12 bytes a value) per sorting thread.
+template <typename Elem, typename Traits>
+class SortedColumnSummary {
+ public:
+  SortedColumnSummary(const Elem* col, uint64_t n, uint64_t distinct, const Traits& traits)
+      : col_(col), n_(n), distinct_(distinct), traits_(traits) {
+    front_ = window_[0] = Next();
+    window_[1] = distinct_ > 1 ? Next() : front_;
+    uint64_t k = n - 1, total = 0, last = 0;
+    const uint32_t key = traits.Key(col[k]);
+    if constexpr (Traits::kWeighted) {
+      for (uint64_t i = 0; i < n; ++i) total += traits.Weight(col[i]);
+    } else {
+      total = n * traits.Weight(col[0]);
+    }
+    for (;; --k) {
+      last += traits.Weight(col[k]);
+      if (k == 0 || traits.Key(col[k - 1]) != key) break;
+    }
+    back_ = MakeEntry(key, total - last, last);
+  }
+  std::size_t size() const { return distinct_; }
+  SummaryEntry back() const { return back_; }
+  SummaryEntry operator[](std::size_t j) const {
+    if (j == at_ + 1) return window_[1];  // the common cases first
+    if (j == at_) return window_[0];
+    if (j == 0) return front_;
+    if (j + 1 == distinct_) return back_;
+    RB_CHECK(j > at_);
+    while (j > at_ + 1) {
+      window_[0] = window_[1];
+      window_[1] = Next();
+      ++at_;
+    }
+    return window_[j - at_];
+  }
+
+ private:
+  // The entry of the next distinct value from pos_.
+  SummaryEntry Next() const {
+    const Elem* const col = col_;
+    const Traits traits = traits_;
+    const uint32_t key = traits.Key(col[pos_]);
+    uint64_t pos = pos_, weight = 0;
+    for (; pos < n_ && traits.Key(col[pos]) == key; ++pos) weight += traits.Weight(col[pos]);
+    pos_ = pos;
+    const SummaryEntry e = MakeEntry(key, below_, weight);
+    below_ += weight;
+    return e;
+  }
+
+  const Elem* col_;
+  uint64_t n_, distinct_;
+  Traits traits_;
+  SummaryEntry front_, back_;
+  mutable SummaryEntry window_[2];  // entries at_ and at_ + 1
+  mutable std::size_t at_ = 0;
+  mutable uint64_t pos_ = 0, below_ = 0;  // where Next reads, and the weight before it
+};
+
+// The cuts of a whole sorted column (n > 0 elements, `distinct` values): ExactCuts' result.
+template <typename Elem, typename Traits>
+std::vector<float> SortedColumnCuts(const Elem* col, uint64_t n, uint64_t distinct,
+                                    const Traits& traits, int max_bin) {
+  if (distinct > static_cast<uint64_t>(max_bin)) {
+    return CutsOfSummary(SortedColumnSummary<Elem, Traits>(col, n, distinct, traits), n, max_bin);
+  }
+  std::vector<float> cuts;  // one bin per distinct value
+  for (uint64_t k = 1; k < n; ++k) {
+    if (traits.Key(col[k]) != traits.Key(col[k - 1]))
+      cuts.push_back(KeyToFloat(traits.Key(col[k])));
+  }
+  cuts.push_back(LastCut(KeyToFloat(traits.Key(col[n - 1]))));
+  return cuts;
 }
 
 // Unweighted columns: bare keys, every entry weighs one unit.
@@ -317,7 +434,7 @@ void SortBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename T
         }
         if (alone) {
           (*min_values)[f] = MinValue(KeyToFloat(traits.Key(col[0])));
-          (*per_feature)[f] = ExactCuts(ColumnShare(col, n, distinct, traits), n, max_bin);
+          (*per_feature)[f] = SortedColumnCuts(col, n, distinct, traits, max_bin);
         } else {
           (*shares)[f - fb] = ColumnShare(col, n, distinct, traits);
         }

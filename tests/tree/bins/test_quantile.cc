@@ -399,6 +399,31 @@ TEST(Quantile, LargeColumnUsesSameRule) {
   }
 }
 
+// The one-worker cuts read a sorted column's summary forward (the first entry, the last, and a
+// window of two that only moves on): runs of equal values at both ends, distinct counts just
+// above max_bin, at 8 * max_bin (no first prune) and above it, weighted and not, against the
+// reference.
+TEST(Quantile, SortedColumnSummaryEdges) {
+  const int max_bin = 4;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> small(0, 9);
+  for (int distinct : {max_bin + 1, max_bin + 2, 8 * max_bin, 8 * max_bin + 1, 200}) {
+    std::vector<float> values, weight;
+    for (int v = 0; v < distinct; ++v) {
+      const int copies = v == 0 || v == distinct - 1 ? 50 : 1 + small(rng) % 3;
+      for (int c = 0; c < copies; ++c) {
+        values.push_back(static_cast<float>(v) * 0.25f - 3.0f);
+        weight.push_back(static_cast<float>(small(rng)) / 4.0f);
+      }
+    }
+    std::shuffle(values.begin(), values.end(), rng);
+    for (const DataSet& d : {Column(values), Column(values, weight)}) {
+      EXPECT_EQ(FeatureCuts(Cuts(d, 1, max_bin, 2), 0), ReferenceCuts(ColumnOf(d, 0), max_bin))
+          << "distinct " << distinct << " weighted " << !d.weight.empty();
+    }
+  }
+}
+
 TEST(Quantile, AgaricusCutsAreXGBoosts) {
   RB_REQUIRE_SHARED_DATA();
   const DataSet d = LoadData(test::SharedDataDir() + "/agaricus/agaricus.txt.train", {});
