@@ -7,6 +7,8 @@
 //    groups under 3 items are skipped; PR: binary PR AUC with the group's weight).
 // Binary and multi-class AUC are not sums of per-row terms, so with several workers every
 // worker gathers all rows (rank order = the whole data's order) and the value is exact.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,48 +35,93 @@ struct Weights {
   float operator[](size_t i) const { return (w == nullptr || w->empty()) ? dft : (*w)[i]; }
 };
 
-// (fp, tp, area): area under the curve made of the cumulative weighted negatives (fp) and
-// positives (tp) as the threshold passes each block of tied predictions, not yet normalised.
-// area_fn(fp_prev, fp, tp_prev, tp) is the area of one block.
-// Row ids by prediction, largest first, ties in row order (a stable sort): a radix sort of
-// (reversed order-preserving key, row) pairs, several times faster than a comparison sort on the
-// 200k-row eval sets evaluated every round.
-std::vector<size_t> DescendingOrder(const std::vector<float>& preds) {
-  std::vector<uint64_t> keyed(preds.size());
-  for (size_t i = 0; i < preds.size(); ++i) {
-    const uint32_t key = std::isnan(preds[i]) ? 0u : ~detail::FloatToKey(preds[i]);
-    keyed[i] = (static_cast<uint64_t>(key) << 32) | i;
+// Rows by prediction, largest first, ties in row order (a stable sort), with what the curve reads
+// of each: a radix sort of (reversed order-preserving key, row) pairs, several times faster than a
+// comparison sort on the 200k-row eval sets evaluated every round, on `nthread` threads (the
+// order is unique, so the threads cannot change it), then the rows' values gathered in that order
+// so that the curve's serial pass reads them in sequence.
+struct SortedRows {
+  std::vector<float> pred, label, weight;  // weight: empty when every row weighs weights.dft
+};
+
+// What a sort needs besides its output; kept by the metric from round to round, so that the
+// buffers are neither allocated nor cleared again.
+struct SortScratch {
+  std::vector<uint64_t> keyed, spare;
+  SortedRows rows;
+};
+
+const SortedRows& SortDescending(const std::vector<float>& preds, const std::vector<float>& labels,
+                                 Weights weights, int nthread, SortScratch* scratch) {
+  const size_t n = preds.size();
+  const bool weighted = weights.w != nullptr && !weights.w->empty();
+  SortedRows& out = scratch->rows;
+  out.pred.resize(n);
+  out.label.resize(n);
+  out.weight.resize(weighted ? n : 0);
+  auto key_of = [&](size_t i) { return std::isnan(preds[i]) ? 0u : ~detail::FloatToKey(preds[i]); };
+  if (n > 0xffffffffu) {  // rows do not fit the 32 low bits of a sorted element
+    std::vector<size_t> idx(n);
+    std::iota(idx.begin(), idx.end(), size_t{0});
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](size_t a, size_t b) { return key_of(a) < key_of(b); });
+    for (size_t i = 0; i < n; ++i) {
+      out.pred[i] = preds[idx[i]];
+      out.label[i] = labels[idx[i]];
+      if (weighted) out.weight[i] = (*weights.w)[idx[i]];
+    }
+    return out;
   }
-  std::vector<uint64_t> tmp;
-  if (preds.size() <= 0xffffffffu) {
-    detail::RadixSortByKey<32>(keyed.data(), keyed.size(), &tmp);  // stable passes over row order
-  } else {
-    std::stable_sort(keyed.begin(), keyed.end(),
-                     [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+  if (n < 16384) nthread = 1;  // below this a second thread costs more than it saves
+  scratch->keyed.resize(n);
+  scratch->spare.resize(n);
+  uint64_t* keyed = scratch->keyed.data();
+  uint64_t* spare = scratch->spare.data();
+  // One region, one barrier per merge round: each thread keys and sorts its share of the rows,
+  // then gathers the share of the result that it merged itself.
+#pragma omp parallel num_threads(nthread)
+  {
+    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+    const size_t begin = detail::ShareBegin(n, t, threads);
+    const size_t end = detail::ShareBegin(n, t + 1, threads);
+    for (size_t i = begin; i < end; ++i) keyed[i] = (static_cast<uint64_t>(key_of(i)) << 32) | i;
+    const uint64_t* sorted = detail::SortRowKeysInRegion(keyed, n, spare, t, threads);
+    for (size_t i = begin; i < end; ++i) {
+      const size_t row = sorted[i] & 0xffffffffu;
+      out.pred[i] = preds[row];
+      out.label[i] = labels[row];
+      if (weighted) out.weight[i] = (*weights.w)[row];
+    }
   }
-  std::vector<size_t> idx(preds.size());
-  for (size_t i = 0; i < idx.size(); ++i) idx[i] = keyed[i] & 0xffffffffu;
-  return idx;
+  return out;
 }
 
+// (fp, tp, area): area under the curve made of the cumulative weighted negatives (fp) and
+// positives (tp) as the threshold passes each block of tied predictions, not yet normalised.
+// area_fn(fp_prev, fp, tp_prev, tp) is the area of one block. The pass is serial: its double sums
+// are rounded in row order of the sorted rows, as XGBoost's are.
 template <typename AreaFn>
 std::tuple<double, double, double> BinaryAuc(const std::vector<float>& preds,
                                              const std::vector<float>& labels, Weights weights,
-                                             AreaFn area_fn) {
-  std::vector<size_t> idx = DescendingOrder(preds);
-  float label = labels[idx[0]];
-  double fp = (1.0 - label) * weights[idx[0]], tp = label * weights[idx[0]];
+                                             AreaFn area_fn, int nthread, SortScratch* scratch) {
+  if (preds.empty()) return {0.0, 0.0, 0.0};
+  const SortedRows& sorted = SortDescending(preds, labels, weights, nthread, scratch);
+  const float* pred = sorted.pred.data();
+  const float* y = sorted.label.data();
+  const Weights w{&sorted.weight, weights.dft};
+  float label = y[0];
+  double fp = (1.0 - label) * w[0], tp = label * w[0];
   double fp_prev = 0, tp_prev = 0, auc = 0;
-  for (size_t i = 1; i < idx.size(); ++i) {
-    if (preds[idx[i]] != preds[idx[i - 1]]) {
+  for (size_t i = 1; i < preds.size(); ++i) {
+    if (pred[i] != pred[i - 1]) {
       auc += area_fn(fp_prev, fp, tp_prev, tp);
       fp_prev = fp;
       tp_prev = tp;
     }
-    label = labels[idx[i]];
-    const float w = weights[idx[i]];
-    fp += (1.0f - label) * w;
-    tp += label * w;
+    label = y[i];
+    const float wi = w[i];
+    fp += (1.0f - label) * wi;
+    tp += label * wi;
   }
   auc += area_fn(fp_prev, fp, tp_prev, tp);
   if (fp <= 0.0 || tp <= 0.0) return {0.0, 0.0, 0.0};
@@ -86,8 +133,12 @@ double TrapezoidArea(double x0, double x1, double y0, double y1) {
 }
 
 std::tuple<double, double, double> BinaryRocAuc(const std::vector<float>& preds,
-                                                const std::vector<float>& labels, Weights w) {
-  return BinaryAuc(preds, labels, w, TrapezoidArea);
+                                                const std::vector<float>& labels, Weights w,
+                                                int nthread, SortScratch* scratch) {
+  auto area = [](double fp_prev, double fp, double tp_prev, double tp) {
+    return TrapezoidArea(fp_prev, fp, tp_prev, tp);
+  };
+  return BinaryAuc(preds, labels, w, area, nthread, scratch);
 }
 
 // Area of one PR block between recalls tp_prev/total_pos and tp/total_pos, interpolating
@@ -107,7 +158,8 @@ double DeltaPrAuc(double fp_prev, double fp, double tp_prev, double tp, double t
 
 // (1, 1, area): already normalised; NaN area without both classes.
 std::tuple<double, double, double> BinaryPrAuc(const std::vector<float>& preds,
-                                               const std::vector<float>& labels, Weights w) {
+                                               const std::vector<float>& labels, Weights w,
+                                               int nthread, SortScratch* scratch) {
   double total_pos = 0, total_neg = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
     total_pos += w[i] * labels[i];
@@ -117,7 +169,7 @@ std::tuple<double, double, double> BinaryPrAuc(const std::vector<float>& preds,
   auto area = [total_pos](double fp_prev, double fp, double tp_prev, double tp) {
     return DeltaPrAuc(fp_prev, fp, tp_prev, tp, total_pos);
   };
-  return {1.0, 1.0, std::get<2>(BinaryAuc(preds, labels, w, area))};
+  return {1.0, 1.0, std::get<2>(BinaryAuc(preds, labels, w, area, nthread, scratch))};
 }
 
 // One query group's ROC AUC: every pair of items (ordered by label, descending, stably) scores
@@ -157,28 +209,31 @@ class AucMetric : public Metric {
       if (num_groups != 1) RB_FAIL("eval_metric=" << Name() << ": ranking needs one output");
       return RankingAuc(preds, data, comm);
     }
-    std::vector<float> labels, weights, all_preds;
-    GatherRows(preds, num_groups, data, comm, &labels, &weights, &all_preds);
+    std::vector<float> gathered_labels, gathered_weights, gathered_preds;
+    const bool gathered = metric_detail::IsDistributed(comm);
+    if (gathered) {
+      GatherRows(preds, num_groups, data, comm, &gathered_labels, &gathered_weights,
+                 &gathered_preds);
+    }
+    // In a world of one the local rows, read in place.
+    const std::vector<float>& labels = gathered ? gathered_labels : data.label;
+    const std::vector<float>& weights = gathered ? gathered_weights : data.weight;
+    const std::vector<float>& all_preds = gathered ? gathered_preds : preds;
     if (labels.empty()) return kNaN;
     if (num_groups == 1) {
-      auto [fp, tp, auc] = roc_ ? BinaryRocAuc(all_preds, labels, Weights{&weights})
-                                : BinaryPrAuc(all_preds, labels, Weights{&weights});
+      auto [fp, tp, auc] =
+          roc_ ? BinaryRocAuc(all_preds, labels, Weights{&weights}, nthread_, &scratch_)
+               : BinaryPrAuc(all_preds, labels, Weights{&weights}, nthread_, &scratch_);
       return fp * tp <= 0 ? kNaN : auc / (fp * tp);
     }
     return MultiClassOvr(all_preds, labels, weights, num_groups);
   }
 
  private:
-  // Every worker's (label, weight, predictions) in rank order; the local rows in a world of one.
+  // Every worker's (label, weight, predictions) in rank order.
   static void GatherRows(const std::vector<float>& preds, int k, const DataSet& data,
                          rabit::Communicator* comm, std::vector<float>* labels,
                          std::vector<float>* weights, std::vector<float>* all_preds) {
-    if (!metric_detail::IsDistributed(comm)) {
-      *labels = data.label;
-      *weights = data.weight;
-      *all_preds = preds;
-      return;
-    }
     const size_t stride = 2 + k;
     std::vector<float> packed(data.NumRows() * stride);
     for (size_t i = 0; i < data.NumRows(); ++i) {
@@ -209,8 +264,9 @@ class AucMetric : public Metric {
         proba[i] = preds[i * k + c];
         response[i] = labels[i] == static_cast<float>(c) ? 1.0f : 0.0f;
       }
-      auto [fp, tp, auc] = roc_ ? BinaryRocAuc(proba, response, Weights{&weights})
-                                : BinaryPrAuc(proba, response, Weights{&weights});
+      auto [fp, tp, auc] =
+          roc_ ? BinaryRocAuc(proba, response, Weights{&weights}, nthread_, &scratch_)
+               : BinaryPrAuc(proba, response, Weights{&weights}, nthread_, &scratch_);
       const double area = fp * tp;
       if (area == 0) return kNaN;
       auc_sum += auc / area * tp;
@@ -257,11 +313,13 @@ class AucMetric : public Metric {
     }
     std::vector<float> p(preds.begin() + begin, preds.begin() + begin + n);
     std::vector<float> y(data.label.begin() + begin, data.label.begin() + begin + n);
-    return std::get<2>(BinaryPrAuc(p, y, Weights{nullptr, w}));
+    SortScratch scratch;  // inside the groups' loop: one thread, a buffer of its own
+    return std::get<2>(BinaryPrAuc(p, y, Weights{nullptr, w}, 1, &scratch));
   }
 
   bool roc_;
   int nthread_;
+  mutable SortScratch scratch_;  // Eval's buffers (Eval is not called on several threads at once)
 };
 
 }  // namespace

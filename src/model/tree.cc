@@ -107,17 +107,27 @@ TreeWalker::TreeWalker(const RegTree& tree, uint32_t num_feature) {
 
 void TreeWalker::Leaves(const float* rows, std::size_t stride, int n, int* leaves) const {
   if (!is_cat_.empty()) return LeavesCategorical(rows, stride, n, leaves);
+  // A whole block's row count is a constant, so that its rows' node ids stay in registers.
+  if (n == kMaxRows) return LeavesNumerical<kMaxRows>(rows, stride, kMaxRows, leaves);
+  LeavesNumerical<0>(rows, stride, n, leaves);
+}
+
+template <int kRows>
+void TreeWalker::LeavesNumerical(const float* rows, std::size_t stride, int n, int* leaves) const {
+  const int rows_walked = kRows > 0 ? kRows : n;
+  const Node* nodes = nodes_.data();
   int nid[kMaxRows] = {};
   for (int d = 0; d < depth_; ++d) {
-    for (int i = 0; i < n; ++i) {
-      const Node& x = nodes_[nid[i]];
+#pragma GCC unroll 8
+    for (int i = 0; i < rows_walked; ++i) {
+      const Node& x = nodes[nid[i]];
       const float v = rows[i * stride + (x.feature & 0x7fffffffu)];
       // NaN compares false: it goes left only by default.
       const bool left = (v < x.split_cond) | ((v != v) & (x.feature >> 31));
       nid[i] = x.child[left];
     }
   }
-  for (int i = 0; i < n; ++i) leaves[i] = nid[i];
+  for (int i = 0; i < rows_walked; ++i) leaves[i] = nid[i];
 }
 
 }  // namespace ringboost

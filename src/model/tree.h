@@ -78,6 +78,9 @@ class TreeWalker {
     int32_t child[2];  // [0] right, [1] left
   };
   void LeavesCategorical(const float* rows, std::size_t stride, int n, int* leaves) const;
+  // Leaves of trees without categorical splits; kRows > 0: n is kRows.
+  template <int kRows>
+  void LeavesNumerical(const float* rows, std::size_t stride, int n, int* leaves) const;
   std::vector<Node> nodes_;
   int depth_ = 0;
   // Trees with categorical splits: per node, its categories (empty for numerical splits).

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "objective/objectives.h"
@@ -79,18 +80,66 @@ __attribute__((target("avx512f"))) int RegLossRowsAvx512(const ElementwiseSpec& 
 }
 #endif
 
-RegLossRowsFn RegLossRowsFor(GradientIsa isa) {
+// Sigmoid<true> of values [begin, end), in place, in lanes: the scalar Sigmoid's bits, whose NaN
+// is its input's, quieted (the lanes' selects may return another NaN).
+__attribute__((always_inline)) inline void SigmoidLoop(float* values, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    const float x = values[i];
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    bits |= 0x00400000u;
+    float quiet;
+    std::memcpy(&quiet, &bits, sizeof(quiet));
+    const float s = Sigmoid<true>(x);
+    values[i] = x != x ? quiet : s;
+  }
+}
+
+using SigmoidRowsFn = void (*)(float*, int64_t, int64_t);
+
+void SigmoidRowsBaseline(float* values, int64_t begin, int64_t end) {
+  SigmoidLoop(values, begin, end);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) void SigmoidRowsAvx2(float* values, int64_t begin, int64_t end) {
+  SigmoidLoop(values, begin, end);
+}
+
+__attribute__((target("avx512f"))) void SigmoidRowsAvx512(float* values, int64_t begin,
+                                                          int64_t end) {
+  SigmoidLoop(values, begin, end);
+}
+#endif
+
+// The loop compiled for `isa` (kBest: the widest this CPU has) among its three builds.
+template <typename Fn>
+Fn PickIsa(GradientIsa isa, Fn baseline, Fn avx2, Fn avx512) {
   if (isa == GradientIsa::kBest) {
     isa = GradientIsaAvailable(GradientIsa::kAvx512) ? GradientIsa::kAvx512
           : GradientIsaAvailable(GradientIsa::kAvx2) ? GradientIsa::kAvx2
                                                      : GradientIsa::kBaseline;
   }
   RB_CHECK_MSG(GradientIsaAvailable(isa), "instruction set " << static_cast<int>(isa));
+  if (isa == GradientIsa::kAvx512) return avx512;
+  if (isa == GradientIsa::kAvx2) return avx2;
+  return baseline;
+}
+
+RegLossRowsFn RegLossRowsFor(GradientIsa isa) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (isa == GradientIsa::kAvx512) return RegLossRowsAvx512;
-  if (isa == GradientIsa::kAvx2) return RegLossRowsAvx2;
+  return PickIsa<RegLossRowsFn>(isa, RegLossRowsBaseline, RegLossRowsAvx2, RegLossRowsAvx512);
+#else
+  return PickIsa<RegLossRowsFn>(isa, RegLossRowsBaseline, nullptr, nullptr);
 #endif
-  return RegLossRowsBaseline;
+}
+
+SigmoidRowsFn SigmoidRowsFor(GradientIsa isa) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  return PickIsa<SigmoidRowsFn>(isa, SigmoidRowsBaseline, SigmoidRowsAvx2, SigmoidRowsAvx512);
+#else
+  return PickIsa<SigmoidRowsFn>(isa, SigmoidRowsBaseline, nullptr, nullptr);
+#endif
 }
 
 }  // namespace
@@ -139,6 +188,18 @@ void ElementwiseGradients(const ElementwiseSpec& spec, const char* label_rule, c
     }
   }
   if (bad) RB_FAIL(data.name << ": " << label_rule);
+}
+
+void SigmoidInPlace(std::vector<float>* values, int nthread, GradientIsa isa) {
+  const SigmoidRowsFn rows_fn = SigmoidRowsFor(isa);
+  const int64_t n = static_cast<int64_t>(values->size());
+  // Below a few thousand values a second thread costs more than it saves.
+  if (n < 8192) nthread = 1;
+#pragma omp parallel num_threads(nthread)
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    rows_fn(values->data(), n * t / threads, n * (t + 1) / threads);
+  }
 }
 
 }  // namespace ringboost

@@ -41,5 +41,8 @@ bool GradientIsaAvailable(GradientIsa isa);
 void ElementwiseGradients(const ElementwiseSpec& spec, const char* label_rule, const DataSet& data,
                           const std::vector<float>& preds, int nthread, std::vector<GradPair>* out,
                           GradientIsa isa = GradientIsa::kBest);
+// Sigmoid(v) of every value (the scalar Sigmoid's bits), in vector lanes on `nthread` threads:
+// binary:logistic's transform of the eval sets' margins, every round.
+void SigmoidInPlace(std::vector<float>* values, int nthread, GradientIsa isa = GradientIsa::kBest);
 
 }  // namespace ringboost

@@ -51,7 +51,7 @@ class RegLossObjective final : public Objective {
 
   void PredTransform(std::vector<float>* preds) const override {
     if (info_.loss != ElementwiseLoss::kLogistic) return;
-    for (float& p : *preds) p = Sigmoid(p);
+    SigmoidInPlace(preds, nthread_);
   }
 
   // Logistic losses take base_score as a probability; binary:logitraw takes it as a margin

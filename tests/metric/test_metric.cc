@@ -1,10 +1,14 @@
 // Metrics on tiny inputs with values derived by hand, and the two-worker reduction.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -105,6 +109,103 @@ TEST(Metric, AucOfManyTiedRowsEqualsPairCount) {
     negatives += neg_at[b];
   }
   EXPECT_NEAR(Eval("auc", preds, LabelRows(labels)), ordered / (positives * negatives), 1e-12);
+}
+
+// The binary curve as XGBoost 1.7 computes it, the rows ordered by a comparison sort (stable,
+// largest prediction first): the reference for the radix-sorted, threaded one.
+double ReferenceAuc(const std::vector<float>& preds, const std::vector<float>& labels,
+                    const std::vector<float>& weights, bool roc) {
+  std::vector<size_t> idx(preds.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return preds[a] > preds[b]; });
+  auto w = [&](size_t i) { return weights.empty() ? 1.0f : weights[i]; };
+  double total_pos = 0;
+  for (size_t i = 0; i < labels.size(); ++i) total_pos += w(i) * labels[i];
+  auto area = [&](double fp0, double fp1, double tp0, double tp1) {
+    if (roc) return std::abs(fp0 - fp1) * (tp0 + tp1) * 0.5f;
+    // XGBoost's interpolated PR block (detail::CalcDeltaPRAUC).
+    const double pr0 = tp0 / total_pos, pr1 = tp1 / total_pos;
+    double a = 1.0, b = 0.0;
+    if (tp1 != tp0) {
+      const double h = (fp1 - fp0) / (tp1 - tp0);
+      a = h + 1;
+      b = (fp0 - h * tp0) / total_pos;
+    }
+    if (b != 0.0) return (pr1 - pr0 - b / a * (std::log(a * pr1 + b) - std::log(a * pr0 + b))) / a;
+    return (pr1 - pr0) / a;
+  };
+  float label = labels[idx[0]];
+  double fp = (1.0 - label) * w(idx[0]), tp = label * w(idx[0]);
+  double fp0 = 0, tp0 = 0, auc = 0;
+  for (size_t i = 1; i < idx.size(); ++i) {
+    if (preds[idx[i]] != preds[idx[i - 1]]) {
+      auc += area(fp0, fp, tp0, tp);
+      fp0 = fp;
+      tp0 = tp;
+    }
+    label = labels[idx[i]];
+    fp += (1.0f - label) * w(idx[i]);
+    tp += label * w(idx[i]);
+  }
+  auc += area(fp0, fp, tp0, tp);
+  if (fp <= 0.0 || tp <= 0.0) return std::nan("");
+  return roc ? auc / (fp * tp) : auc;
+}
+
+// 40,000 rows (two and three threads' shares of the sort) on few distinct scores, so most rows
+// tie, -0.0 beside +0.0 (one value), fractional labels, with and without weights; and one class
+// only: auc and aucpr equal the comparison-sorted curve's to the bit for 1 to 4 threads. Each
+// metric object evaluates every case in turn (its buffers are kept from call to call).
+TEST(Metric, AucIsTheComparisonSortsToTheBitForAnyThreads) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::map<std::pair<std::string, int>, std::unique_ptr<Metric>> metrics;
+  auto eval = [&](const std::string& name, const std::vector<float>& preds, const DataSet& d,
+                  int nthread) {
+    std::unique_ptr<Metric>& m = metrics[{name, nthread}];
+    if (!m) {
+      Params p;
+      p.nthread = nthread;
+      m = Metric::Create(name, p);
+    }
+    return m->Eval(preds, 1, d, comm.get());
+  };
+  std::mt19937 rng(11);
+  for (int distinct : {3, 1000, 1 << 24}) {
+    for (bool weighted : {false, true}) {
+      for (bool one_class : {false, true}) {
+        std::vector<float> preds, labels, weights;
+        std::uniform_int_distribution<int> score(0, distinct - 1), pick(0, 9);
+        std::uniform_real_distribution<float> weight(0.0f, 3.0f);
+        for (int i = 0; i < 40000; ++i) {
+          const int s = score(rng);
+          preds.push_back(s == 0 ? (i % 2 ? -0.0f : 0.0f)
+                                 : static_cast<float>(s) / distinct - 0.5f);
+          const int l = pick(rng);
+          labels.push_back(one_class ? 1.0f : l < 4 ? 1.0f : l < 9 ? 0.0f : 0.25f);
+          if (weighted) weights.push_back(weight(rng));
+        }
+        const DataSet d = LabelRows(labels, weights);
+        for (bool roc : {true, false}) {
+          const double want = ReferenceAuc(preds, labels, weights, roc);
+          for (int nthread : {1, 2, 3, 4}) {
+            const double got = eval(roc ? "auc" : "aucpr", preds, d, nthread);
+            if (std::isnan(want)) {
+              EXPECT_TRUE(std::isnan(got)) << distinct << " " << weighted << " " << roc;
+            } else {
+              EXPECT_EQ(std::memcmp(&got, &want, sizeof(double)), 0)
+                  << got << " vs " << want << ": " << distinct << " scores, weighted " << weighted
+                  << ", roc " << roc << ", " << nthread << " threads";
+            }
+          }
+        }
+      }
+    }
+  }
+  // Then a small set on the same objects: 3 of 4 pairs ordered, as Metric.BinaryAuc.
+  for (int nthread : {1, 2, 3, 4}) {
+    EXPECT_DOUBLE_EQ(eval("auc", {0.1f, 0.4f, 0.35f, 0.8f}, LabelRows({0, 0, 1, 1}), nthread),
+                     0.75);
+  }
 }
 
 TEST(Metric, AucPr) {

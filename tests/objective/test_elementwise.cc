@@ -340,6 +340,39 @@ TEST(ElementwiseGradient, RegLossLanesEveryInstructionSet) {
   }
 }
 
+// binary:logistic's transform in lanes, for each instruction set this CPU has and 1 or 3 threads:
+// the scalar Sigmoid's bits on NaN, infinities, the clamp at 88.7, subnormals and random floats.
+TEST(ElementwiseGradient, SigmoidLanesEveryInstructionSet) {
+  float signaling;
+  const uint32_t signaling_bits = 0xff800123u;
+  std::memcpy(&signaling, &signaling_bits, sizeof(signaling));
+  std::vector<float> values = {NAN,     -NAN,     signaling, INFINITY, -INFINITY, 0.0f,    -0.0f,
+                               88.7f,   -88.7f,   88.71f,    -88.71f,  1e-45f,    -1e-45f, 1e-38f,
+                               3.4e38f, -3.4e38f, 16.5f,     -16.5f,   0.5f};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> margin(-40.0f, 40.0f);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 20000; ++i) values.push_back(margin(rng));
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t b = bits(rng);
+    float v;
+    std::memcpy(&v, &b, sizeof(v));
+    values.push_back(v);
+  }
+  for (GradientIsa isa : {GradientIsa::kBaseline, GradientIsa::kAvx2, GradientIsa::kAvx512}) {
+    if (!GradientIsaAvailable(isa)) continue;
+    for (int nthread : {1, 3}) {
+      std::vector<float> got = values;
+      SigmoidInPlace(&got, nthread, isa);
+      for (size_t i = 0; i < values.size(); ++i) {
+        const float want = Sigmoid(values[i]);
+        ASSERT_EQ(std::memcmp(&want, &got[i], sizeof(float)), 0)
+            << "isa " << static_cast<int>(isa) << " value " << values[i];
+      }
+    }
+  }
+}
+
 TEST(ElementwiseGradient, TransformsUseExpF) {
   Params p;
   p.objective = "count:poisson";
