@@ -113,19 +113,30 @@ def bootstrap(args):
 
 # ----------------------------------------------------------------------------------- allreduce
 
+def backend_uses_ring(n, size):
+    """The tcp backend's choice for an allreduce of `size` bytes of int64 (UseRingAllreduce):
+    from 32768 elements, where its default cost model (rabit_latency_us 25,
+    rabit_bandwidth_mbps 10000) has the ring no slower than the tree."""
+    beta, alpha = 8.0 / 10e9, 25e-6
+    ring = 2 * (n - 1) * alpha + 2.0 * (n - 1) / n * size * beta
+    tree = 2 * int(math.floor(math.log2(n))) * (alpha + 2 * size * beta)
+    return size // 8 >= 32768 and size // 8 >= n and ring <= tree
+
+
 def model_seconds(n, size, rate, alpha, burst=None):
     """The tcp backend's algorithm on links of `rate` and one-way latency alpha: the ring
-    (reduce-scatter + allgather) from 32768 elements, else the binary heap tree (not pipelined:
+    (reduce-scatter + allgather) from 32768 elements where its default cost model has it no
+    slower than the tree, else the binary heap tree (not pipelined:
     each level receives two children's buffers over one link, then sends to each in turn).
     `burst`: bytes a link passes unshaped after an idle millisecond (the simulated links' tbf
     bucket; None for a real network): taken off each message of the tree, whose levels leave
     the links idle; the ring keeps its links busy, so it gets the bucket once per call."""
     beta = 8.0 / netns_cluster.rate_bits(rate)
     burst = burst or 0
-    if size // 8 >= 32768 and size // 8 >= n:
+    depth = int(math.floor(math.log2(n)))
+    if backend_uses_ring(n, size):
         wire = 2.0 * (n - 1) / n * size
         return 2 * (n - 1) * alpha + max(0.0, wire - burst) * beta, "ring"
-    depth = int(math.floor(math.log2(n)))
     return 2 * depth * (alpha + max(0.0, 2 * size - burst) * beta), "tree"
 
 
@@ -415,7 +426,7 @@ def round_seconds(n, rate, alpha, algorithm):
             continue
         ring_t = 2 * (n - 1) * alpha + 2.0 * (n - 1) / n * size * beta
         tree_t = 2 * int(math.floor(math.log2(n))) * (alpha + 2 * size * beta)
-        use_ring = size // 8 >= 32768 and size // 8 >= n
+        use_ring = backend_uses_ring(n, size)
         total += {"ring": ring_t, "tree": tree_t}.get(algorithm, ring_t if use_ring else tree_t)
     return total
 

@@ -8,6 +8,10 @@
 // or arguments wins over it in ringboost): with every worker starting a thread per core, OpenMP's
 // spinning threads crowd each other out (the README's 4-worker example on 2 cores ran over a
 // hundred times slower than one process). The Kubernetes launcher does the same per slot.
+//
+// With more workers than cores it also sets RABIT_SPIN_US=0 (unless the user set it): a worker
+// waiting on a link then sleeps in poll() at once instead of spinning 50 us, which on an
+// oversubscribed host only takes the core from the worker it waits for (docs/collective.md).
 #include <sched.h>
 
 #include <algorithm>
@@ -36,12 +40,17 @@ class LocalLauncher : public Launcher {
       : options_(options),
         log_(log),
         rank_of_(std::move(rank_of)),
-        threads_(ThreadsPerLocalWorker(options)) {
+        threads_(ThreadsPerLocalWorker(options)),
+        spin_(SpinPerLocalWorker(options)) {
     if (!threads_.empty()) {
       log_->Line("ringboost-submit: " + std::to_string(options.num_workers) +
                  " local worker(s) on " + std::to_string(UsableCores()) +
                  " core(s): OMP_NUM_THREADS=" + threads_ +
                  " each (nthread=N or --env OMP_NUM_THREADS=N chooses otherwise)");
+    }
+    if (!spin_.empty()) {
+      log_->Line("ringboost-submit: more local workers than cores: RABIT_SPIN_US=" + spin_ +
+                 " (waits sleep at once; --env RABIT_SPIN_US=N chooses otherwise)");
     }
   }
 
@@ -99,6 +108,7 @@ class LocalLauncher : public Launcher {
     EnvList env = slot->spec->env;
     env.emplace_back("DMLC_NUM_ATTEMPT", std::to_string(slot->attempt));
     if (!threads_.empty()) env.emplace_back("OMP_NUM_THREADS", threads_);
+    if (!spin_.empty()) env.emplace_back("RABIT_SPIN_US", spin_);
     const int task = slot->spec->task_id;
     auto on_line = [this, task](const std::string& line) {
       log_->WorkerLine(Prefix(rank_of_, task) + line);
@@ -120,6 +130,7 @@ class LocalLauncher : public Launcher {
   JobLog* log_;
   RankOf rank_of_;
   std::string threads_;  // OMP_NUM_THREADS for every worker ("" = the user's own)
+  std::string spin_;     // RABIT_SPIN_US for every worker ("" = the user's own or the default)
 };
 
 }  // namespace
@@ -136,6 +147,14 @@ std::string ThreadsPerLocalWorker(const SubmitOptions& options) {
     if (kv.first == "OMP_NUM_THREADS") return "";
   }
   return std::to_string(std::max(1, UsableCores() / std::max(1, options.num_workers)));
+}
+
+std::string SpinPerLocalWorker(const SubmitOptions& options) {
+  if (std::getenv("RABIT_SPIN_US") != nullptr) return "";
+  for (const auto& kv : options.env) {
+    if (kv.first == "RABIT_SPIN_US") return "";
+  }
+  return options.num_workers > UsableCores() ? "0" : "";
 }
 
 std::unique_ptr<Launcher> MakeLocalLauncher(const SubmitOptions& options, JobLog* log,

@@ -92,6 +92,9 @@ int UsableCores();
 // OMP_NUM_THREADS for each of --num-workers workers sharing this machine: cores / workers, at
 // least 1; "" when the user chose (OMP_NUM_THREADS in the environment or in --env).
 std::string ThreadsPerLocalWorker(const SubmitOptions& options);
+// RABIT_SPIN_US for local workers: "0" when they outnumber the usable cores and the user did not
+// set it (environment or --env), else "" (the workers' default).
+std::string SpinPerLocalWorker(const SubmitOptions& options);
 
 // The worker command of a Kubernetes job (kubernetes_command.cc): fails when ringboost-submit's
 // own options follow the command (they would become its arguments), naming the fix; appends a

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -203,26 +204,32 @@ namespace {
 // Before sleeping in poll(), a waiter spins this long on non-blocking polls: an answer that comes
 // within microseconds (a small allreduce on a fast link) is then seen without the cost of a
 // sleep and a wake-up, as MPI libraries do (yielding the core between polls, as Open MPI's
-// mpi_yield_when_idle); a longer wait costs at most this much CPU.
-constexpr auto kSpin = std::chrono::microseconds(50);
+// mpi_yield_when_idle); a longer wait costs at most this much CPU. When a host runs more workers
+// than it has cores, the spin only takes the core from the process being waited for:
+// SetPollSpinMicros(0) (rabit_spin_us) makes every wait sleep in poll() at once.
+std::atomic<int> spin_us{kDefaultPollSpinMicros};
 
 // How often a wait on links with a heartbeat looks at their liveness.
 constexpr int kLivenessCheckMs = 100;
 
 // poll() that first spins for kSpin with a zero timeout; sleeps at most max_ms (-1: no cap).
 int SpinThenPoll(pollfd* fds, std::size_t count, Deadline deadline, int max_ms = -1) {
-  const auto until = std::chrono::steady_clock::now() + kSpin;
-  do {
+  const int spin = spin_us.load(std::memory_order_relaxed);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin);
+  while (spin > 0) {
     int rc = ::poll(fds, count, 0);
     if (rc != 0) return rc;
     sched_yield();  // when workers outnumber cores, the one we wait for may need this core
-  } while (std::chrono::steady_clock::now() < until);
+    if (std::chrono::steady_clock::now() >= until) break;
+  }
   int ms = deadline.RemainingMs();
   if (max_ms >= 0 && (ms < 0 || ms > max_ms)) ms = max_ms;
   return ::poll(fds, count, ms);
 }
 
 }  // namespace
+
+void SetPollSpinMicros(int micros) { spin_us.store(micros, std::memory_order_relaxed); }
 
 int64_t Liveness::NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -109,4 +109,9 @@ Status PollLinks(TcpSocket* const* sockets, const bool* want_read, const bool* w
                  std::size_t count, Deadline deadline, const std::string& what,
                  bool* ready = nullptr);
 
+// Every wait on a socket first polls without sleeping for this many microseconds, yielding the
+// core between polls (rabit_spin_us; 0: sleep in poll() at once). Process-wide.
+constexpr int kDefaultPollSpinMicros = 50;
+void SetPollSpinMicros(int micros);
+
 }  // namespace ringboost::rabit

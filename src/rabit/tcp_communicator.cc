@@ -22,7 +22,9 @@ namespace {
 class TcpCommunicator : public InMemoryCheckpointCommunicator {
  public:
   explicit TcpCommunicator(TcpSettings settings)
-      : settings_(std::move(settings)), heartbeat_(settings_.heartbeat_s) {}
+      : settings_(std::move(settings)),
+        model_(MakeCostModel(settings_)),
+        heartbeat_(settings_.heartbeat_s) {}
   ~TcpCommunicator() override = default;
 
   Status Init();
@@ -117,6 +119,7 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
                   char* recv, std::size_t recv_bytes, OnReceive on_receive);
 
   TcpSettings settings_;
+  CostModel model_;
   int rank_ = -1;
   int world_ = 0;
   int parent_ = -1;
@@ -326,6 +329,7 @@ Status TcpCommunicator::AcceptPeers(TcpSocket* tracker, int count,
 }
 
 Status TcpCommunicator::Init() {
+  SetPollSpinMicros(settings_.spin_us);
   Status s = TcpSocket::Listen(settings_.listen_host, 0, &listener_);
   if (!s.ok()) return s.Wrap("tcp worker");
   s = Link(proto::kStart);
@@ -467,7 +471,7 @@ Status TcpCommunicator::AllreduceOnce(void* buf, std::size_t count, DataType typ
   }
   if (world_ == 1 || count == 0) return Status::OK();
   char* p = static_cast<char*>(buf);
-  Status s = UseRingAllreduce(count, world_, settings_.ring_min_count)
+  Status s = UseRingAllreduce(count, SizeOf(type), world_, settings_.ring_min_count, model_)
                  ? RingAllreduce(p, count, type, op)
                  : TreeAllreduce(p, count, type, op);
   return s.Wrap(Where() + ": Allreduce of " + std::to_string(count * SizeOf(type)) + " bytes");
@@ -551,7 +555,19 @@ Status TcpCommunicator::AllgathervOnce(const void* in, std::size_t bytes, std::v
   out->resize(offsets[world_]);
   if (bytes != 0) std::memcpy(out->data() + offsets[rank_], in, bytes);
   if (world_ == 1) return Status::OK();
-  return RingAllgather(out->data(), offsets, rank_).Wrap(Where() + ": Allgatherv");
+  if (!UseTreeAllgather(offsets[world_], world_, model_)) {
+    return RingAllgather(out->data(), offsets, rank_).Wrap(Where() + ": Allgatherv");
+  }
+  // Few bytes or many ranks: 2 L steps up and down the tree instead of the ring's P - 1. Every
+  // rank's block in its place and zeros elsewhere, or-ed together: the blocks are disjoint, so
+  // the result is the ring's byte for byte.
+  std::vector<uint64_t> words((offsets[world_] + 7) / 8, 0);
+  char* w = reinterpret_cast<char*>(words.data());
+  if (bytes != 0) std::memcpy(w + offsets[rank_], in, bytes);
+  s = TreeAllreduce(w, words.size(), DataType::kUInt64, Op::kBitOr);
+  if (!s.ok()) return s.Wrap(Where() + ": Allgatherv");
+  std::memcpy(out->data(), w, offsets[world_]);
+  return Status::OK();
 }
 
 Status TcpCommunicator::TrackerPrint(const std::string& message) {
@@ -657,9 +673,44 @@ Status TcpCommunicator::AgreeOnCheckpoint() {
 
 }  // namespace
 
-bool UseRingAllreduce(std::size_t count, int world_size, int64_t ring_min_count) {
-  return world_size > 1 && count >= static_cast<std::size_t>(world_size) &&
-         static_cast<int64_t>(count) >= ring_min_count;
+namespace {
+int TreeDepth(int world) {
+  int depth = 0;
+  while ((2 << depth) <= world) ++depth;  // floor(log2 world)
+  return depth;
+}
+}  // namespace
+
+double CostModel::RingAllreduce(double bytes, int world) const {
+  return 2.0 * (world - 1) * alpha_s + 2.0 * (world - 1) / world * bytes / bytes_per_s;
+}
+double CostModel::RingAllgather(double bytes, int world) const {
+  return (world - 1) * alpha_s + static_cast<double>(world - 1) / world * bytes / bytes_per_s;
+}
+double CostModel::Tree(double bytes, int world) const {
+  return 2.0 * TreeDepth(world) * (alpha_s + 2.0 * bytes / bytes_per_s);
+}
+
+CostModel MakeCostModel(const TcpSettings& settings) {
+  CostModel m;
+  m.alpha_s = settings.latency_us * 1e-6;
+  m.bytes_per_s = settings.bandwidth_mbps * 1e6 / 8;
+  return m;
+}
+
+bool UseRingAllreduce(std::size_t count, std::size_t elem_bytes, int world_size,
+                      int64_t ring_min_count, const CostModel& model) {
+  if (world_size <= 1 || count < static_cast<std::size_t>(world_size) ||
+      static_cast<int64_t>(count) < ring_min_count) {
+    return false;
+  }
+  const double bytes = static_cast<double>(count) * static_cast<double>(elem_bytes);
+  return model.RingAllreduce(bytes, world_size) <= model.Tree(bytes, world_size);
+}
+
+bool UseTreeAllgather(std::size_t total_bytes, int world_size, const CostModel& model) {
+  const double bytes = static_cast<double>(total_bytes);
+  return world_size > 1 && model.Tree(bytes, world_size) < model.RingAllgather(bytes, world_size);
 }
 
 std::unique_ptr<Communicator> MakeTcpCommunicator(const TcpSettings& settings) {

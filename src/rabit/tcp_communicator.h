@@ -37,8 +37,15 @@ struct TcpSettings {
   double peer_timeout_s = 30;
   std::string listen_host;  // rabit_listen_host ("" = all addresses)
   int64_t ring_min_count =
-      32768;              // rabit_reduce_ring_mincount: elements from which to use the ring
+      32768;  // rabit_reduce_ring_mincount: elements from which to use the ring
+  // rabit_latency_us, rabit_bandwidth_mbps: the alpha (one-way latency per message) and the
+  // link rate of the cost model that picks each collective's algorithm (CostModel below).
+  double latency_us = 25;
+  double bandwidth_mbps = 10000;
   int socket_buffer = 0;  // rabit_socket_buffer: SO_SNDBUF/SO_RCVBUF of links (0: default)
+  // rabit_spin_us: how long a wait polls without sleeping before it sleeps in poll(); 0 where a
+  // host runs more workers than cores (ringboost-submit's local launcher sets it then).
+  int spin_us = 50;
   // rabit_recover: when a link breaks, re-link through the tracker with the restarted worker
   // and roll back to the newest checkpoint (RecoveredError) instead of failing. ringboost-submit
   // turns it on when it restarts workers (--local-num-attempt > 0).
@@ -57,7 +64,28 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config);
 // the tracker or the peer).
 std::unique_ptr<Communicator> MakeTcpCommunicator(const TcpSettings& settings);
 
-// Whether an allreduce of `count` elements runs on the ring (else on the tree).
-bool UseRingAllreduce(std::size_t count, int world_size, int64_t ring_min_count);
+// The alpha-beta cost model of the tcp backend's algorithms (docs/collective.md): a message
+// costs alpha + bytes / rate; P ranks, S bytes, L = floor(log2 P), the depth of the tree.
+// - ring allreduce (reduce-scatter + allgather): 2 (P-1) alpha + 2 (P-1)/P S / rate;
+// - ring allgather: (P-1) alpha + (P-1)/P S / rate;
+// - tree allreduce (up to rank 0 and down, not pipelined; a node takes two children's buffers
+//   over its link, then sends to each in turn): 2 L (alpha + 2 S / rate); the tree allgather is
+//   this allreduce (a bitwise or of the blocks, each in its place, zeros elsewhere).
+struct CostModel {
+  double alpha_s = 25e-6;
+  double bytes_per_s = 1.25e9;
+  double RingAllreduce(double bytes, int world) const;
+  double RingAllgather(double bytes, int world) const;
+  double Tree(double bytes, int world) const;
+};
+CostModel MakeCostModel(const TcpSettings& settings);
+
+// Whether an allreduce of `count` elements of `elem_bytes` each runs on the ring (else on the
+// tree): from ring_min_count elements (and at least one per rank), where the model has the ring
+// no slower than the tree.
+bool UseRingAllreduce(std::size_t count, std::size_t elem_bytes, int world_size,
+                      int64_t ring_min_count, const CostModel& model);
+// Whether an allgather of `total_bytes` in all goes up and down the tree (else around the ring).
+bool UseTreeAllgather(std::size_t total_bytes, int world_size, const CostModel& model);
 
 }  // namespace ringboost::rabit

@@ -40,12 +40,16 @@ constexpr SettingKey kListenHost{"rabit_listen_host", nullptr, "RABIT_LISTEN_HOS
 constexpr SettingKey kRingMinCount{"rabit_reduce_ring_mincount", nullptr,
                                    "RABIT_REDUCE_RING_MINCOUNT"};
 constexpr SettingKey kSocketBuffer{"rabit_socket_buffer", nullptr, "RABIT_SOCKET_BUFFER"};
+constexpr SettingKey kLatency{"rabit_latency_us", nullptr, "RABIT_LATENCY_US"};
+constexpr SettingKey kBandwidth{"rabit_bandwidth_mbps", nullptr, "RABIT_BANDWIDTH_MBPS"};
+constexpr SettingKey kSpin{"rabit_spin_us", nullptr, "RABIT_SPIN_US"};
 constexpr SettingKey kRecover{"rabit_recover", nullptr, "RABIT_RECOVER"};
 constexpr SettingKey kMock{"rabit_mock", nullptr, "RABIT_MOCK"};
 constexpr SettingKey kAllKeys[] = {
-    kTrackerUri, kTrackerPort,  kTaskId,         kNumWorker,        kRole,      kNumAttempt,
-    kToken,      kTimeout,      kConnectTimeout, kHandshakeTimeout, kHeartbeat, kPeerTimeout,
-    kListenHost, kRingMinCount, kSocketBuffer,   kRecover,          kMock};
+    kTrackerUri, kTrackerPort,  kTaskId,     kNumWorker,      kRole,
+    kNumAttempt, kToken,        kTimeout,    kConnectTimeout, kHandshakeTimeout,
+    kHeartbeat,  kPeerTimeout,  kListenHost, kRingMinCount,   kLatency,
+    kBandwidth,  kSocketBuffer, kSpin,       kRecover,        kMock};
 
 // The value of a setting: the last matching key=value argument, else the environment.
 std::optional<std::pair<std::string, std::string>> Lookup(const CommunicatorConfig& config,
@@ -75,6 +79,15 @@ double ParseSeconds(const std::pair<std::string, std::string>& kv) {
   double v = std::strtod(kv.second.c_str(), &end);
   if (kv.second.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) {
     RB_FAIL(kv.first << "=" << kv.second << ": must be a number of seconds above 0");
+  }
+  return v;
+}
+
+double ParseNumber(const std::pair<std::string, std::string>& kv, double lo, double hi) {
+  char* end = nullptr;
+  double v = std::strtod(kv.second.c_str(), &end);
+  if (kv.second.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi) {
+    RB_FAIL(kv.first << "=" << kv.second << ": must be a number from " << lo << " to " << hi);
   }
   return v;
 }
@@ -159,6 +172,9 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
   if (auto v = Lookup(config, kSocketBuffer)) {
     t.socket_buffer = static_cast<int>(ParseInteger(*v, 0, 1 << 30));
   }
+  if (auto v = Lookup(config, kLatency)) t.latency_us = ParseNumber(*v, 0, 1e9);
+  if (auto v = Lookup(config, kBandwidth)) t.bandwidth_mbps = ParseNumber(*v, 1e-3, 1e9);
+  if (auto v = Lookup(config, kSpin)) t.spin_us = static_cast<int>(ParseInteger(*v, 0, 1000000));
   return t;
 }
 

@@ -22,20 +22,24 @@ struct Fault {
   std::string mock;
   int kills;                // workers killed (each restarted once)
   const char* during = "";  // the call the survivors were in when the worker was lost, if given
+  int workers = 3;
+  const char* args = "";  // more worker arguments
 };
 
 // Test names in ctest show the case, not its bytes.
 void PrintTo(const Fault& c, std::ostream* os) { *os << c.name; }
 
-// Trains a.conf in `dir` with 3 workers under ringboost-submit and the given faults; the model
-// must equal the one-process model, after `kills` restarts.
+// Trains a.conf in `dir` with `workers` workers under ringboost-submit and the given faults; the
+// model must equal the one-process model, after `kills` restarts.
 void ExpectRecovered(const std::string& dir, const std::string& mock, int kills,
-                     const std::string& during = "") {
+                     const std::string& during = "", int workers = 3,
+                     const std::string& args = "") {
   ASSERT_EQ(test::RunRingboost(dir, "train a.conf model_out=full.json").exit_code, 0);
   const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT +
-                          "' --num-workers 3 --local-num-attempt 2 '" + RINGBOOST_EXE +
-                          "' train a.conf model_out=r.json rabit_timeout_sec=60 rabit_mock='" +
-                          mock + "' > run.out 2> run.err < /dev/null";
+                          "' --num-workers " + std::to_string(workers) +
+                          " --local-num-attempt 2 '" + RINGBOOST_EXE +
+                          "' train a.conf model_out=r.json rabit_timeout_sec=60 " + args +
+                          " rabit_mock='" + mock + "' > run.out 2> run.err < /dev/null";
   const int code = ExitCode(std::system(cmd.c_str()));
   const std::string out = test::ReadFile(dir + "/run.out");
   const std::string err = test::ReadFile(dir + "/run.err");
@@ -63,22 +67,25 @@ TEST_P(Recovery, AgaricusKilledWorkerIsReplacedAndTheModelIsUnchanged) {
   test::TempDir dir;
   test::WriteAgaricusSamplingConfig(dir.path());
   test::WriteFile(dir.File("a.conf"), test::ReadFile(dir.File("a.conf")) + "num_round = 6\n");
-  ExpectRecovered(dir.path(), fault.mock, fault.kills, fault.during);
+  ExpectRecovered(dir.path(), fault.mock, fault.kills, fault.during, fault.workers, fault.args);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, Recovery,
-    ::testing::Values(Fault{"rank1_mid_run", "1,2,3,0", 1},
-                      Fault{"rank2_seeded_round", "2," + std::to_string(SeededRound(6)) + ",4,0",
-                            1},
-                      Fault{"rank0_first_call", "0,0,0,0", 1}, Fault{"rank0_mid_run", "0,3,5,0", 1},
-                      Fault{"twice", "1,1,2,0;2,4,6,0", 2},
-                      // 3 workers reduce-scatter the histograms
-                      // (hist_sync=auto): a round's 5th call is the root's
-                      // ReduceScatter, its 6th the split candidates'
-                      // Allgatherv (the survivors name the call).
-                      Fault{"rank1_in_reduce_scatter", "1,2,4,0", 1, "ReduceScatter"},
-                      Fault{"rank2_in_split_allgather", "2,3,5,0", 1, "Allgatherv"}),
+    ::testing::Values(
+        Fault{"rank1_mid_run", "1,2,3,0", 1},
+        Fault{"rank2_seeded_round", "2," + std::to_string(SeededRound(6)) + ",4,0", 1},
+        Fault{"rank0_first_call", "0,0,0,0", 1}, Fault{"rank0_mid_run", "0,3,5,0", 1},
+        Fault{"twice", "1,1,2,0;2,4,6,0", 2},
+        // 3 workers reduce-scatter the histograms
+        // (hist_sync=auto): a round's 5th call is the root's
+        // ReduceScatter, its 6th the split candidates'
+        // Allgatherv (the survivors name the call).
+        Fault{"rank1_in_reduce_scatter", "1,2,4,0", 1, "ReduceScatter"},
+        Fault{"rank2_in_split_allgather", "2,3,5,0", 1, "Allgatherv"},
+        // 6 workers with a latency of 1 ms in the cost model: the candidates'
+        // Allgatherv goes up and down the tree (tcp_communicator.h).
+        Fault{"rank4_in_tree_allgather", "4,3,5,0", 1, "Allgatherv", 6, "rabit_latency_us=1000"}),
     [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
 
 // 200k generated rows: rank 0 killed at a seeded round and rank 1 at the first collective call.

@@ -189,10 +189,42 @@ TEST(TcpSettings, BadValuesNameTheKeyAndWhatIsAllowed) {
 }
 
 TEST(TcpSettings, RingForLargeBuffersTreeForSmallOnes) {
-  EXPECT_FALSE(UseRingAllreduce(1000, 4, 32768));
-  EXPECT_TRUE(UseRingAllreduce(32768, 4, 32768));
-  EXPECT_FALSE(UseRingAllreduce(3, 4, 1));  // fewer elements than ranks: no chunk for some
-  EXPECT_FALSE(UseRingAllreduce(1 << 20, 1, 1));
+  const CostModel m;  // 25 us, 10 Gbit/s
+  EXPECT_FALSE(UseRingAllreduce(1000, 8, 4, 32768, m));
+  EXPECT_TRUE(UseRingAllreduce(32768, 8, 4, 32768, m));
+  EXPECT_FALSE(UseRingAllreduce(3, 8, 4, 1, m));  // fewer elements than ranks: no chunk for some
+  EXPECT_FALSE(UseRingAllreduce(1 << 20, 8, 1, 1, m));
+}
+
+// The model's choices, by hand (alpha 25 us, 1.25e9 B/s, so 1 MB takes 800 us on a link).
+// 1024 ranks, 256 KB (32768 doubles): ring 2 * 1023 * 25 us + 2 * 1023/1024 * 209.7 us = 51.57 ms;
+// tree (depth 10) 20 * (25 us + 2 * 209.7 us) = 8.89 ms: the tree, where the count alone said
+// ring. 4 MB at 1024 ranks: ring 51.15 + 6.7 = 57.9 ms, tree 20 * (25 + 6711) us = 134.7 ms: ring.
+// 8 ranks, 256 KB: ring 14 * 25 + 1.75 * 209.7 = 717 us, tree 6 * (25 + 419.4) = 2666 us: ring.
+TEST(TcpSettings, CostModelPicksTheTreeForManyRanks) {
+  const CostModel m;
+  EXPECT_NEAR(m.RingAllreduce(262144, 1024), 51.569e-3, 1e-6);
+  EXPECT_NEAR(m.Tree(262144, 1024), 8.889e-3, 1e-6);
+  EXPECT_FALSE(UseRingAllreduce(32768, 8, 1024, 32768, m));
+  EXPECT_TRUE(UseRingAllreduce(1 << 19, 8, 1024, 32768, m));
+  EXPECT_TRUE(UseRingAllreduce(32768, 8, 8, 32768, m));
+  // Allgather, S bytes in all: ring (P-1) alpha + (P-1)/P S beta, tree 2 L (alpha + 2 S beta).
+  // 8 ranks (L = 3): tree below S = alpha / (11.125 beta) = 2809 bytes.
+  EXPECT_TRUE(UseTreeAllgather(2800, 8, m));
+  EXPECT_FALSE(UseTreeAllgather(2820, 8, m));
+  // 4 ranks (L = 2): the tree's 4 alpha is above the ring's 3: ring at any size.
+  EXPECT_FALSE(UseTreeAllgather(0, 4, m));
+  // 1024 ranks: tree up to S = 1003 alpha / (40 - 1023/1024) beta = 804 KB.
+  EXPECT_TRUE(UseTreeAllgather(800000, 1024, m));
+  EXPECT_FALSE(UseTreeAllgather(840000, 1024, m));
+  EXPECT_FALSE(UseTreeAllgather(0, 1, m));
+  // A latency of 0 leaves the ring only; a huge one the tree only.
+  CostModel flat = m;
+  flat.alpha_s = 0;
+  EXPECT_FALSE(UseTreeAllgather(1, 8, flat));
+  CostModel slow = m;
+  slow.alpha_s = 1;
+  EXPECT_TRUE(UseTreeAllgather(1 << 20, 6, slow));  // 2 L = 4 steps against 5
 }
 
 }  // namespace

@@ -42,6 +42,17 @@ std::vector<Worker> RunProcesses(test::TrackerThread* tracker, int n, const std:
   return workers;
 }
 
+// Every worker passed its checks and the tracker ended cleanly.
+void ExpectAllOk(const std::vector<Worker>& workers, test::TrackerThread* tracker) {
+  const int n = static_cast<int>(workers.size());
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(workers[i].exit_code, 0) << workers[i].output;
+    EXPECT_NE(workers[i].output.find(" of " + std::to_string(n) + " ok"), std::string::npos)
+        << workers[i].output;
+  }
+  EXPECT_TRUE(tracker->Finish(/*stop=*/false).ok()) << tracker->log();
+}
+
 class TcpProcesses : public ::testing::TestWithParam<int> {};
 
 TEST_P(TcpProcesses, EveryCollectiveUnderRingboostTracker) {
@@ -49,16 +60,31 @@ TEST_P(TcpProcesses, EveryCollectiveUnderRingboostTracker) {
   test::TrackerThread tracker(n, "job-token-1");
   auto workers = RunProcesses(&tracker, n, "expect=tcp rabit_timeout_sec=30",
                               "RINGBOOST_JOB_TOKEN=job-token-1");
-  for (int i = 0; i < n; ++i) {
-    EXPECT_EQ(workers[i].exit_code, 0) << workers[i].output;
-    EXPECT_NE(workers[i].output.find(" of " + std::to_string(n) + " ok"), std::string::npos)
-        << workers[i].output;
-  }
-  EXPECT_TRUE(tracker.Finish(/*stop=*/false).ok()) << tracker.log();
+  ExpectAllOk(workers, &tracker);
   EXPECT_NE(tracker.log().find("says hello"), std::string::npos) << tracker.log();
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, TcpProcesses, ::testing::Values(2, 4));
+
+// With a latency of 1 ms in the cost model an Allgatherv of a few KB goes up and down the tree
+// where its 2 L steps are fewer than the ring's N - 1 (L = floor(log2 N): from 6 ranks; 5 ranks
+// tie at 4 and keep the ring). Waits sleep at once (rabit_spin_us=0). Every collective is checked
+// on small buffers, and the Allgatherv's algorithm by its bytes.
+class TcpCostModel : public ::testing::TestWithParam<int> {};
+
+TEST_P(TcpCostModel, TreeAllgatherFromSixRanks) {
+  const int n = GetParam();
+  test::TrackerThread tracker(n, "job-token-1");
+  const std::string algorithm = n >= 6 ? "tree" : "ring";
+  auto workers = RunProcesses(&tracker, n,
+                              "expect=tcp rabit_timeout_sec=30 rabit_latency_us=1000 "
+                              "rabit_spin_us=0 small=1 allgather=" +
+                                  algorithm,
+                              "RINGBOOST_JOB_TOKEN=job-token-1");
+  ExpectAllOk(workers, &tracker);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, TcpCostModel, ::testing::Values(5, 6, 7, 8));
 
 // XGBoost's tracker assigns the ranks and links; ringboost workers do the rest.
 class XGBoostTracker : public ::testing::TestWithParam<int> {};

@@ -499,5 +499,18 @@ TEST(MpiLauncher, StopEndsMpirunAndTheWorkers) {
   EXPECT_TRUE(ProcessGone("sleep 1018"));
 }
 
+// Local workers that outnumber the cores get RABIT_SPIN_US=0 (waits sleep at once), unless the
+// user set it with --env (or in the environment, which this test's process does not).
+TEST(LocalLauncher, SpinIsOffWhenWorkersOutnumberTheCores) {
+  ASSERT_EQ(std::getenv("RABIT_SPIN_US"), nullptr);
+  SubmitOptions options;
+  options.num_workers = UsableCores();
+  EXPECT_EQ(SpinPerLocalWorker(options), "");
+  options.num_workers = UsableCores() + 1;
+  EXPECT_EQ(SpinPerLocalWorker(options), "0");
+  options.env.emplace_back("RABIT_SPIN_US", "50");
+  EXPECT_EQ(SpinPerLocalWorker(options), "");
+}
+
 }  // namespace
 }  // namespace ringboost::submit
