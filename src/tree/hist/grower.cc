@@ -5,72 +5,9 @@
 
 #include "common/error.h"
 #include "tree/column_sampler.h"
+#include "tree/hist/split_rule.h"
 
 namespace ringboost {
-namespace {
-
-// Where a split sends a row, with everything it reads resolved to plain pointers once per split
-// (this runs for every row of every split node).
-struct SplitRule {
-  const uint8_t* bins8 = nullptr;     // dense, 1-byte bins: this feature's column at row 0
-  const uint16_t* bins16 = nullptr;   // dense, 2-byte bins
-  uint64_t stride = 0;                // dense row stride
-  const uint64_t* row_ptr = nullptr;  // sparse
-  const uint32_t* sparse = nullptr;
-  uint32_t lo = 0, hi = 0;  // sparse: the feature's global bins [lo, hi); dense: its local bins
-                            // in the column (bundled: after its member offset)
-  int32_t split_bin = 0;
-  bool default_left = false;
-  // Categorical splits: per local bin of the feature, 1 where its rows go left.
-  std::vector<uint8_t> cat_left;
-  const uint8_t* cat = nullptr;
-
-  SplitRule(const BinnedMatrix& m, const HistogramCuts& cuts, const SplitCandidate& s)
-      : split_bin(s.split_bin), default_left(s.default_left) {
-    if (s.is_cat) {
-      cat_left.assign(cuts.FeatureBins(s.feature), 1);
-      const float* first = cuts.values.data() + cuts.ptr[s.feature];
-      const float* last = cuts.values.data() + cuts.ptr[s.feature + 1];
-      for (uint32_t code : s.categories) {  // the bin whose cut is code + 1
-        cat_left[std::lower_bound(first, last, static_cast<float>(code + 1)) - first] = 0;
-      }
-      cat = cat_left.data();
-    }
-    if (m.layout() == BinnedMatrix::Layout::kDense) {
-      // A feature with no values in this worker's shard (its rows are dense in other
-      // features, another worker's are not): every row here is missing, and goes default.
-      const int32_t column = m.ColumnOf(s.feature);
-      if (column < 0) return;
-      RB_CHECK_MSG(!m.columns8().empty() || !m.columns16().empty(),
-                   "BinnedMatrix::BuildColumns() was not called");
-      const uint64_t offset = static_cast<uint64_t>(column) * m.NumRows();
-      lo = m.MemberOffset(s.feature);
-      hi = lo + cuts.FeatureBins(s.feature);
-      if (m.BinBytes() == 1) bins8 = m.columns8().data() + offset;
-      if (m.BinBytes() == 2) bins16 = m.columns16().data() + offset;
-    } else {
-      row_ptr = m.row_ptr().data();
-      sparse = m.sparse_bins().data();
-      lo = cuts.ptr[s.feature];
-      hi = cuts.ptr[s.feature + 1];
-    }
-  }
-  bool Left(int32_t bin) const { return cat == nullptr ? bin <= split_bin : cat[bin] != 0; }
-  // A dense column's bin outside [lo, hi) is a bundle's other member, or none: missing here.
-  bool Dense(uint32_t local) const {
-    return local - lo < hi - lo ? Left(static_cast<int32_t>(local - lo)) : default_left;
-  }
-  bool Dense8(uint32_t row) const { return bins8 ? Dense(bins8[row]) : default_left; }
-  bool Dense16(uint32_t row) const { return bins16 ? Dense(bins16[row]) : default_left; }
-  bool Sparse(uint32_t row) const {
-    const uint32_t* first = sparse + row_ptr[row];
-    const uint32_t* last = sparse + row_ptr[row + 1];
-    const uint32_t* it = std::lower_bound(first, last, lo);
-    if (it == last || *it >= hi) return default_left;
-    return Left(static_cast<int32_t>(*it - lo));
-  }
-};
-}  // namespace
 
 TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts,
                        const TreeParams& params, rabit::Communicator* comm, int nthread,
@@ -294,11 +231,19 @@ void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
     partitioner_->Partition(
         tasks, [r](std::size_t t, uint32_t row) { return r[t].Sparse(row); }, nthread_);
   } else if (matrix_->BinBytes() == 1) {
-    partitioner_->Partition(
-        tasks, [r](std::size_t t, uint32_t row) { return r[t].Dense8(row); }, nthread_);
+    partitioner_->PartitionBlocks(
+        tasks,
+        [r](std::size_t t, const uint32_t* rows, uint64_t n, uint8_t* side) {
+          return r[t].DecideDense(r[t].bins8, rows, n, side);
+        },
+        nthread_);
   } else {
-    partitioner_->Partition(
-        tasks, [r](std::size_t t, uint32_t row) { return r[t].Dense16(row); }, nthread_);
+    partitioner_->PartitionBlocks(
+        tasks,
+        [r](std::size_t t, const uint32_t* rows, uint64_t n, uint8_t* side) {
+          return r[t].DecideDense(r[t].bins16, rows, n, side);
+        },
+        nthread_);
   }
   timer_.Add("partition", start);
 }

@@ -34,18 +34,31 @@ class RowPartitioner {
   // row blocks of all the tasks.
   template <typename GoesLeft>
   void Partition(const std::vector<SplitTask>& tasks, const GoesLeft& goes_left, int nthread) {
+    PartitionBlocks(
+        tasks,
+        [&goes_left](std::size_t task, const uint32_t* rows, uint64_t n, uint8_t* side) {
+          uint64_t n_left = 0;
+          for (uint64_t j = 0; j < n; ++j) {
+            const bool left = goes_left(task, rows[j]);
+            side[j] = left;
+            n_left += left;
+          }
+          return n_left;
+        },
+        nthread);
+  }
+  // The same, deciding a block of a task's rows per call: decide(task index, rows, n, side) sets
+  // side[j] to 1 where rows[j] goes left and to 0 where it goes right, and returns the number
+  // that go left. A caller that decides a whole block keeps its split's fields in registers
+  // (side is bytes, which may alias anything a per-row call would read) and can read ahead.
+  template <typename Decide>
+  void PartitionBlocks(const std::vector<SplitTask>& tasks, const Decide& decide, int nthread) {
     MakeBlocks(tasks);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread)
     for (std::size_t i = 0; i < blocks_.size(); ++i) {
       Block& blk = blocks_[i];
       const uint32_t* src = buffers_[where_[tasks[blk.task].nid]].data();
-      uint64_t n_left = 0;
-      for (uint64_t j = blk.begin; j < blk.end; ++j) {
-        bool left = goes_left(blk.task, src[j]);
-        side_[j] = left;
-        n_left += left;
-      }
-      blk.n_left = n_left;
+      blk.n_left = decide(blk.task, src + blk.begin, blk.end - blk.begin, side_.data() + blk.begin);
     }
     Scatter(tasks, nthread);
   }

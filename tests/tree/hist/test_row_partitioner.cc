@@ -43,4 +43,28 @@ TEST(RowPartitioner, LargeNodeSameLayoutForAnyThreadCount) {
   EXPECT_TRUE(std::is_sorted(one.begin(), one.begin() + 10));
 }
 
+// A decider of whole blocks lays rows out as the per-row decider does, for any thread count.
+TEST(RowPartitioner, BlockDecisionsLayRowsOutAsRowDecisions) {
+  const uint32_t n = 50000;  // several partition blocks per node
+  auto goes_left = [](std::size_t t, uint32_t r) { return (r * 2654435761u) % (t + 3) < 2; };
+  auto rows_of = [](const RowPartitioner& p, int nid) {
+    return std::vector<uint32_t>(p.NodeRows(nid), p.NodeRows(nid) + p.NodeRange(nid).size());
+  };
+  RowPartitioner by_row(n);
+  by_row.Partition({{0, 1, 2}}, goes_left, 1);
+  by_row.Partition({{1, 3, 4}, {2, 5, 6}}, goes_left, 1);
+  for (int threads : {1, 2}) {
+    RowPartitioner by_block(n);
+    auto decide = [&](std::size_t t, const uint32_t* rows, uint64_t count, uint8_t* side) {
+      uint64_t n_left = 0;
+      for (uint64_t j = 0; j < count; ++j) n_left += side[j] = goes_left(t, rows[j]);
+      return n_left;
+    };
+    by_block.PartitionBlocks({{0, 1, 2}}, decide, threads);
+    by_block.PartitionBlocks({{1, 3, 4}, {2, 5, 6}}, decide, threads);
+    for (int nid = 3; nid <= 6; ++nid) EXPECT_EQ(rows_of(by_block, nid), rows_of(by_row, nid));
+    EXPECT_GT(by_block.NodeRange(3).size(), 1000u);
+  }
+}
+
 }  // namespace ringboost
