@@ -454,3 +454,67 @@ TEST(TreeGrower, ConstraintsGrowTheSameTreeInEveryMode) {
 }
 
 }  // namespace ringboost
+
+namespace ringboost {
+namespace {
+// The leaf value of `row` (NaN: missing) reached by walking `tree` from the root.
+float WalkedLeafValue(const RegTree& tree, const std::vector<float>& row) {
+  int nid = 0;
+  while (!tree[nid].IsLeaf()) {
+    const float v = row[tree[nid].feature];
+    nid = (std::isnan(v) ? tree[nid].default_left : tree[nid].GoesLeft(v)) ? tree[nid].left
+                                                                           : tree[nid].right;
+  }
+  return tree[nid].leaf_value;
+}
+}  // namespace
+
+// The leaves at the depth limit take their rows from their parent's by its split, without a
+// partition (dense layouts, plain and bundled, missing values included); every other leaf from
+// the partition. The prediction cache then holds each row's walked leaf value.
+TEST(TreeGrower, PredictionCacheIsEachRowsWalkedLeaf) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  uint64_t s = 11;
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<float> r(4, NAN);
+    for (int f = 0; f < 4; ++f) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      if (f == 3 && (s >> 20) % 5 == 0) continue;  // missing
+      r[f] = static_cast<float>((s >> 33) % 300) / 3.0f;
+    }
+    // Bundled: features 4 and 5 never present together.
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    r.push_back((s >> 30) % 2 ? static_cast<float>((s >> 40) % 50) : NAN);
+    r.push_back(std::isnan(r[4]) && (s >> 50) % 3 != 0 ? static_cast<float>((s >> 45) % 40) : NAN);
+    const float x3 = std::isnan(r[3]) ? 70.f : r[3], x5 = std::isnan(r[5]) ? 10.f : r[5];
+    labels.push_back(r[0] * 0.1f + (x3 > 40 ? 3.f : 0.f) + (r[1] > 50 ? 2.f : 0.f) + x5 * 0.05f);
+    rows.push_back(r);
+  }
+  Fixture fx(test::DenseRows(rows, labels), 2, true);
+  ASSERT_EQ(fx.matrix->layout(), BinnedMatrix::Layout::kDense);
+  ASSERT_TRUE(fx.matrix->bundled());
+  std::vector<uint8_t> keep(rows.size());
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = (i * 7) % 10 < 7;
+  for (const char* policy : {"depthwise", "lossguide"}) {
+    for (int depth : {1, 4}) {
+      for (const auto& k : {std::vector<uint8_t>{}, keep}) {
+        Params p;
+        p.max_depth = depth;
+        p.grow_policy = policy;
+        p.max_leaves = depth == 4 && k.empty() ? 11 : 0;  // some leaves above the depth limit
+        for (int nthread : {1, 2}) {
+          std::vector<float> preds(rows.size(), 0.0f);
+          const RegTree tree = fx.Grow(p, nthread, &preds, Fixture::Mode::kNormal, k);
+          EXPECT_GT(tree.NumNodes(), 2);
+          for (std::size_t i = 0; i < rows.size(); ++i) {
+            ASSERT_EQ(preds[i], WalkedLeafValue(tree, rows[i]))
+                << policy << " depth " << depth << " row " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ringboost
