@@ -9,4 +9,13 @@ struct GradPair {
   float hess = 0.0f;
 };
 
+// The largest |grad| and |hess| of one output group's rows, what the gradient quantizer scales
+// by (tree/gradient.h); finite is false when some value is NaN or infinite (the maxima then say
+// nothing).
+struct GradientMaxima {
+  double grad = 0.0;
+  double hess = 0.0;
+  bool finite = true;
+};
+
 }  // namespace ringboost

@@ -49,6 +49,13 @@ class SoftmaxObjective final : public Objective {
     (void)iter;
     ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out);
   }
+  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
+                            std::vector<GradPair>* out,
+                            std::vector<GradientMaxima>* maxima) const override {
+    (void)iter;
+    ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out, maxima);
+    return true;
+  }
 
   bool Elementwise(ElementwiseSpec* spec) const override {
     *spec = spec_;

@@ -33,6 +33,16 @@ class Objective {
   // round (rank:* seeds its pair sampling with it).
   virtual void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
                            std::vector<GradPair>* out) const = 0;
+  // GetGradient that also gives each output group's GradientMaxima (`maxima` resized to
+  // NumGroups()) from the same pass over the rows, and returns true. The default does GetGradient
+  // alone and returns false: the caller scans the gradients itself.
+  virtual bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
+                                    std::vector<GradPair>* out,
+                                    std::vector<GradientMaxima>* maxima) const {
+    (void)maxima;
+    GetGradient(data, preds, iter, out);
+    return false;
+  }
   // Margin -> prediction written by task=pred (probabilities, class ids, counts...).
   virtual void PredTransform(std::vector<float>* preds) const { (void)preds; }
   // Margin -> what metrics read (softmax probabilities for both multi:softmax and softprob).

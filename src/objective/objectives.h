@@ -37,9 +37,11 @@ bool GradientIsaAvailable(GradientIsa isa);
 
 // The CPU GetGradient of the element-wise objectives: *out (rows x spec.num_class, as `preds`)
 // gets ElementwiseGradient of every row of `data`, on `nthread` threads. Throws Error
-// "<data name>: <label_rule>" when some label breaks ElementwiseLabelOk.
+// "<data name>: <label_rule>" when some label breaks ElementwiseLabelOk. `maxima`, when not null,
+// gets each output group's GradientMaxima of *out.
 void ElementwiseGradients(const ElementwiseSpec& spec, const char* label_rule, const DataSet& data,
                           const std::vector<float>& preds, int nthread, std::vector<GradPair>* out,
+                          std::vector<GradientMaxima>* maxima = nullptr,
                           GradientIsa isa = GradientIsa::kBest);
 // Sigmoid(v) of every value (the scalar Sigmoid's bits), in vector lanes on `nthread` threads:
 // binary:logistic's transform of the eval sets' margins, every round.

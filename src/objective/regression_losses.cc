@@ -50,6 +50,13 @@ class ElementwiseLossObjective final : public Objective {
     (void)iter;
     ElementwiseGradients(spec_, facts_.label_rule, data, preds, nthread_, out);
   }
+  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
+                            std::vector<GradPair>* out,
+                            std::vector<GradientMaxima>* maxima) const override {
+    (void)iter;
+    ElementwiseGradients(spec_, facts_.label_rule, data, preds, nthread_, out, maxima);
+    return true;
+  }
 
   bool Elementwise(ElementwiseSpec* spec) const override {
     *spec = spec_;

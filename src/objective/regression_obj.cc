@@ -43,6 +43,13 @@ class RegLossObjective final : public Objective {
     (void)iter;
     ElementwiseGradients(spec_, info_.label_rule, data, preds, nthread_, out);
   }
+  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
+                            std::vector<GradPair>* out,
+                            std::vector<GradientMaxima>* maxima) const override {
+    (void)iter;
+    ElementwiseGradients(spec_, info_.label_rule, data, preds, nthread_, out, maxima);
+    return true;
+  }
 
   bool Elementwise(ElementwiseSpec* spec) const override {
     *spec = spec_;
@@ -94,6 +101,13 @@ class PoissonObjective final : public Objective {
                    std::vector<GradPair>* out) const override {
     (void)iter;
     ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out);
+  }
+  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
+                            std::vector<GradPair>* out,
+                            std::vector<GradientMaxima>* maxima) const override {
+    (void)iter;
+    ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out, maxima);
+    return true;
   }
 
   bool Elementwise(ElementwiseSpec* spec) const override {

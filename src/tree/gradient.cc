@@ -88,16 +88,17 @@ inline int64_t RoundStochastic(double x, double scale, double u) {
 }
 }  // namespace
 
-void GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride, int group,
-                                          const std::vector<uint8_t>& keep, uint64_t seed,
-                                          uint64_t key, uint64_t first_row, int nthread,
-                                          std::vector<GradientSum>* out) const {
+GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride,
+                                                 int group, const std::vector<uint8_t>& keep,
+                                                 uint64_t seed, uint64_t key, uint64_t first_row,
+                                                 int nthread, std::vector<GradientSum>* out) const {
   RB_CHECK(low_bit_);
   const std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
   out->resize(n);
   GradientSum* q = out->data();
   const uint64_t stream = static_cast<uint64_t>(RandomStream::kLowBitGradient);
-#pragma omp parallel for schedule(static) num_threads(nthread)
+  int64_t sum_g = 0, sum_h = 0;
+#pragma omp parallel for schedule(static) num_threads(nthread) reduction(+ : sum_g, sum_h)
   for (std::size_t i = 0; i < n; ++i) {
     if (!keep.empty() && !keep[i]) {
       q[i] = GradientSum{};
@@ -110,7 +111,10 @@ void GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, in
     const GradPair& p = gpair[i * stride + group];
     q[i] = GradientSum{RoundStochastic(p.grad, grad_scale_, ug),
                        RoundStochastic(p.hess, hess_scale_, uh)};
+    sum_g += q[i].g;
+    sum_h += q[i].h;
   }
+  return GradientSum{sum_g, sum_h};
 }
 
 int64_t GradientQuantizer::HessAtLeast(double x) const {
@@ -149,16 +153,23 @@ std::vector<GradientSum> GradientQuantizer::QuantizeAll(const std::vector<GradPa
   return out;
 }
 
-void GradientQuantizer::QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
-                                    const std::vector<uint8_t>& keep, int nthread,
-                                    std::vector<GradientSum>* out) const {
+GradientSum GradientQuantizer::QuantizeAll(const std::vector<GradPair>& gpair, int stride,
+                                           int group, const std::vector<uint8_t>& keep, int nthread,
+                                           std::vector<GradientSum>* out) const {
   const std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
   out->resize(n);
   GradientSum* q = out->data();
-#pragma omp parallel for schedule(static) num_threads(nthread)
+  // Integer sums: the same in any order, so for any thread count.
+  int64_t sum_g = 0, sum_h = 0;
+#pragma omp parallel for schedule(static) num_threads(nthread) reduction(+ : sum_g, sum_h)
   for (std::size_t i = 0; i < n; ++i) {
-    q[i] = keep.empty() || keep[i] ? Quantize(gpair[i * stride + group]) : GradientSum{};
+    const GradientSum v =
+        keep.empty() || keep[i] ? Quantize(gpair[i * stride + group]) : GradientSum{};
+    q[i] = v;
+    sum_g += v.g;
+    sum_h += v.h;
   }
+  return GradientSum{sum_g, sum_h};
 }
 
 }  // namespace ringboost

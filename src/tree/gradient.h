@@ -77,9 +77,11 @@ class GradientQuantizer {
   // Low-bit quantized gradients of one output group (zero where `keep` is 0): each value is
   // rounded down or up at random, up with probability its distance from the level below, so
   // every sum is unbiased. The draw of global row `first_row + i` is keyed by (seed, key, row).
-  void QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride, int group,
-                         const std::vector<uint8_t>& keep, uint64_t seed, uint64_t key,
-                         uint64_t first_row, int nthread, std::vector<GradientSum>* out) const;
+  // Returns the sum of *out.
+  GradientSum QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride, int group,
+                                const std::vector<uint8_t>& keep, uint64_t seed, uint64_t key,
+                                uint64_t first_row, int nthread,
+                                std::vector<GradientSum>* out) const;
 
   // exponents: value = quantized * 2^-exp
   int grad_exp() const { return grad_exp_; }
@@ -102,10 +104,11 @@ class GradientQuantizer {
   // Quantized gradients of one output group, zero where `keep` (if non-empty) is 0.
   std::vector<GradientSum> QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
                                        const std::vector<uint8_t>& keep, int nthread) const;
-  // The same into `out` (resized; its storage reused).
-  void QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
-                   const std::vector<uint8_t>& keep, int nthread,
-                   std::vector<GradientSum>* out) const;
+  // The same into `out` (resized; its storage reused); returns the sum of *out (the tree's root
+  // on this worker), taken in the same pass.
+  GradientSum QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
+                          const std::vector<uint8_t>& keep, int nthread,
+                          std::vector<GradientSum>* out) const;
 
  private:
   int grad_exp_ = 0;

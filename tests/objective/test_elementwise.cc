@@ -2,6 +2,7 @@
 // hand-derived values, and the CPU objectives against ElementwiseGradient row by row.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -271,6 +272,35 @@ Rows RandomRows(const std::string& name, int groups, int rows) {
   return {LabelRows(labels, weights), margins};
 }
 
+// `maxima` is what GradientQuantizer's scan of `got` (rows x groups) finds: each group's largest
+// |g| and |h| (as doubles), and whether every value is finite (the maxima are then unused).
+void ExpectScannedMaxima(const std::vector<GradPair>& got, int groups,
+                         const std::vector<GradientMaxima>& maxima, const std::string& what) {
+  ASSERT_EQ(maxima.size(), static_cast<std::size_t>(groups)) << what;
+  for (int c = 0; c < groups; ++c) {
+    double max_g = 0.0, max_h = 0.0;
+    bool finite = true;
+    for (std::size_t i = c; i < got.size(); i += groups) {
+      finite = finite && std::isfinite(got[i].grad) && std::isfinite(got[i].hess);
+      max_g = std::max(max_g, std::fabs(static_cast<double>(got[i].grad)));
+      max_h = std::max(max_h, std::fabs(static_cast<double>(got[i].hess)));
+    }
+    EXPECT_EQ(maxima[c].finite, finite) << what << " group " << c;
+    if (!finite) continue;
+    EXPECT_EQ(maxima[c].grad, max_g) << what << " group " << c;
+    EXPECT_EQ(maxima[c].hess, max_h) << what << " group " << c;
+    EXPECT_GT(max_g, 0.0) << what;
+  }
+}
+
+// The same rows with every NaN margin replaced, so that every gradient is finite.
+Rows FiniteRows(Rows r) {
+  for (float& m : r.margins) {
+    if (std::isnan(m)) m = 0.5f;
+  }
+  return r;
+}
+
 TEST(ElementwiseGradient, CpuObjectivesAgreeRowByRow) {
   const char* names[] = {"reg:squarederror", "reg:logistic",  "binary:logistic", "binary:logitraw",
                          "count:poisson",    "multi:softmax", "multi:softprob"};
@@ -292,6 +322,15 @@ TEST(ElementwiseGradient, CpuObjectivesAgreeRowByRow) {
       std::vector<GradPair> got;
       obj->GetGradient(r.data, r.margins, 0, &got);
       ASSERT_EQ(got.size(), r.margins.size());
+      // The maxima from the same pass are the scan's; with NaN margins, not finite.
+      for (const Rows& m : {r, FiniteRows(r)}) {
+        std::vector<GradPair> again, scanned;
+        std::vector<GradientMaxima> maxima;
+        ASSERT_TRUE(obj->GetGradientAndMaxima(m.data, m.margins, 0, &again, &maxima)) << name;
+        obj->GetGradient(m.data, m.margins, 0, &scanned);
+        ASSERT_EQ(std::memcmp(again.data(), scanned.data(), again.size() * sizeof(GradPair)), 0);
+        ExpectScannedMaxima(again, groups, maxima, name);
+      }
       for (size_t i = 0; i < r.data.NumRows(); ++i) {
         std::vector<GradPair> want(groups);
         ElementwiseGradient(spec, &r.margins[i * groups], r.data.label[i], r.data.Weight(i),
@@ -306,7 +345,14 @@ TEST(ElementwiseGradient, CpuObjectivesAgreeRowByRow) {
   Params p;
   p.objective = "rank:pairwise";
   ElementwiseSpec spec;
-  EXPECT_FALSE(Objective::Create(p)->Elementwise(&spec));
+  const auto rank = Objective::Create(p);
+  EXPECT_FALSE(rank->Elementwise(&spec));
+  // Its maxima are left to the caller's scan.
+  const Rows r{LabelRows({1.0f, 0.0f, 2.0f, 0.0f}, {}, {0, 4}), {0.1f, 0.2f, -0.3f, 0.4f}};
+  std::vector<GradPair> got;
+  std::vector<GradientMaxima> maxima;
+  EXPECT_FALSE(rank->GetGradientAndMaxima(r.data, r.margins, 0, &got, &maxima));
+  EXPECT_EQ(got.size(), r.margins.size());
 }
 
 // The reg/binary losses' vector loop, compiled for each instruction set this CPU has: the same
@@ -325,10 +371,16 @@ TEST(ElementwiseGradient, RegLossLanesEveryInstructionSet) {
     for (ElementwiseLoss loss : losses) {
       const ElementwiseSpec spec = Spec(loss, 1.5f);
       for (bool weighted : {true, false}) {
-        Rows r = RandomRows("reg:logistic", 1, 1001);
+        Rows r = RandomRows("reg:logistic", 1, 5001);  // chunks of the maxima, and a tail
         if (!weighted) r.data.weight.clear();
         std::vector<GradPair> got;
-        ElementwiseGradients(spec, "labels", r.data, r.margins, 3, &got, isa);
+        ElementwiseGradients(spec, "labels", r.data, r.margins, 3, &got, nullptr, isa);
+        for (const Rows& m : {r, FiniteRows(r)}) {
+          std::vector<GradPair> again;
+          std::vector<GradientMaxima> maxima;
+          ElementwiseGradients(spec, "labels", m.data, m.margins, 3, &again, &maxima, isa);
+          ExpectScannedMaxima(again, 1, maxima, isa_name);
+        }
         for (size_t i = 0; i < r.data.NumRows(); ++i) {
           const GradPair want = Gradient1(spec, r.margins[i], r.data.label[i], r.data.Weight(i));
           ASSERT_EQ(std::memcmp(&want, &got[i], sizeof(GradPair)), 0)

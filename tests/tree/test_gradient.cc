@@ -69,6 +69,33 @@ TEST(GradientQuantizer, GroupsAndSampling) {
   EXPECT_EQ(sampled[0], all[0]);
 }
 
+// QuantizeAll and QuantizeAllLowBit return the sum of what they wrote (the root's), unsampled
+// rows left out, for any thread count.
+TEST(GradientQuantizer, QuantizeAllReturnsTheSumOfItsValues) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::vector<GradPair> g;
+  for (int i = 0; i < 3001; ++i) g.push_back({0.3f * std::sin(0.11f * i), 0.01f * (i % 7)});
+  std::vector<uint8_t> keep(g.size());
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = i % 3 != 0;
+  const GradientQuantizer q(g, 1, 0, comm.get());
+  const GradientQuantizer low = q.LowBit();
+  for (const auto& k : {std::vector<uint8_t>{}, keep}) {
+    for (int nthread : {1, 3}) {
+      std::vector<GradientSum> out;
+      GradientSum want;
+      const GradientSum got = q.QuantizeAll(g, 1, 0, k, nthread, &out);
+      for (const GradientSum& v : out) want += v;
+      EXPECT_EQ(got, want) << nthread;
+      EXPECT_NE(got.g, 0);
+      const GradientSum got_low = low.QuantizeAllLowBit(g, 1, 0, k, 42, 3, 0, nthread, &out);
+      want = GradientSum{};
+      for (const GradientSum& v : out) want += v;
+      EXPECT_EQ(got_low, want) << nthread;
+      EXPECT_NE(got_low.h, 0);
+    }
+  }
+}
+
 TEST(GradientQuantizer, AllZeroGradients) {
   auto comm = rabit::MakeLocalCommunicator();
   std::vector<GradPair> g(4);

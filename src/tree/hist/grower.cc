@@ -33,12 +33,9 @@ std::vector<uint32_t> TreeGrower::NodeFeatures(int nid) {
   return features;
 }
 
-void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree) {
-  int64_t sum[2] = {0, 0};
-  for (const GradientSum& g : gpair) {
-    sum[0] += g.g;
-    sum[1] += g.h;
-  }
+void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, GradientSum local_sum,
+                          RegTree* tree) {
+  int64_t sum[2] = {local_sum.g, local_sum.h};
   comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
   nodes_.InitChild(0, -1, GradientSum{sum[0], sum[1]}, tree);
   if (columnwise_ != nullptr) columnwise_->NewGradients();  // a new tree: new gradients
@@ -292,6 +289,13 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
 
 RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
                          uint64_t tree_key) {
+  GradientSum sum;
+  for (const GradientSum& g : gpair) sum += g;
+  return Grow(gpair, sum, quantizer, tree_key);
+}
+
+RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, GradientSum local_sum,
+                         const GradientQuantizer& quantizer, uint64_t tree_key) {
   RB_CHECK(gpair.size() == matrix_->NumRows());
   quantizer_ = &quantizer;
   evaluator_ = std::make_unique<SplitEvaluator>(cuts_, params_.split, quantizer_);
@@ -301,7 +305,7 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, const GradientQu
   wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;
   RegTree tree;
   nodes_.Reset(&quantizer);
-  InitRoot(gpair, &tree);
+  InitRoot(gpair, local_sum, &tree);
   nodes_.Grow(
       &tree,
       [&](const std::vector<Expansion>& expansions) {

@@ -36,6 +36,9 @@ class TreeGrower {
   // in which leaf.
   RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
                uint64_t tree_key);
+  // The same given `local_sum`, the sum of gpair (GradientQuantizer::QuantizeAll returns it).
+  RegTree Grow(const std::vector<GradientSum>& gpair, GradientSum local_sum,
+               const GradientQuantizer& quantizer, uint64_t tree_key);
 
   // Histograms larger than this are not kept one per node: each node is built on its own, touched
   // chunks only, and no sibling is subtracted (wide data). Both ways grow the same tree; tests set
@@ -65,7 +68,7 @@ class TreeGrower {
     Histogram hist;
   };
 
-  void InitRoot(const std::vector<GradientSum>& gpair, RegTree* tree);
+  void InitRoot(const std::vector<GradientSum>& gpair, GradientSum local_sum, RegTree* tree);
   // The features `nid` may split on: column sampling, then the interaction constraints.
   std::vector<uint32_t> NodeFeatures(int nid);
   void PartitionRows(const std::vector<Expansion>& expansions);

@@ -43,7 +43,11 @@ bool HistTrainer::UsesLowBitGradients(const TreeParams& params, uint64_t rows,
 std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, const DataSet& train,
                                                 int round) {
   auto start = PhaseTimer::Clock::now();
-  objective.GetGradient(train, margins_, round, &gpair_);
+  // The objective's row loop may give the quantizer's maxima too (one pass over the gradients
+  // fewer); where it does not, or some gradient is not finite, the quantizer scans for them (and
+  // names the first such row).
+  const bool have_maxima =
+      objective.GetGradientAndMaxima(train, margins_, round, &gpair_, &maxima_);
   timer_.Add("gradients", start);
   RB_CHECK(gpair_.size() == train.NumRows() * groups_);
   std::vector<uint8_t> keep;
@@ -58,19 +62,22 @@ std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, cons
   std::vector<RegTree> trees;
   for (int k = 0; k < groups_; ++k) {
     start = PhaseTimer::Clock::now();
-    GradientQuantizer quantizer(gpair_, groups_, k, comm_, nthread_);
-    quantizer.QuantizeAll(gpair_, groups_, k, keep, nthread_, &qgrad_);
+    const GradientQuantizer quantizer =
+        have_maxima && maxima_[k].finite
+            ? GradientQuantizer(maxima_[k].grad, maxima_[k].hess, train.NumRows(), comm_)
+            : GradientQuantizer(gpair_, groups_, k, comm_, nthread_);
+    const GradientSum sum = quantizer.QuantizeAll(gpair_, groups_, k, keep, nthread_, &qgrad_);
     const uint64_t tree_key = static_cast<uint64_t>(round) * groups_ + k;
     if (low_bit_) {
       const GradientQuantizer low = quantizer.LowBit();
-      low.QuantizeAllLowBit(gpair_, groups_, k, keep, params_.seed, tree_key, train.first_row,
-                            nthread_, &low_grad_);
+      const GradientSum low_sum = low.QuantizeAllLowBit(
+          gpair_, groups_, k, keep, params_.seed, tree_key, train.first_row, nthread_, &low_grad_);
       timer_.Add("quantize", start);
-      trees.push_back(grower_.Grow(low_grad_, low, tree_key));
+      trees.push_back(grower_.Grow(low_grad_, low_sum, low, tree_key));
       grower_.RefitLeaves(qgrad_, quantizer, &trees.back());
     } else {
       timer_.Add("quantize", start);
-      trees.push_back(grower_.Grow(qgrad_, quantizer, tree_key));
+      trees.push_back(grower_.Grow(qgrad_, sum, quantizer, tree_key));
     }
     grower_.UpdatePredictions(trees.back(), &margins_, groups_, k);
   }

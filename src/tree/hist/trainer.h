@@ -40,6 +40,7 @@ class HistTrainer : public RoundTrainer {
   // A round's gradients, raw and quantized: kept between rounds, so that each round writes into
   // pages it already has (new vectors cost 24 MB of zeroing and page faults a round at 1M rows).
   std::vector<GradPair> gpair_;
+  std::vector<GradientMaxima> maxima_;  // per output group, when the objective gives them
   std::vector<GradientSum> qgrad_;
   std::vector<GradientSum> low_grad_;  // low-bit mode: the rounded gradients the tree grows from
   PhaseTimer timer_;
