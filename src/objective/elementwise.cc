@@ -263,6 +263,15 @@ void ElementwiseGradients(const ElementwiseSpec& spec, const char* label_rule, c
   }
 }
 
+bool ElementwiseObjective::GetGradientAndMaxima(const DataSet& data,
+                                                const std::vector<float>& preds, int iter,
+                                                std::vector<GradPair>* out,
+                                                std::vector<GradientMaxima>* maxima) const {
+  (void)iter;
+  ElementwiseGradients(spec_, label_rule_, data, preds, nthread_, out, maxima);
+  return true;
+}
+
 void SigmoidInPlace(std::vector<float>* values, int nthread, GradientIsa isa) {
   const SigmoidRowsFn rows_fn = SigmoidRowsFor(isa);
   const int64_t n = static_cast<int64_t>(values->size());

@@ -24,12 +24,13 @@ void SoftmaxInPlace(float* row, int k) {
   for (int j = 0; j < k; ++j) row[j] /= static_cast<float>(wsum);
 }
 
-class SoftmaxObjective final : public Objective {
+class SoftmaxObjective final : public ElementwiseObjective {
  public:
   SoftmaxObjective(bool output_prob, const Params& params)
-      : output_prob_(output_prob),
-        spec_{ElementwiseLoss::kSoftmax, 1.0f, 0.0f, params.num_class},
-        nthread_(ResolveThreads(params.nthread)) {
+      : ElementwiseObjective(
+            ElementwiseSpec{ElementwiseLoss::kSoftmax, 1.0f, 0.0f, params.num_class}, kLabelRule,
+            ResolveThreads(params.nthread)),
+        output_prob_(output_prob) {
     if (spec_.num_class < 1) {
       RB_FAIL("num_class=" << spec_.num_class << ": " << Name()
                            << " needs num_class, the number of classes (labels 0..num_class-1)");
@@ -39,28 +40,6 @@ class SoftmaxObjective final : public Objective {
   std::string Name() const override { return output_prob_ ? "multi:softprob" : "multi:softmax"; }
   int NumGroups() const override { return spec_.num_class; }
   std::string DefaultMetric() const override { return "mlogloss"; }
-
-  const char* CheckLabel(float label) const override {
-    return ElementwiseLabelOk(spec_, label) ? nullptr : kLabelRule;
-  }
-
-  void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
-                   std::vector<GradPair>* out) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out);
-  }
-  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
-                            std::vector<GradPair>* out,
-                            std::vector<GradientMaxima>* maxima) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out, maxima);
-    return true;
-  }
-
-  bool Elementwise(ElementwiseSpec* spec) const override {
-    *spec = spec_;
-    return true;
-  }
 
   // multi:softmax: rows x num_class margins become ONE value per row, the class id of the
   // largest margin (first on ties), so the vector shrinks to rows. multi:softprob: softmax.
@@ -89,8 +68,6 @@ class SoftmaxObjective final : public Objective {
   static constexpr const char* kLabelRule =
       "label must be an integer in [0, num_class) for multi:*";
   bool output_prob_;
-  ElementwiseSpec spec_;
-  int nthread_;
 };
 
 }  // namespace

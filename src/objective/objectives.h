@@ -11,6 +11,35 @@
 
 namespace ringboost {
 
+// An objective whose gradients are ElementwiseGradient of each row (elementwise.h): its label
+// check, gradients (with the quantizer's maxima, from the same pass) and Elementwise() all come
+// from one spec.
+class ElementwiseObjective : public Objective {
+ public:
+  const char* CheckLabel(float label) const override {
+    return ElementwiseLabelOk(spec_, label) ? nullptr : label_rule_;
+  }
+  void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
+                   std::vector<GradPair>* out) const override {
+    GetGradientAndMaxima(data, preds, iter, out, nullptr);
+  }
+  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
+                            std::vector<GradPair>* out,
+                            std::vector<GradientMaxima>* maxima) const override;
+  bool Elementwise(ElementwiseSpec* spec) const override {
+    *spec = spec_;
+    return true;
+  }
+
+ protected:
+  // label_rule: what a rejected label breaks (nullptr where every label is valid).
+  ElementwiseObjective(const ElementwiseSpec& spec, const char* label_rule, int nthread)
+      : spec_(spec), label_rule_(label_rule), nthread_(nthread) {}
+  ElementwiseSpec spec_;
+  const char* label_rule_;
+  int nthread_;
+};
+
 std::unique_ptr<Objective> MakeRegressionObjective(const std::string& name, const Params& params);
 // reg:pseudohubererror, reg:gamma, reg:tweedie, binary:hinge, reg:squaredlogerror.
 std::unique_ptr<Objective> MakeRegressionLossObjective(const std::string& name,

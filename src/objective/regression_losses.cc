@@ -30,39 +30,17 @@ struct LossFacts {
   Link link;
 };
 
-class ElementwiseLossObjective final : public Objective {
+class ElementwiseLossObjective final : public ElementwiseObjective {
  public:
   ElementwiseLossObjective(LossFacts facts, float param, std::string default_metric,
                            const Params& params)
-      : facts_(facts),
-        spec_{facts.loss, 1.0f, 0.0f, 1, param},
-        default_metric_(std::move(default_metric)),
-        nthread_(ResolveThreads(params.nthread)) {}
+      : ElementwiseObjective(ElementwiseSpec{facts.loss, 1.0f, 0.0f, 1, param}, facts.label_rule,
+                             ResolveThreads(params.nthread)),
+        facts_(facts),
+        default_metric_(std::move(default_metric)) {}
 
   std::string Name() const override { return facts_.name; }
   std::string DefaultMetric() const override { return default_metric_; }
-  const char* CheckLabel(float label) const override {
-    return ElementwiseLabelOk(spec_, label) ? nullptr : facts_.label_rule;
-  }
-
-  void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
-                   std::vector<GradPair>* out) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, facts_.label_rule, data, preds, nthread_, out);
-  }
-  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
-                            std::vector<GradPair>* out,
-                            std::vector<GradientMaxima>* maxima) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, facts_.label_rule, data, preds, nthread_, out, maxima);
-    return true;
-  }
-
-  bool Elementwise(ElementwiseSpec* spec) const override {
-    *spec = spec_;
-    return true;
-  }
-
   void PredTransform(std::vector<float>* preds) const override {
     if (facts_.link == Link::kLog) {
       for (float& p : *preds) p = ExpF(p);
@@ -82,9 +60,7 @@ class ElementwiseLossObjective final : public Objective {
 
  private:
   LossFacts facts_;
-  ElementwiseSpec spec_;
   std::string default_metric_;
-  int nthread_;
 };
 
 // reg:squaredlogerror as XGBoost's SquaredLogError (regression_loss.h) under RegLossObj: with

@@ -24,37 +24,16 @@ struct LossInfo {
 
 // XGBoost's RegLossObj: the gradients are ElementwiseGradient's (weight times scale_pos_weight
 // where label == 1 multiplying gradient and hessian).
-class RegLossObjective final : public Objective {
+class RegLossObjective final : public ElementwiseObjective {
  public:
   RegLossObjective(LossInfo info, const Params& params)
-      : info_(info),
-        spec_{info.loss, static_cast<float>(params.scale_pos_weight), 0.0f, 1},
-        nthread_(ResolveThreads(params.nthread)) {}
+      : ElementwiseObjective(
+            ElementwiseSpec{info.loss, static_cast<float>(params.scale_pos_weight), 0.0f, 1},
+            info.label_rule, ResolveThreads(params.nthread)),
+        info_(info) {}
 
   std::string Name() const override { return info_.name; }
   std::string DefaultMetric() const override { return info_.default_metric; }
-
-  const char* CheckLabel(float label) const override {
-    return ElementwiseLabelOk(spec_, label) ? nullptr : info_.label_rule;
-  }
-
-  void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
-                   std::vector<GradPair>* out) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, info_.label_rule, data, preds, nthread_, out);
-  }
-  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
-                            std::vector<GradPair>* out,
-                            std::vector<GradientMaxima>* maxima) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, info_.label_rule, data, preds, nthread_, out, maxima);
-    return true;
-  }
-
-  bool Elementwise(ElementwiseSpec* spec) const override {
-    *spec = spec_;
-    return true;
-  }
 
   void PredTransform(std::vector<float>* preds) const override {
     if (info_.loss != ElementwiseLoss::kLogistic) return;
@@ -74,47 +53,24 @@ class RegLossObjective final : public Objective {
 
  private:
   LossInfo info_;
-  ElementwiseSpec spec_;
-  int nthread_;
 };
 
 // count:poisson: grad exp(m) - y, hess exp(m + max_delta_step), times the weight. XGBoost's
 // Poisson objective has its own max_delta_step defaulting to 0.7, which a user's max_delta_step
 // (shared with the tree) overrides.
-class PoissonObjective final : public Objective {
+class PoissonObjective final : public ElementwiseObjective {
  public:
   explicit PoissonObjective(const Params& params)
-      : spec_{ElementwiseLoss::kPoisson, 1.0f,
-              params.IsSet("max_delta_step") ? static_cast<float>(params.max_delta_step)
-                                             : kDefaultMaxDeltaStep,
-              1},
-        nthread_(ResolveThreads(params.nthread)) {}
+      : ElementwiseObjective(ElementwiseSpec{ElementwiseLoss::kPoisson, 1.0f,
+                                             params.IsSet("max_delta_step")
+                                                 ? static_cast<float>(params.max_delta_step)
+                                                 : kDefaultMaxDeltaStep,
+                                             1},
+                             kLabelRule, ResolveThreads(params.nthread)) {}
 
   std::string Name() const override { return "count:poisson"; }
   std::string DefaultMetric() const override { return "poisson-nloglik"; }
   float DefaultMaxDeltaStep() const override { return kDefaultMaxDeltaStep; }
-  const char* CheckLabel(float label) const override {
-    return ElementwiseLabelOk(spec_, label) ? nullptr : kLabelRule;
-  }
-
-  void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
-                   std::vector<GradPair>* out) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out);
-  }
-  bool GetGradientAndMaxima(const DataSet& data, const std::vector<float>& preds, int iter,
-                            std::vector<GradPair>* out,
-                            std::vector<GradientMaxima>* maxima) const override {
-    (void)iter;
-    ElementwiseGradients(spec_, kLabelRule, data, preds, nthread_, out, maxima);
-    return true;
-  }
-
-  bool Elementwise(ElementwiseSpec* spec) const override {
-    *spec = spec_;
-    return true;
-  }
-
   void PredTransform(std::vector<float>* preds) const override {
     for (float& p : *preds) p = ExpF(p);
   }
@@ -130,8 +86,6 @@ class PoissonObjective final : public Objective {
  private:
   static constexpr const char* kLabelRule = "label must be nonnegative for count:poisson";
   static constexpr float kDefaultMaxDeltaStep = 0.7f;
-  ElementwiseSpec spec_;
-  int nthread_;
 };
 
 }  // namespace
