@@ -117,17 +117,20 @@ TEST_P(SharedSetOnDevice, ModelIsTheCpuModel) {
 
 INSTANTIATE_TEST_SUITE_P(
     DeviceTraining, SharedSetOnDevice,
-    ::testing::Values(Variant{"agaricus", "", "agaricus"},
-                      Variant{"lightgbm_binary", "", "lightgbm_binary"},  // weighted
-                      Variant{"lightgbm_multiclass", "", "lightgbm_multiclass"},
-                      Variant{"lightgbm_rank_ndcg", "", "lightgbm_rank"},
-                      Variant{"lightgbm_rank_pairwise", "objective=rank:pairwise", "lightgbm_rank"},
-                      Variant{"lightgbm_binary_lossguide",
-                              "grow_policy=lossguide max_leaves=31 max_depth=0", "lightgbm_binary"},
-                      Variant{
-                          "lightgbm_multiclass_colsample",
-                          "colsample_bytree=0.8 colsample_bylevel=0.7 colsample_bynode=0.6 seed=3",
-                          "lightgbm_multiclass"}),
+    ::testing::Values(
+        Variant{"agaricus", "", "agaricus"},
+        Variant{"lightgbm_binary", "", "lightgbm_binary"},  // weighted
+        Variant{"lightgbm_multiclass", "", "lightgbm_multiclass"},
+        Variant{"lightgbm_rank_ndcg", "", "lightgbm_rank"},
+        Variant{"lightgbm_rank_pairwise", "objective=rank:pairwise", "lightgbm_rank"},
+        Variant{"lightgbm_binary_lossguide", "grow_policy=lossguide max_leaves=31 max_depth=0",
+                "lightgbm_binary"},
+        Variant{"lightgbm_multiclass_colsample",
+                "colsample_bytree=0.8 colsample_bylevel=0.7 colsample_bynode=0.6 seed=3",
+                "lightgbm_multiclass"},
+        // Low-bit gradients on sparse data (the exact cells) and multiclass.
+        Variant{"agaricus_low_bit", "quantized_grad=on", "agaricus"},
+        Variant{"lightgbm_multiclass_low_bit", "quantized_grad=on", "lightgbm_multiclass"}),
     VariantName);
 
 // The generated 200k-row dense set, 5 rounds of depth 6, with one kind of option changed.
@@ -147,7 +150,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"colsample",
                               "colsample_bytree=0.9 colsample_bylevel=0.8 colsample_bynode=0.7"},
                       Variant{"max_bin_16", "max_bin=16"},
-                      Variant{"max_bin_1024", "max_bin=1024"}),  // bins over 256: uint16
+                      Variant{"max_bin_1024", "max_bin=1024"},  // bins over 256: uint16
+                      // Low-bit gradients: narrow cells, the leaf refit, row subsampling; auto is
+                      // on from 100k rows.
+                      Variant{"low_bit", "quantized_grad=on max_depth=8"},
+                      Variant{"low_bit_auto_subsample", "quantized_grad=auto subsample=0.8"},
+                      Variant{"low_bit_lossguide",
+                              "quantized_grad=on grow_policy=lossguide max_leaves=31 max_depth=0"},
+                      Variant{"low_bit_max_bin_1024", "quantized_grad=on max_bin=1024"}),
     VariantName);
 
 // monotone_constraints and interaction_constraints, 5 rounds of depth 6 (or 31 leaves): on the
@@ -282,6 +292,22 @@ TEST(DeviceTraining, GeneratedSparseWithMissingModelIsTheCpuModel) {
   test::TempDir dir;
   test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 50, 0.3);
   ExpectSameOnBoth(dir.path(), WriteGeneratedConfig(dir) + " num_round=10 max_depth=6");
+}
+
+TEST(DeviceTraining, GeneratedSparseLowBitModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 50, 0.3);
+  ExpectSameOnBoth(dir.path(),
+                   WriteGeneratedConfig(dir) + " num_round=10 max_depth=6 quantized_grad=on");
+}
+
+TEST(DeviceTraining, TwoWorkersOnOneGpuLowBitModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  test::WriteGeneratedDense(dir.File("train.txt"), 200000);
+  ExpectTwoDeviceWorkersGiveTheCpuModel(
+      dir.path(), WriteGeneratedConfig(dir) + " num_round=5 max_depth=8 quantized_grad=on");
 }
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuAgaricusModelIsTheCpuModel) {
