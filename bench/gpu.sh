@@ -77,12 +77,13 @@ done
 # A step measured against the build before it (BASE_RINGBOOST: that build's program): REPS pairs
 # of 500-round runs, base then this build, on the same warm card; the per-round means of each and
 # their ratio (this build's over the base's), and whether the two write the same model file.
+# AB_ARGS: key=value settings both sides train with (e.g. quantized_grad=on).
 if [[ -n "${BASE_RINGBOOST:-}" ]]; then
   for rep in $(seq 1 "${REPS:-2}"); do
     for side in base new; do
       prog="$RINGBOOST"
       [[ "$side" == base ]] && prog="$BASE_RINGBOOST"
-      "$prog" train "$OUT/gpu.conf" device=cuda num_round=500 model_out="$OUT/ab-$side.json" \
+      "$prog" train "$OUT/gpu.conf" device=cuda num_round=500 ${AB_ARGS:-} model_out="$OUT/ab-$side.json" \
         >"$OUT/ab-$side-$rep.log" 2>&1 || { status=1; tail -5 "$OUT/ab-$side-$rep.log"; }
     done
   done
@@ -180,7 +181,7 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
   if [[ -n "${BASE_RINGBOOST:-}" ]]; then
     for side in base new; do
       for f in "$OUT"/ab-$side-*.log; do echo "$side $(device_round "$f")"; done
-    done | awk '{s[$1] += $2; n[$1]++; printf "a/b %s run: %.5f s/round (CUDA events)\n", $1, $2}
+    done | awk -v args="${AB_ARGS:-}" '{s[$1] += $2; n[$1]++; printf "a/b %s run %s: %.5f s/round (CUDA events)\n", $1, args, $2}
       END {if (n["base"] && n["new"]) printf "a/b: this build / base = %.3f (means of %d pairs)\n",
            (s["new"] / n["new"]) / (s["base"] / n["base"]), n["new"]}'
     if cmp -s "$OUT/ab-base.json" "$OUT/ab-new.json"; then

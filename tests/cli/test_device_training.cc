@@ -157,7 +157,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"low_bit_auto_subsample", "quantized_grad=auto subsample=0.8"},
                       Variant{"low_bit_lossguide",
                               "quantized_grad=on grow_policy=lossguide max_leaves=31 max_depth=0"},
-                      Variant{"low_bit_max_bin_1024", "quantized_grad=on max_bin=1024"}),
+                      Variant{"low_bit_max_bin_1024", "quantized_grad=on max_bin=1024"},
+                      // Trees of more nodes than the refit's walk takes: leaf rows partitioned.
+                      Variant{"low_bit_depth_12", "quantized_grad=on max_depth=12"}),
     VariantName);
 
 // monotone_constraints and interaction_constraints, 5 rounds of depth 6 (or 31 leaves): on the

@@ -34,6 +34,10 @@ struct DevicePolicy {
   static constexpr std::size_t kHistTileBytes = 64 * 1024;
   static constexpr uint32_t kHistMinTileRows = 128;
   static constexpr std::size_t kHistSharedBytesPerCell = 4 * sizeof(uint32_t);
+  // Low-bit gradients in packed cells (12 bytes a cell: 96 KiB for 28 features of 256 bins) with
+  // a tile of 512 rows: two blocks fit an H100 SM, so one's loads overlap the other's adds.
+  static constexpr int kHistNarrowBlockThreads = 512;
+  static constexpr int kHistNarrowBlocksPerSM = 2;
   static constexpr uint32_t kHistLaneAlign = 32;
   // More shared-memory groups than this (each a pass over the rows): one global-atomics pass.
   static constexpr uint32_t kHistMaxSharedGroups = 8;
@@ -70,6 +74,17 @@ inline unsigned int GridStrideFor(uint64_t n, int threads) {
 __device__ inline void AtomicAddSum(GradientSum* dst, int64_t g, int64_t h) {
   atomicAdd(reinterpret_cast<unsigned long long*>(&dst->g), static_cast<unsigned long long>(g));
   atomicAdd(reinterpret_cast<unsigned long long*>(&dst->h), static_cast<unsigned long long>(h));
+}
+
+// Exact add of v into the int64 held as words (lo, hi) of shared memory: the low words' carry
+// goes into the high word. Both adds are modulo 2^32, so the pair ends as the sum modulo 2^64
+// whatever the order of the adds of all threads.
+__device__ __forceinline__ void SharedAdd64(uint32_t* lo, uint32_t* hi, int64_t v) {
+  const uint64_t u = static_cast<uint64_t>(v);
+  const uint32_t v_lo = static_cast<uint32_t>(u);
+  const uint32_t old = atomicAdd(lo, v_lo);
+  const uint32_t v_hi = static_cast<uint32_t>(u >> 32) + (old + v_lo < old ? 1u : 0u);
+  if (v_hi != 0) atomicAdd(hi, v_hi);
 }
 
 }  // namespace ringboost

@@ -48,6 +48,18 @@ void DeviceTreeGrower::SetConstraints(TreeConstraints constraints) {
   if (evaluator_ != nullptr) evaluator_->SetMonotone(nodes_.monotone());
 }
 
+namespace {
+// The most nodes a tree of `params` can have.
+uint64_t MaxTreeNodes(const TreeParams& params) {
+  uint64_t bound = ~uint64_t{0};
+  if (params.max_depth > 0 && params.max_depth < 40) bound = (uint64_t{2} << params.max_depth) - 1;
+  if (params.max_leaves > 0) {
+    bound = std::min<uint64_t>(bound, 2 * static_cast<uint64_t>(params.max_leaves) - 1);
+  }
+  return bound;
+}
+}  // namespace
+
 void DeviceTreeGrower::EndPhase() {
   if (sync_phases_) DeviceSynchronize();
 }
@@ -162,7 +174,12 @@ RegTree DeviceTreeGrower::Grow(const std::vector<GradientSum>& gpair,
 RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum local_sum,
                                const GradientQuantizer& quantizer, uint64_t tree_key) {
   grad_ = grad;
-  keep_leaf_rows_ = !matrix_->shape().dense || grad.low_bit != nullptr;
+  // Dense data: the leaf values (and the low-bit refit, where the tree fits WalkLeafSums) come
+  // from walking the rows down the tree, so no leaf's rows are needed.
+  refit_by_walk_ =
+      matrix_->shape().dense &&
+      MaxTreeNodes(params_) <= static_cast<uint64_t>(DevicePartitioner::kMaxWalkSumNodes);
+  keep_leaf_rows_ = !matrix_->shape().dense || (grad.low_bit != nullptr && !refit_by_walk_);
   if (evaluator_ == nullptr) {
     evaluator_ = std::make_unique<DeviceSplitEvaluator>(matrix_, params_.split, quantizer);
     evaluator_->SetMonotone(nodes_.monotone());
@@ -199,17 +216,26 @@ RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum loca
 
 void DeviceTreeGrower::RefitLeaves(const GradientSum* d_gpair, const GradientQuantizer& quantizer,
                                    RegTree* tree) {
-  RB_CHECK(keep_leaf_rows_);
   const auto start = PhaseTimer::Clock::now();
   std::vector<int> leaves;
   for (int nid = 0; nid < tree->NumNodes(); ++nid) {
     if ((*tree)[nid].IsLeaf()) leaves.push_back(nid);
   }
-  const std::vector<GradientSum> leaf_sums = partitioner_.LeafSums(leaves, d_gpair);
   std::vector<int64_t> sums(2 * static_cast<std::size_t>(tree->NumNodes()), 0);
-  for (std::size_t k = 0; k < leaves.size(); ++k) {
-    sums[2 * leaves[k]] = leaf_sums[k].g;
-    sums[2 * leaves[k] + 1] = leaf_sums[k].h;
+  if (keep_leaf_rows_) {
+    const std::vector<GradientSum> leaf_sums = partitioner_.LeafSums(leaves, d_gpair);
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      sums[2 * leaves[k]] = leaf_sums[k].g;
+      sums[2 * leaves[k] + 1] = leaf_sums[k].h;
+    }
+  } else {
+    RB_CHECK(refit_by_walk_);
+    const std::vector<GradientSum> node_sums =
+        partitioner_.WalkLeafSums(*matrix_, d_gpair, tree->NumNodes());
+    for (int nid : leaves) {
+      sums[2 * nid] = node_sums[nid].g;
+      sums[2 * nid + 1] = node_sums[nid].h;
+    }
   }
   comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
   RefitLeafValues(&sums, quantizer, params_.split, tree);

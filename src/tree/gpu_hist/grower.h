@@ -100,6 +100,7 @@ class DeviceTreeGrower {
   // Whether the leaves' rows are needed after the tree (sparse leaf values, low-bit refit): else
   // the splits whose children are leaves are only recorded for the dense leaf walk.
   bool keep_leaf_rows_ = true;
+  bool refit_by_walk_ = false;  // dense, small enough trees: RefitLeaves walks the rows
   HistogramPool pool_;
   NodeBook<NodeState> nodes_;
   bool sync_phases_;

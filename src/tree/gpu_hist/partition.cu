@@ -99,6 +99,50 @@ __global__ void LeafSumKernel(const LeafSumChunk* chunks, const GradientSum* gpa
   if (threadIdx.x == 0) AtomicAddSum(sums + c.leaf, block_g, block_h);
 }
 
+// Every row walks the tree to its leaf (nodes' splits as WalkLeafValuesKernel reads them), writes
+// the leaf's node id to leaf_of_row and adds its gradient to the block's exact sum of that node
+// (shared memory: four arrays of n_nodes words, g low, g high, h low, h high); the block's sums go
+// to sums[nid] at the end. Blocks stride over the rows.
+__global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
+                                   uint32_t n_nodes, uint64_t n, const GradientSum* gpair,
+                                   uint16_t* leaf_of_row, GradientSum* sums) {
+  extern __shared__ uint32_t words[];
+  for (uint32_t i = threadIdx.x; i < 4 * n_nodes; i += blockDim.x) words[i] = 0;
+  __syncthreads();
+  for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
+       row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    int32_t nid = 0;
+    WalkNode node = nodes[0];
+    while (node.left >= 0) {
+      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0);
+      nid = left ? node.left : node.right;
+      node = nodes[nid];
+    }
+    leaf_of_row[row] = static_cast<uint16_t>(nid);
+    const GradientSum p = gpair[row];
+    SharedAdd64(words + nid, words + n_nodes + nid, p.g);
+    SharedAdd64(words + 2 * n_nodes + nid, words + 3 * n_nodes + nid, p.h);
+  }
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < n_nodes; i += blockDim.x) {
+    const auto word = [&](uint32_t array) {
+      return static_cast<uint64_t>(words[array * n_nodes + i]);
+    };
+    const auto g = static_cast<int64_t>(word(1) << 32 | word(0));
+    const auto h = static_cast<int64_t>(word(3) << 32 | word(2));
+    if (g != 0 || h != 0) AtomicAddSum(sums + i, g, h);
+  }
+}
+
+// preds[row * stride + group] += the value of the row's leaf (from WalkLeafSumsKernel).
+__global__ void AddLeafValuesByRowKernel(const uint16_t* leaf_of_row, const WalkNode* nodes,
+                                         uint64_t n, float* preds, int stride, int group) {
+  for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
+       row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    preds[row * stride + group] += nodes[leaf_of_row[row]].value;
+  }
+}
+
 __global__ void IotaKernel(uint32_t* out, uint64_t n) {
   for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
@@ -133,6 +177,7 @@ void DevicePartitioner::Reset() {
   ranges_.assign(1, RowRange{0, num_rows_});
   where_.assign(1, 0);
   walk_.assign(1, WalkNode{});
+  leaf_of_row_fresh_ = false;
 }
 
 void DevicePartitioner::EnsureNode(int nid) {
@@ -242,10 +287,15 @@ void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vec
       walk_[leaves[k]].value = values[k];
     }
     d_walk_.CopyFrom(walk_);
-    EllpackView view = matrix.View();
-    view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
-    WalkLeafValuesKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
-        view, d_walk_.data(), num_rows_, d_preds, stride, group);
+    if (leaf_of_row_fresh_) {  // WalkLeafSums walked this tree already
+      AddLeafValuesByRowKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
+          d_leaf_of_row_.data(), d_walk_.data(), num_rows_, d_preds, stride, group);
+    } else {
+      EllpackView view = matrix.View();
+      view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
+      WalkLeafValuesKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
+          view, d_walk_.data(), num_rows_, d_preds, stride, group);
+    }
     RB_CUDA_CHECK_LAUNCH();
     return;
   }
@@ -288,6 +338,35 @@ std::vector<GradientSum> DevicePartitioner::LeafSums(const std::vector<int>& lea
   }
   std::vector<GradientSum> sums = d_leaf_sums_.ToHost();
   sums.resize(leaves.size());
+  return sums;
+}
+
+std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& matrix,
+                                                         const GradientSum* d_gpair,
+                                                         int num_nodes) {
+  RB_CHECK(matrix.shape().dense && num_nodes > 0 && num_nodes <= kMaxWalkSumNodes);
+  EnsureNode(num_nodes - 1);
+  d_leaf_sums_.Resize(num_nodes);
+  RB_CUDA_CHECK(cudaMemsetAsync(d_leaf_sums_.data(), 0, num_nodes * sizeof(GradientSum)));
+  if (num_rows_ > 0) {
+    if (d_leaf_of_row_.size() < num_rows_) d_leaf_of_row_.Resize(num_rows_);
+    d_walk_.CopyFrom(walk_);
+    EllpackView view = matrix.View();
+    view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
+    // A few blocks an SM, each over many rows, so that few block sums go to global memory.
+    int device = 0, sms = 0;
+    RB_CUDA_CHECK(cudaGetDevice(&device));
+    RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
+    const unsigned int blocks = std::min<unsigned int>(GridFor(num_rows_, kThreads), 8u * sms);
+    WalkLeafSumsKernel<<<blocks, kThreads, 4 * sizeof(uint32_t) * num_nodes>>>(
+        view, d_walk_.data(), static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,
+        d_leaf_of_row_.data(), d_leaf_sums_.data());
+    RB_CUDA_CHECK_LAUNCH();
+    leaf_of_row_fresh_ = true;
+  }
+  std::vector<GradientSum> sums = d_leaf_sums_.ToHost();
+  sums.resize(num_nodes);
   return sums;
 }
 

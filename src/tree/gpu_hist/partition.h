@@ -106,6 +106,13 @@ class DevicePartitioner {
   // Each leaf's sum of d_gpair (device memory, one a row) over its rows on this worker (the
   // leaves' rows must have been partitioned, not only recorded).
   std::vector<GradientSum> LeafSums(const std::vector<int>& leaves, const GradientSum* d_gpair);
+  // Dense data, for trees of at most kMaxWalkSumNodes nodes: every row walks the splits recorded
+  // since Reset to its leaf, as AddLeafValues does; returns each node's sum of d_gpair over its
+  // rows (inner nodes: zero), `num_nodes` of them. Each row's leaf is kept, so that this tree's
+  // AddLeafValues adds by it instead of walking again.
+  std::vector<GradientSum> WalkLeafSums(const DeviceMatrix& matrix, const GradientSum* d_gpair,
+                                        int num_nodes);
+  static constexpr int kMaxWalkSumNodes = 2047;  // 4 x 32-bit shared words a node: 32 KiB
 
  private:
   void EnsureNode(int nid);
@@ -125,6 +132,8 @@ class DevicePartitioner {
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
   DeviceBuffer<LeafSumChunk> d_sum_chunks_;
   DeviceBuffer<GradientSum> d_leaf_sums_;
+  DeviceBuffer<uint16_t> d_leaf_of_row_;  // WalkLeafSums: each row's leaf (node id)
+  bool leaf_of_row_fresh_ = false;        // d_leaf_of_row_ holds this tree's leaves
   DeviceBuffer<WalkNode> d_walk_;
   std::vector<WalkNode> walk_;  // every node's split since Reset (leaves: left < 0)
   std::vector<RowRange> ranges_;

@@ -90,21 +90,20 @@ class CudaTrainer : public RoundTrainer {
     for (int k = 0; k < groups_; ++k) {
       auto start = PhaseTimer::Clock::now();
       const GradientQuantizer quantizer = gradients_.Quantizer(k, comm_);
-      const GradientSum sum = gradients_.Quantize(quantizer, k, sampling, d_quantized_.data());
       const uint64_t tree_key = static_cast<uint64_t>(round) * groups_ + k;
       DeviceHistGradients grad;
       if (low_bit_) {
         // As HistTrainer: the structure from low-bit gradients, the leaves from the exact ones.
-        const GradientQuantizer low = quantizer.LowBit();
-        grad.low_bit = d_low_bit_.data();
-        const GradientSum low_sum =
-            gradients_.QuantizeLowBit(low, k, sampling, tree_key, d_low_bit_.data());
+        DeviceGradients::LowBitOutput low{quantizer.LowBit(), tree_key, d_low_bit_.data(), {}};
+        gradients_.Quantize(quantizer, k, sampling, d_quantized_.data(), &low);
         timer_.Add("device quantize", start);
-        trees.push_back(grower_.Grow(grad, low_sum, low, tree_key));
+        grad.low_bit = d_low_bit_.data();
+        trees.push_back(grower_.Grow(grad, low.sum, low.quantizer, tree_key));
         grower_.RefitLeaves(d_quantized_.data(), quantizer, &trees.back());
       } else {
-        grad.exact = d_quantized_.data();
+        const GradientSum sum = gradients_.Quantize(quantizer, k, sampling, d_quantized_.data());
         timer_.Add("device quantize", start);
+        grad.exact = d_quantized_.data();
         trees.push_back(grower_.Grow(grad, sum, quantizer, tree_key));
       }
       grower_.UpdatePredictions(trees.back(), gradients_.d_margins(), groups_, k);

@@ -164,7 +164,8 @@ TEST(DeviceGradient, QuantizedAsTheCpuWithSubsampling) {
 }
 
 // Low-bit gradients (quantized_grad=on) with and without row subsampling against the CPU's
-// QuantizeAllLowBit: the same draws, the same rounded integers, packed one word a row.
+// QuantizeAllLowBit: the same draws, the same rounded integers, packed one word a row; the exact
+// ones of the same pass as QuantizeAll's.
 TEST(DeviceGradient, LowBitAsTheCpuWithSubsampling) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
@@ -175,15 +176,23 @@ TEST(DeviceGradient, LowBitAsTheCpuWithSubsampling) {
   dev.Upload(gpair);
   auto comm = rabit::MakeLocalCommunicator();
   DeviceBuffer<uint32_t> d_out(c.data.NumRows());
+  DeviceBuffer<GradientSum> d_exact(c.data.NumRows());
   for (double rate : {1.0, 0.6}) {
     const RowSampling sampling{rate, 23, 5, c.data.first_row};
     const std::vector<uint8_t> keep = KeepMask(sampling, c.data.NumRows());
     for (int k = 0; k < 3; ++k) {
-      const GradientQuantizer low = dev.Quantizer(k, comm.get()).LowBit();
-      const uint64_t key = 5 * 3 + k;
+      const GradientQuantizer exact = dev.Quantizer(k, comm.get());
+      DeviceGradients::LowBitOutput low{
+          exact.LowBit(), static_cast<uint64_t>(5 * 3 + k), d_out.data(), {}};
       std::vector<GradientSum> expected;
-      low.QuantizeAllLowBit(gpair, 3, k, keep, 23, key, c.data.first_row, 2, &expected);
-      const GradientSum sum = dev.QuantizeLowBit(low, k, sampling, key, d_out.data());
+      low.quantizer.QuantizeAllLowBit(gpair, 3, k, keep, 23, low.key, c.data.first_row, 2,
+                                      &expected);
+      const GradientSum exact_sum = dev.Quantize(exact, k, sampling, d_exact.data(), &low);
+      const std::vector<GradientSum> expected_exact = exact.QuantizeAll(gpair, 3, k, keep, 2);
+      EXPECT_TRUE(d_exact.ToHost() == expected_exact) << "group " << k << " rate " << rate;
+      GradientSum expected_exact_sum;
+      for (const GradientSum& q : expected_exact) expected_exact_sum += q;
+      EXPECT_EQ(exact_sum, expected_exact_sum) << "group " << k << " rate " << rate;
       const std::vector<uint32_t> got = d_out.ToHost();
       ASSERT_EQ(got.size(), expected.size());
       GradientSum expected_sum;
@@ -194,7 +203,7 @@ TEST(DeviceGradient, LowBitAsTheCpuWithSubsampling) {
         nonzero += expected[i].g != 0;
       }
       EXPECT_GT(nonzero, 1000) << "group " << k;  // the values are not all zero
-      EXPECT_EQ(sum, expected_sum) << "group " << k << " rate " << rate;
+      EXPECT_EQ(low.sum, expected_sum) << "group " << k << " rate " << rate;
     }
   }
 #endif
