@@ -34,7 +34,8 @@ __global__ void MarkKernel(EllpackView matrix, const PartitionTaskView* tasks, i
     const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
     if (t >= 0) {
       const PartitionTaskView& task = tasks[t];
-      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
+      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left,
+                      task.left_bits);
     }
     marks[k] = mark;
   }
@@ -67,13 +68,16 @@ __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int s
   }
 }
 
+// cat_words: the partitioner's category words (WalkNode::cat indexes them); null when none.
 __global__ void WalkLeafValuesKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
-                                     uint64_t n, float* preds, int stride, int group) {
+                                     const uint32_t* __restrict__ cat_words, uint64_t n,
+                                     float* preds, int stride, int group) {
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     WalkNode node = nodes[0];
     while (node.left >= 0) {
-      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0);
+      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0,
+                                 node.cat < 0 ? nullptr : cat_words + node.cat);
       node = nodes[left ? node.left : node.right];
     }
     preds[row * stride + group] += node.value;
@@ -114,6 +118,16 @@ void DevicePartitioner::Reset() {
   ranges_.assign(1, RowRange{0, num_rows_});
   where_.assign(1, 0);
   walk_.assign(1, WalkNode{});
+  cat_words_.clear();
+  cat_dirty_ = false;
+}
+
+const uint32_t* DevicePartitioner::DeviceCategoryWords() {
+  if (cat_dirty_) {
+    d_cat_words_.CopyFrom(cat_words_);
+    cat_dirty_ = false;
+  }
+  return cat_words_.empty() ? nullptr : d_cat_words_.data();
 }
 
 void DevicePartitioner::EnsureNode(int nid) {
@@ -140,8 +154,14 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const DeviceSplitTask& t = tasks[i];
     EnsureNode(std::max(t.left, t.right));
+    int32_t cat = -1;
+    if (!t.left_bits.empty()) {
+      cat = static_cast<int32_t>(cat_words_.size());
+      cat_words_.insert(cat_words_.end(), t.left_bits.begin(), t.left_bits.end());
+      cat_dirty_ = true;
+    }
     walk_[t.nid] =
-        WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u};
+        WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u, cat};
     const RowRange r = ranges_[t.nid];
     if (r.size() > 0) {
       order.push_back(i);
@@ -154,14 +174,16 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return ranges_[tasks[a].nid].begin < ranges_[tasks[b].nid].begin;
   });
+  const uint32_t* d_cat_words = DeviceCategoryWords();
   std::vector<PartitionTaskView> views;
   for (std::size_t i : order) {
     const DeviceSplitTask& t = tasks[i];
     const RowRange r = ranges_[t.nid];
     const int from = where_[t.nid];
+    const int32_t cat = walk_[t.nid].cat;
     views.push_back(PartitionTaskView{r.begin, r.end, d_buffers_[from].data(),
                                       d_buffers_[1 - from].data(), t.feature, t.split_bin,
-                                      t.default_left});
+                                      t.default_left, cat < 0 ? nullptr : d_cat_words + cat});
   }
   const uint64_t lo = views.front().begin, n = views.back().end - lo;
   const std::vector<uint64_t> n_left = MarkScanScatter(matrix, views, lo, n);
@@ -213,10 +235,11 @@ void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vec
       walk_[leaves[k]].value = values[k];
     }
     d_walk_.CopyFrom(walk_);
+    const uint32_t* d_cat_words = DeviceCategoryWords();
     EllpackView view = matrix.View();
     view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
     WalkLeafValuesKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
-        view, d_walk_.data(), num_rows_, d_preds, stride, group);
+        view, d_walk_.data(), d_cat_words, num_rows_, d_preds, stride, group);
     RB_CUDA_CHECK_LAUNCH();
     return;
   }
