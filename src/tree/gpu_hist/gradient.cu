@@ -7,6 +7,7 @@
 #include "common/random.h"
 #include "tree/gpu_hist/common.cuh"
 #include "tree/gpu_hist/gradient.h"
+#include "tree/gpu_hist/histogram.h"
 
 namespace ringboost {
 
@@ -58,6 +59,26 @@ __global__ void MaxAbsKernel(const GradPair* gpair, uint64_t n, int stride, int 
   if (bad != ~0ull) atomicMin(&red->bad_row, bad);
 }
 
+// Whether row subsampling keeps row i of this worker (as the learner draws it on the CPU).
+__device__ bool KeepsRow(const RowSampling& sampling, uint64_t i) {
+  return sampling.rate >= 1.0 ||
+         CounterUniform(sampling.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
+                        sampling.round, sampling.first_row + i) < sampling.rate;
+}
+
+// Adds the block's sums of the quantized values to red's (modulo 2^64).
+template <typename Reduce>
+__device__ void AddBlockSums(typename Reduce::TempStorage& temp, long long sum_g, long long sum_h,
+                             Reduced* red) {
+  const long long block_g = Reduce(temp).Sum(sum_g);
+  __syncthreads();
+  const long long block_h = Reduce(temp).Sum(sum_h);
+  if (threadIdx.x == 0) {
+    atomicAdd(&red->sum_g, static_cast<unsigned long long>(block_g));
+    atomicAdd(&red->sum_h, static_cast<unsigned long long>(block_h));
+  }
+}
+
 __global__ void QuantizeKernel(const GradPair* gpair, uint64_t n, int stride, int group,
                                double grad_scale, double hess_scale, RowSampling sampling,
                                GradientSum* out, Reduced* red) {
@@ -66,12 +87,8 @@ __global__ void QuantizeKernel(const GradPair* gpair, uint64_t n, int stride, in
   long long sum_g = 0, sum_h = 0;
   for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    const bool keep =
-        sampling.rate >= 1.0 ||
-        CounterUniform(sampling.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
-                       sampling.round, sampling.first_row + i) < sampling.rate;
     GradientSum q;
-    if (keep) {
+    if (KeepsRow(sampling, i)) {
       // As GradientQuantizer::Quantize: exact power-of-two product, rounded half to even.
       const GradPair p = gpair[i * stride + group];
       q.g = __double2ll_rn(static_cast<double>(p.grad) * grad_scale);
@@ -81,13 +98,35 @@ __global__ void QuantizeKernel(const GradPair* gpair, uint64_t n, int stride, in
     sum_g += q.g;
     sum_h += q.h;
   }
-  const long long block_g = Reduce(temp).Sum(sum_g);
-  __syncthreads();
-  const long long block_h = Reduce(temp).Sum(sum_h);
-  if (threadIdx.x == 0) {
-    atomicAdd(&red->sum_g, static_cast<unsigned long long>(block_g));
-    atomicAdd(&red->sum_h, static_cast<unsigned long long>(block_h));
+  AddBlockSums<Reduce>(temp, sum_g, sum_h, red);
+}
+
+__global__ void QuantizeLowBitKernel(const GradPair* gpair, uint64_t n, int stride, int group,
+                                     double grad_scale, double hess_scale, RowSampling sampling,
+                                     uint64_t key, uint32_t* out, Reduced* red) {
+  using Reduce = cub::BlockReduce<long long, kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  long long sum_g = 0, sum_h = 0;
+  const uint64_t stream = static_cast<uint64_t>(RandomStream::kLowBitGradient);
+  for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    GradientSum q;
+    if (KeepsRow(sampling, i)) {
+      q = LowBitQuantize(gpair[i * stride + group], grad_scale, hess_scale,
+                         CounterHash(sampling.seed, stream, key, sampling.first_row + i));
+    }
+    out[i] = PackLowBit(q.g, q.h);
+    sum_g += q.g;
+    sum_h += q.h;
   }
+  AddBlockSums<Reduce>(temp, sum_g, sum_h, red);
+}
+
+// The sums the quantize kernels added into `red` (waits for them).
+GradientSum SumsOf(const Reduced* red) {
+  unsigned long long sums[2];
+  detail::CopyToHost(sums, &red->sum_g, sizeof(sums));
+  return GradientSum{static_cast<int64_t>(sums[0]), static_cast<int64_t>(sums[1])};
 }
 
 }  // namespace
@@ -154,9 +193,22 @@ GradientSum DeviceGradients::Quantize(const GradientQuantizer& quantizer, int gr
         sampling, d_out, red);
     RB_CUDA_CHECK_LAUNCH();
   }
-  unsigned long long sums[2];
-  detail::CopyToHost(sums, &red->sum_g, sizeof(sums));
-  return GradientSum{static_cast<int64_t>(sums[0]), static_cast<int64_t>(sums[1])};
+  return SumsOf(red);
+}
+
+GradientSum DeviceGradients::QuantizeLowBit(const GradientQuantizer& low, int group,
+                                            const RowSampling& sampling, uint64_t key,
+                                            uint32_t* d_out) {
+  RB_CHECK(low.low_bit());
+  Reduced* red = reinterpret_cast<Reduced*>(d_reduced_.data());
+  RB_CUDA_CHECK(cudaMemsetAsync(&red->sum_g, 0, 2 * sizeof(red->sum_g)));
+  if (rows_ > 0) {
+    QuantizeLowBitKernel<<<GridStrideFor(rows_, kThreads), kThreads>>>(
+        d_gpair_.data(), rows_, groups_, group, low.grad_scale(), low.hess_scale(), sampling, key,
+        d_out, red);
+    RB_CUDA_CHECK_LAUNCH();
+  }
+  return SumsOf(red);
 }
 
 }  // namespace ringboost

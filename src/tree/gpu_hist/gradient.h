@@ -54,6 +54,13 @@ class DeviceGradients {
   GradientSum Quantize(const GradientQuantizer& quantizer, int group, const RowSampling& sampling,
                        GradientSum* d_out);
 
+  // Low-bit mode (gradient.h): d_out[i] = the low-bit gradient of row i in group `group`, packed
+  // (PackLowBit; 0 for rows not kept), rounded by `low` (GradientQuantizer::LowBit) with the
+  // draws of QuantizeAllLowBit keyed by (sampling.seed, key, global row); returns this worker's
+  // sum of them.
+  GradientSum QuantizeLowBit(const GradientQuantizer& low, int group, const RowSampling& sampling,
+                             uint64_t key, uint32_t* d_out);
+
   uint64_t NumRows() const { return rows_; }
 
  private:

@@ -111,35 +111,45 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
 
 void DeviceTreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
   const auto start = PhaseTimer::Clock::now();
-  std::vector<DeviceSplitTask> tasks;
+  std::vector<DeviceSplitTask> moved, recorded;
   for (const Expansion& e : expansions) {
     const SplitCandidate& s = nodes_[e.nid].split;
-    tasks.push_back(DeviceSplitTask{
-        e.nid, e.left, e.right, s.feature, s.split_bin, s.default_left,
-        s.is_cat ? PackLeftBits(CategoryLeftBins(*cuts_, s)) : std::vector<uint32_t>{}});
+    DeviceSplitTask task{
+        e.nid,
+        e.left,
+        e.right,
+        s.feature,
+        s.split_bin,
+        s.default_left,
+        s.is_cat ? PackLeftBits(CategoryLeftBins(*cuts_, s)) : std::vector<uint32_t>{}};
+    (keep_leaf_rows_ || nodes_.ChildrenMaySplit(e) ? moved : recorded).push_back(std::move(task));
   }
-  partitioner_.Partition(*matrix_, tasks);
+  partitioner_.RecordSplits(recorded);
+  partitioner_.Partition(*matrix_, moved);
   timer_.Add("device partition", start);
 }
 
-// The smaller child of every expansion into slots [0, k) of a new buffer, siblings into
-// [k, 2k), all in one launch of each kernel; returns the children that may still be split.
+// The smaller child of every expansion whose children may split into slots [0, k) of a new
+// buffer, siblings into [k, 2k), all in one launch of each kernel; returns those children.
 std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& expansions) {
+  std::vector<Expansion> splitting;
   std::vector<uint64_t> counts;
   for (const Expansion& e : expansions) {
-    counts.push_back(partitioner_.NodeRange(e.left).size());
-    counts.push_back(partitioner_.NodeRange(e.right).size());
-  }
-  if (!counts.empty()) comm_->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
-  std::vector<int> children;
-  std::vector<Expansion> built;  // (parent, built child, sibling)
-  std::vector<HistNode> nodes;
-  for (std::size_t i = 0; i < expansions.size(); ++i) {
-    const Expansion& e = expansions[i];
     if (!nodes_.ChildrenMaySplit(e)) {
       nodes_[e.nid].hist.reset();  // children are leaves at the depth limit
       continue;
     }
+    splitting.push_back(e);
+    counts.push_back(partitioner_.NodeRange(e.left).size());
+    counts.push_back(partitioner_.NodeRange(e.right).size());
+  }
+  if (splitting.empty()) return {};
+  comm_->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
+  std::vector<int> children;
+  std::vector<Expansion> built;  // (parent, built child, sibling)
+  std::vector<HistNode> nodes;
+  for (std::size_t i = 0; i < splitting.size(); ++i) {
+    const Expansion& e = splitting[i];
     const Expansion b = NodeBook<NodeState>::BuiltChild(e, counts[2 * i], counts[2 * i + 1]);
     nodes.push_back(HistNode{partitioner_.d_node_rows(b.left),
                              partitioner_.NodeRange(b.left).size(),
@@ -148,11 +158,10 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
     children.push_back(e.left);
     children.push_back(e.right);
   }
-  if (built.empty()) return children;
   const auto start = PhaseTimer::Clock::now();
   const std::size_t k = built.size(), n_bins = cuts_->TotalBins();
   std::shared_ptr<HistogramPool::Buffer> level = pool_.Acquire(2 * k, n_bins);
-  hist_builder_.Build(d_gpair_, nodes, k, level->data());
+  hist_builder_.Build(grad_, nodes, k, level->data());
   AllreduceHistograms(level.get(), k);
   std::vector<SubtractTask> subtract;
   for (std::size_t i = 0; i < k; ++i) {
@@ -180,12 +189,15 @@ RegTree DeviceTreeGrower::Grow(const std::vector<GradientSum>& gpair,
   d_host_gpair_.CopyFrom(gpair);
   GradientSum sum;
   for (const GradientSum& g : gpair) sum += g;
-  return Grow(d_host_gpair_.data(), sum, quantizer, tree_key);
+  DeviceHistGradients grad;
+  grad.exact = d_host_gpair_.data();
+  return Grow(grad, sum, quantizer, tree_key);
 }
 
-RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum,
+RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum local_sum,
                                const GradientQuantizer& quantizer, uint64_t tree_key) {
-  d_gpair_ = d_gpair;
+  grad_ = grad;
+  keep_leaf_rows_ = !matrix_->shape().dense || grad.low_bit != nullptr;
   if (evaluator_ == nullptr) {
     evaluator_ = std::make_unique<DeviceSplitEvaluator>(matrix_, params_.split, quantizer);
     evaluator_->SetMonotone(nodes_.monotone());
@@ -204,7 +216,7 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
   nodes_.InitChild(0, -1, GradientSum{sum[0], sum[1]}, &tree);
   const auto start = PhaseTimer::Clock::now();
   nodes_[0].hist = pool_.Acquire(1, cuts_->TotalBins());
-  hist_builder_.Build(d_gpair_, {HistNode{nullptr, matrix_->shape().num_rows, 0}}, 1,
+  hist_builder_.Build(grad_, {HistNode{nullptr, matrix_->shape().num_rows, 0}}, 1,
                       nodes_[0].hist->data());
   AllreduceHistograms(nodes_[0].hist.get(), 1);
   EndPhase();
@@ -222,6 +234,26 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
   nodes_.Reset(nullptr);
   cat_splitter_.reset();  // it points at this tree's quantizer
   return tree;
+}
+
+void DeviceTreeGrower::RefitLeaves(const GradientSum* d_gpair, const GradientQuantizer& quantizer,
+                                   RegTree* tree) {
+  RB_CHECK(keep_leaf_rows_);
+  const auto start = PhaseTimer::Clock::now();
+  std::vector<int> leaves;
+  for (int nid = 0; nid < tree->NumNodes(); ++nid) {
+    if ((*tree)[nid].IsLeaf()) leaves.push_back(nid);
+  }
+  const std::vector<GradientSum> leaf_sums = partitioner_.LeafSums(leaves, d_gpair);
+  std::vector<int64_t> sums(2 * static_cast<std::size_t>(tree->NumNodes()), 0);
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    sums[2 * leaves[k]] = leaf_sums[k].g;
+    sums[2 * leaves[k] + 1] = leaf_sums[k].h;
+  }
+  comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
+  RefitLeafValues(&sums, quantizer, params_.split, tree);
+  EndPhase();
+  timer_.Add("device refit leaves", start);
 }
 
 void DeviceTreeGrower::UpdatePredictions(const RegTree& tree, float* d_preds, int stride,

@@ -54,13 +54,18 @@ class DeviceTreeGrower {
   // kernels weigh each candidate in its node's box.
   void SetConstraints(TreeConstraints constraints);
 
-  // Grows a tree from the quantized gradients at d_gpair (device memory, one a row) whose sum over
-  // this worker's rows is `local_sum`; `tree_key` keys column sampling.
-  RegTree Grow(const GradientSum* d_gpair, GradientSum local_sum,
+  // Grows a tree from the gradients `grad` (device memory, one a row: quantized by `quantizer`, or
+  // low-bit ones by its LowBit()) whose sum over this worker's rows is `local_sum`; `tree_key`
+  // keys column sampling.
+  RegTree Grow(const DeviceHistGradients& grad, GradientSum local_sum,
                const GradientQuantizer& quantizer, uint64_t tree_key);
   // The same from gradients in host memory (uploaded here).
   RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
                uint64_t tree_key);
+  // Low-bit mode (TreeGrower::RefitLeaves): the leaves of the tree just grown from low-bit
+  // gradients get their values and covers from the exact quantized gradients d_gpair (device
+  // memory) summed over all workers' rows.
+  void RefitLeaves(const GradientSum* d_gpair, const GradientQuantizer& quantizer, RegTree* tree);
   // Adds each leaf's value of the last grown tree to d_preds[row * stride + group].
   void UpdatePredictions(const RegTree& tree, float* d_preds, int stride, int group);
   // Seconds per phase. With verbosity=3 (when the phases are printed) each phase ends with a
@@ -99,7 +104,10 @@ class DeviceTreeGrower {
   TreeConstraints constraints_;             // nodes_ points at it
   DeviceBuffer<GradientSum> d_host_gpair_;  // the host-gradient Grow's upload
   DeviceBuffer<SubtractTask> d_subtract_;
-  const GradientSum* d_gpair_ = nullptr;  // the tree being grown's gradients
+  DeviceHistGradients grad_;  // the tree being grown's gradients
+  // Whether the leaves' rows are needed after the tree (sparse leaf values, low-bit refit): else
+  // the splits whose children are leaves are only recorded for the dense leaf walk.
+  bool keep_leaf_rows_ = true;
   HistogramPool pool_;
   NodeBook<NodeState> nodes_;
   bool sync_phases_;

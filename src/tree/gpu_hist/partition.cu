@@ -2,6 +2,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <numeric>
 
@@ -84,6 +85,24 @@ __global__ void WalkLeafValuesKernel(EllpackView matrix, const WalkNode* __restr
   }
 }
 
+// Each chunk's sum of gpair over its rows, added to sums[chunk.leaf] (modulo 2^64: exact).
+__global__ void LeafSumKernel(const LeafSumChunk* chunks, const GradientSum* gpair,
+                              GradientSum* sums) {
+  using Reduce = cub::BlockReduce<long long, DevicePolicy::kPartitionBlockThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const LeafSumChunk c = chunks[blockIdx.x];
+  long long g = 0, h = 0;
+  for (uint64_t k = threadIdx.x; k < c.n; k += blockDim.x) {
+    const GradientSum p = gpair[c.rows[k]];
+    g += p.g;
+    h += p.h;
+  }
+  const long long block_g = Reduce(temp).Sum(g);
+  __syncthreads();
+  const long long block_h = Reduce(temp).Sum(h);
+  if (threadIdx.x == 0) AtomicAddSum(sums + c.leaf, block_g, block_h);
+}
+
 __global__ void IotaKernel(uint32_t* out, uint64_t n) {
   for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
@@ -138,6 +157,25 @@ void DevicePartitioner::EnsureNode(int nid) {
   }
 }
 
+void DevicePartitioner::RecordSplit(const DeviceSplitTask& t) {
+  EnsureNode(std::max(t.left, t.right));
+  int32_t cat = -1;
+  if (!t.left_bits.empty()) {  // a categorical split: its left set joins the category words
+    cat = static_cast<int32_t>(cat_words_.size());
+    cat_words_.insert(cat_words_.end(), t.left_bits.begin(), t.left_bits.end());
+    cat_dirty_ = true;
+  }
+  walk_[t.nid] =
+      WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u, cat};
+}
+
+void DevicePartitioner::RecordSplits(const std::vector<DeviceSplitTask>& tasks) {
+  for (const DeviceSplitTask& t : tasks) {
+    RecordSplit(t);
+    ranges_[t.left] = ranges_[t.right] = RowRange{};
+  }
+}
+
 std::vector<uint32_t> DevicePartitioner::NodeRowsToHost(int nid) const {
   std::vector<uint32_t> rows(ranges_[nid].size());
   if (!rows.empty()) {
@@ -153,15 +191,7 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const DeviceSplitTask& t = tasks[i];
-    EnsureNode(std::max(t.left, t.right));
-    int32_t cat = -1;
-    if (!t.left_bits.empty()) {
-      cat = static_cast<int32_t>(cat_words_.size());
-      cat_words_.insert(cat_words_.end(), t.left_bits.begin(), t.left_bits.end());
-      cat_dirty_ = true;
-    }
-    walk_[t.nid] =
-        WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u, cat};
+    RecordSplit(t);
     const RowRange r = ranges_[t.nid];
     if (r.size() > 0) {
       order.push_back(i);
@@ -258,6 +288,31 @@ void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vec
                         DevicePolicy::kPartitionBlockThreads>>>(d_leaf_chunks_.data(), d_preds,
                                                                 stride, group);
   RB_CUDA_CHECK_LAUNCH();
+}
+
+std::vector<GradientSum> DevicePartitioner::LeafSums(const std::vector<int>& leaves,
+                                                     const GradientSum* d_gpair) {
+  constexpr uint64_t kChunkRows = DevicePolicy::kLeafChunkRows;
+  std::vector<LeafSumChunk> chunks;
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const uint64_t size = ranges_[leaves[k]].size();
+    for (uint64_t b = 0; b < size; b += kChunkRows) {
+      chunks.push_back(LeafSumChunk{d_node_rows(leaves[k]) + b, std::min(kChunkRows, size - b),
+                                    static_cast<uint32_t>(k)});
+    }
+  }
+  d_leaf_sums_.Resize(std::max<std::size_t>(leaves.size(), 1));
+  RB_CUDA_CHECK(cudaMemsetAsync(d_leaf_sums_.data(), 0, d_leaf_sums_.size() * sizeof(GradientSum)));
+  if (!chunks.empty()) {
+    d_sum_chunks_.CopyFrom(chunks);
+    LeafSumKernel<<<static_cast<unsigned int>(chunks.size()),
+                    DevicePolicy::kPartitionBlockThreads>>>(d_sum_chunks_.data(), d_gpair,
+                                                            d_leaf_sums_.data());
+    RB_CUDA_CHECK_LAUNCH();
+  }
+  std::vector<GradientSum> sums = d_leaf_sums_.ToHost();
+  sums.resize(leaves.size());
+  return sums;
 }
 
 }  // namespace ringboost

@@ -10,6 +10,7 @@
 
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
+#include "tree/gradient.h"
 #include "tree/split_types.h"
 
 namespace ringboost {
@@ -93,6 +94,13 @@ struct LeafChunk {
   float value;
 };
 
+// Rows [rows, rows + n) of the leaf `leaf` (an index into the sums; a block's work).
+struct LeafSumChunk {
+  const uint32_t* rows;
+  uint64_t n;
+  uint32_t leaf;
+};
+
 #ifdef RINGBOOST_USE_CUDA
 class DevicePartitioner {
  public:
@@ -109,6 +117,10 @@ class DevicePartitioner {
 
   // Applies every split of one level at once (the nodes' ranges are disjoint).
   void Partition(const DeviceMatrix& matrix, const std::vector<DeviceSplitTask>& tasks);
+  // Records the splits for the dense leaf walk of AddLeafValues without moving any row: where
+  // nothing reads the children's rows (leaves whose values the walk adds), the partition's mark,
+  // scan and scatter are skipped. The children's NodeRange is then empty.
+  void RecordSplits(const std::vector<DeviceSplitTask>& tasks);
 
   // The prediction cache after a tree (TreeGrower::UpdatePredictions): adds values[k] to
   // d_preds[row * stride + group] for every row of node leaves[k]. One float add per row. Dense
@@ -118,9 +130,14 @@ class DevicePartitioner {
   // leaf's rows by their ids (a row's bin of a feature is a binary search there).
   void AddLeafValues(const DeviceMatrix& matrix, const std::vector<int>& leaves,
                      const std::vector<float>& values, float* d_preds, int stride, int group);
+  // Each leaf's sum of d_gpair (device memory, one a row) over its rows on this worker (the
+  // leaves' rows must have been partitioned, not only recorded).
+  std::vector<GradientSum> LeafSums(const std::vector<int>& leaves, const GradientSum* d_gpair);
 
  private:
   void EnsureNode(int nid);
+  // The split for the leaf walk (its categorical left set, if any, into the category words).
+  void RecordSplit(const DeviceSplitTask& t);
   // The category words of the splits since Reset, uploaded where they changed (device memory;
   // null while there are none).
   const uint32_t* DeviceCategoryWords();
@@ -137,6 +154,8 @@ class DevicePartitioner {
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint64_t> d_n_left_;
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
+  DeviceBuffer<LeafSumChunk> d_sum_chunks_;
+  DeviceBuffer<GradientSum> d_leaf_sums_;
   DeviceBuffer<WalkNode> d_walk_;
   std::vector<WalkNode> walk_;  // every node's split since Reset (leaves: left < 0)
   // The left sets of the categorical splits since Reset, one after another (WalkNode::cat), and

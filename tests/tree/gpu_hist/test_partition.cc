@@ -269,7 +269,8 @@ TEST(DevicePartition, CategoricalEqualsRowPartitioner) {
 }
 
 // The prediction cache after a tree with categorical splits: dense shapes walk the splits row by
-// row through the category bit sets, sparse ones take each leaf's rows.
+// row through the category bit sets (the last level's splits only recorded), sparse ones take each
+// leaf's rows.
 TEST(DevicePartition, CategoricalLeafValuesUpdateThePredictionCache) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
@@ -279,7 +280,14 @@ TEST(DevicePartition, CategoricalLeafValuesUpdateThePredictionCache) {
     DevicePartitioner dev(b.matrix->NumRows());
     const SplitCandidate s0 = CatSplitOf(b, c.is_cat, 0), s2 = CatSplitOf(b, c.is_cat, 2);
     dev.Partition(dm, {CatTaskOf(b, s0, 0)});
-    dev.Partition(dm, {SplitOf(b, 1), CatTaskOf(b, s2, 2)});
+    // Dense data walks splits that were only recorded (as the grower leaves the last level's);
+    // sparse data needs the leaves' rows.
+    const std::vector<DeviceSplitTask> last{SplitOf(b, 1), CatTaskOf(b, s2, 2)};
+    if (dm.shape().dense) {
+      dev.RecordSplits(last);
+    } else {
+      dev.Partition(dm, last);
+    }
     // The expected leaves from the CPU's rules.
     const SplitRule r0(*b.matrix, b.cuts, s0), r2(*b.matrix, b.cuts, s2);
     const DeviceSplitTask t1 = SplitOf(b, 1);
