@@ -12,9 +12,6 @@ namespace ringboost {
 
 std::unique_ptr<RoundTrainer> RoundTrainer::Create(const std::string& device, TrainerSetup setup) {
   if (device == "cpu") return std::make_unique<HistTrainer>(std::move(setup));
-  if (!setup.cuts.is_cat.empty()) {
-    RB_FAIL("categorical features are not on the GPU yet; train them with device=cpu");
-  }
   return CreateCudaTrainer(device, std::move(setup));
 }
 

@@ -39,8 +39,11 @@ DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCu
       comm_(comm),
       hist_builder_(matrix, *cuts),
       partitioner_(matrix->shape().num_rows),
+      cat_bins_(CategoricalBinsOf(*cuts)),
       nodes_(params),
-      sync_phases_(params.sync_phases) {}
+      sync_phases_(params.sync_phases) {
+  if (!cat_bins_.empty()) cat_gather_ = std::make_unique<DeviceBinGather>(cat_bins_.bins);
+}
 
 void DeviceTreeGrower::SetConstraints(TreeConstraints constraints) {
   constraints_ = std::move(constraints);
@@ -78,17 +81,42 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   if (nids.empty()) return;
   const auto start = PhaseTimer::Clock::now();
   std::vector<DeviceSplitNode> inputs;
-  std::vector<std::vector<uint32_t>> features;
+  // Each node's features: numerical ones to the device, categorical ones to the host.
+  std::vector<std::vector<uint32_t>> features, cat_features(nids.size());
+  bool any_cat = false;
   const HistogramPool::Buffer* buffer = nodes_[nids[0]].hist.get();
-  for (int nid : nids) {
+  for (std::size_t i = 0; i < nids.size(); ++i) {
+    const int nid = nids[i];
     NodeState& n = nodes_[nid];
     RB_CHECK(n.hist.get() == buffer);
     features.push_back(sampler_->ForNode(nid, n.depth));
     nodes_.FilterFeatures(nid, &features.back());  // interaction constraints
+    if (!cat_bins_.empty()) {
+      std::vector<uint32_t>& all = features.back();
+      for (uint32_t f : all) {
+        if (cuts_->IsCat(f)) cat_features[i].push_back(f);
+      }
+      all.erase(std::remove_if(all.begin(), all.end(), [&](uint32_t f) { return cuts_->IsCat(f); }),
+                all.end());
+      any_cat |= !cat_features[i].empty();
+    }
     inputs.push_back(
         DeviceSplitNode{n.slot * cuts_->TotalBins(), n.sum.g, n.sum.h, n.gain, n.bounds});
   }
-  const std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
+  std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
+  if (any_cat) {
+    std::vector<uint64_t> offsets;
+    std::vector<GradientSum> sums;
+    std::vector<float> gains;
+    for (std::size_t i = 0; i < nids.size(); ++i) {
+      offsets.push_back(inputs[i].hist_offset);
+      sums.push_back(nodes_[nids[i]].sum);
+      gains.push_back(nodes_[nids[i]].gain);
+    }
+    const std::vector<GradientSum> gathered = cat_gather_->Gather(buffer->data(), offsets);
+    MergeCategoricalSplits(*cuts_, *cat_splitter_, cat_bins_, gathered, sums, gains, cat_features,
+                           &best);
+  }
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
   timer_.Add("device evaluate", start);
 }
@@ -98,8 +126,15 @@ void DeviceTreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
   std::vector<DeviceSplitTask> moved, recorded;
   for (const Expansion& e : expansions) {
     const SplitCandidate& s = nodes_[e.nid].split;
-    const DeviceSplitTask task{e.nid, e.left, e.right, s.feature, s.split_bin, s.default_left};
-    (keep_leaf_rows_ || nodes_.ChildrenMaySplit(e) ? moved : recorded).push_back(task);
+    DeviceSplitTask task{
+        e.nid,
+        e.left,
+        e.right,
+        s.feature,
+        s.split_bin,
+        s.default_left,
+        s.is_cat ? PackLeftBits(CategoryLeftBins(*cuts_, s)) : std::vector<uint32_t>{}};
+    (keep_leaf_rows_ || nodes_.ChildrenMaySplit(e) ? moved : recorded).push_back(std::move(task));
   }
   partitioner_.RecordSplits(recorded);
   partitioner_.Partition(*matrix_, moved);
@@ -187,6 +222,9 @@ RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum loca
     evaluator_->SetQuantizer(quantizer);
   }
   partitioner_.Reset();
+  if (!cat_bins_.empty()) {
+    cat_splitter_ = std::make_unique<CategoricalSplitter>(cuts_, params_.split, &quantizer);
+  }
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   int64_t sum[2] = {local_sum.g, local_sum.h};
   comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
@@ -211,6 +249,7 @@ RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum loca
       },
       [&](int nid) { nodes_[nid].hist.reset(); });
   nodes_.Reset(nullptr);
+  cat_splitter_.reset();  // it points at this tree's quantizer
   return tree;
 }
 

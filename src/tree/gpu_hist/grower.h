@@ -2,7 +2,8 @@
 // subtraction, one launch for all the nodes of a level), split evaluation and row partition run as
 // kernels; the tree itself, the node bookkeeping and the expansion order are host code shared with
 // TreeGrower (node_book.h), so the trees are the same (the kernels equal their CPU references bit
-// for bit).
+// for bit). Categorical features are the exception: their split search runs on the host with the
+// CPU's code, from their bins of the device's histograms; their rows are partitioned on the device.
 //
 // device=cuda reaches it through CudaTrainer (gpu_hist/trainer.h). Several workers allreduce the
 // histograms through host memory (the collective's buffers are host memory).
@@ -18,6 +19,7 @@
 #include "model/tree.h"
 #include "rabit/communicator.h"
 #include "tree/bins/quantile.h"
+#include "tree/categorical_split.h"
 #include "tree/column_sampler.h"
 #include "tree/constraints.h"
 #include "tree/gpu_hist/histogram.h"
@@ -92,6 +94,12 @@ class DeviceTreeGrower {
   DeviceHistogramBuilder hist_builder_;
   DevicePartitioner partitioner_;
   std::unique_ptr<DeviceSplitEvaluator> evaluator_;
+  // Categorical features: their bins of the histograms, gathered to the host, where the CPU's
+  // CategoricalSplitter (the tree being grown's quantizer) evaluates them. Empty / null without
+  // categorical features.
+  CategoricalBins cat_bins_;
+  std::unique_ptr<DeviceBinGather> cat_gather_;
+  std::unique_ptr<CategoricalSplitter> cat_splitter_;
   std::unique_ptr<ColumnSampler> sampler_;
   TreeConstraints constraints_;             // nodes_ points at it
   DeviceBuffer<GradientSum> d_host_gpair_;  // the host-gradient Grow's upload

@@ -35,7 +35,8 @@ __global__ void MarkKernel(EllpackView matrix, const PartitionTaskView* tasks, i
     const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
     if (t >= 0) {
       const PartitionTaskView& task = tasks[t];
-      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
+      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left,
+                      task.left_bits);
     }
     marks[k] = mark;
   }
@@ -68,13 +69,16 @@ __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int s
   }
 }
 
+// cat_words: the partitioner's category words (WalkNode::cat indexes them); null when none.
 __global__ void WalkLeafValuesKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
-                                     uint64_t n, float* preds, int stride, int group) {
+                                     const uint32_t* __restrict__ cat_words, uint64_t n,
+                                     float* preds, int stride, int group) {
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     WalkNode node = nodes[0];
     while (node.left >= 0) {
-      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0);
+      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0,
+                                 node.cat < 0 ? nullptr : cat_words + node.cat);
       node = nodes[left ? node.left : node.right];
     }
     preds[row * stride + group] += node.value;
@@ -104,8 +108,9 @@ __global__ void LeafSumKernel(const LeafSumChunk* chunks, const GradientSum* gpa
 // (shared memory: four arrays of n_nodes words, g low, g high, h low, h high); the block's sums go
 // to sums[nid] at the end. Blocks stride over the rows.
 __global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
-                                   uint32_t n_nodes, uint64_t n, const GradientSum* gpair,
-                                   uint16_t* leaf_of_row, GradientSum* sums) {
+                                   const uint32_t* __restrict__ cat_words, uint32_t n_nodes,
+                                   uint64_t n, const GradientSum* gpair, uint16_t* leaf_of_row,
+                                   GradientSum* sums) {
   extern __shared__ uint32_t words[];
   for (uint32_t i = threadIdx.x; i < 4 * n_nodes; i += blockDim.x) words[i] = 0;
   __syncthreads();
@@ -114,7 +119,8 @@ __global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restric
     int32_t nid = 0;
     WalkNode node = nodes[0];
     while (node.left >= 0) {
-      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0);
+      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0,
+                                 node.cat < 0 ? nullptr : cat_words + node.cat);
       nid = left ? node.left : node.right;
       node = nodes[nid];
     }
@@ -178,6 +184,16 @@ void DevicePartitioner::Reset() {
   where_.assign(1, 0);
   walk_.assign(1, WalkNode{});
   leaf_of_row_fresh_ = false;
+  cat_words_.clear();
+  cat_dirty_ = false;
+}
+
+const uint32_t* DevicePartitioner::DeviceCategoryWords() {
+  if (cat_dirty_) {
+    d_cat_words_.CopyFrom(cat_words_);
+    cat_dirty_ = false;
+  }
+  return cat_words_.empty() ? nullptr : d_cat_words_.data();
 }
 
 void DevicePartitioner::EnsureNode(int nid) {
@@ -190,7 +206,14 @@ void DevicePartitioner::EnsureNode(int nid) {
 
 void DevicePartitioner::RecordSplit(const DeviceSplitTask& t) {
   EnsureNode(std::max(t.left, t.right));
-  walk_[t.nid] = WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u};
+  int32_t cat = -1;
+  if (!t.left_bits.empty()) {  // a categorical split: its left set joins the category words
+    cat = static_cast<int32_t>(cat_words_.size());
+    cat_words_.insert(cat_words_.end(), t.left_bits.begin(), t.left_bits.end());
+    cat_dirty_ = true;
+  }
+  walk_[t.nid] =
+      WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u, cat};
 }
 
 void DevicePartitioner::RecordSplits(const std::vector<DeviceSplitTask>& tasks) {
@@ -228,14 +251,16 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return ranges_[tasks[a].nid].begin < ranges_[tasks[b].nid].begin;
   });
+  const uint32_t* d_cat_words = DeviceCategoryWords();
   std::vector<PartitionTaskView> views;
   for (std::size_t i : order) {
     const DeviceSplitTask& t = tasks[i];
     const RowRange r = ranges_[t.nid];
     const int from = where_[t.nid];
+    const int32_t cat = walk_[t.nid].cat;
     views.push_back(PartitionTaskView{r.begin, r.end, d_buffers_[from].data(),
                                       d_buffers_[1 - from].data(), t.feature, t.split_bin,
-                                      t.default_left});
+                                      t.default_left, cat < 0 ? nullptr : d_cat_words + cat});
   }
   const uint64_t lo = views.front().begin, n = views.back().end - lo;
   const std::vector<uint64_t> n_left = MarkScanScatter(matrix, views, lo, n);
@@ -291,10 +316,11 @@ void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vec
       AddLeafValuesByRowKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
           d_leaf_of_row_.data(), d_walk_.data(), num_rows_, d_preds, stride, group);
     } else {
+      const uint32_t* d_cat_words = DeviceCategoryWords();
       EllpackView view = matrix.View();
       view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
       WalkLeafValuesKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
-          view, d_walk_.data(), num_rows_, d_preds, stride, group);
+          view, d_walk_.data(), d_cat_words, num_rows_, d_preds, stride, group);
     }
     RB_CUDA_CHECK_LAUNCH();
     return;
@@ -351,6 +377,7 @@ std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& mat
   if (num_rows_ > 0) {
     if (d_leaf_of_row_.size() < num_rows_) d_leaf_of_row_.Resize(num_rows_);
     d_walk_.CopyFrom(walk_);
+    const uint32_t* d_cat_words = DeviceCategoryWords();
     EllpackView view = matrix.View();
     view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
     // A few blocks an SM, each over many rows, so that few block sums go to global memory.
@@ -360,7 +387,7 @@ std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& mat
     constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
     const unsigned int blocks = std::min<unsigned int>(GridFor(num_rows_, kThreads), 8u * sms);
     WalkLeafSumsKernel<<<blocks, kThreads, 4 * sizeof(uint32_t) * num_nodes>>>(
-        view, d_walk_.data(), static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,
+        view, d_walk_.data(), d_cat_words, static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,
         d_leaf_of_row_.data(), d_leaf_sums_.data());
     RB_CUDA_CHECK_LAUNCH();
     leaf_of_row_fresh_ = true;

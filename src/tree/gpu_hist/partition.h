@@ -15,13 +15,34 @@
 
 namespace ringboost {
 
-// Where a split sends a row (grower.cc's SplitRule): missing -> default_left, else local bin
-// <= split_bin. Pointers of `matrix` are device or host pointers alike.
+// Whether local bin `local` of a categorical split goes left: bit `local` of its left set
+// `left_bits` (32 bins a word, CategoryLeftBins packed by PackLeftBits).
+RB_HOST_DEVICE inline bool BinGoesLeft(const uint32_t* left_bits, uint32_t local) {
+  return ((left_bits[local >> 5] >> (local & 31u)) & 1u) != 0;
+}
+
+// Where a split sends a row (hist/split_rule.h's SplitRule): missing -> default_left, else, for a
+// numerical split (`left_bits` null), local bin <= split_bin; for a categorical one, the bin's bit
+// of `left_bits` (a category the split does not name goes left). Pointers of `matrix` and
+// `left_bits` are device or host pointers alike.
 RB_HOST_DEVICE inline bool GoesLeft(const EllpackView& matrix, uint64_t row, uint32_t feature,
-                                    int32_t split_bin, bool default_left) {
+                                    int32_t split_bin, bool default_left,
+                                    const uint32_t* left_bits = nullptr) {
   const int64_t bin = matrix.GetBin(row, feature);
   if (bin < 0) return default_left;
-  return bin - static_cast<int64_t>(matrix.feature_ptr[feature]) <= split_bin;
+  const int64_t local = bin - static_cast<int64_t>(matrix.feature_ptr[feature]);
+  if (left_bits != nullptr) return BinGoesLeft(left_bits, static_cast<uint32_t>(local));
+  return local <= split_bin;
+}
+
+// `left` (per local bin, 1 where the bin goes left: CategoryLeftBins) as the bit set BinGoesLeft
+// reads: bin b is bit b % 32 of word b / 32.
+inline std::vector<uint32_t> PackLeftBits(const std::vector<uint8_t>& left) {
+  std::vector<uint32_t> bits((left.size() + 31) / 32, 0u);
+  for (std::size_t b = 0; b < left.size(); ++b) {
+    if (left[b] != 0) bits[b / 32] |= 1u << (b % 32);
+  }
+  return bits;
 }
 
 // The position of the row at position j of a node [begin, begin + size) after a stable
@@ -33,21 +54,26 @@ RB_HOST_DEVICE inline uint64_t PartitionDestination(uint64_t begin, uint64_t j,
 }
 
 // A node of the tree being grown as the device walks it (DevicePartitioner::AddLeafValues on
-// dense data): a split by local bin, as GoesLeft takes it, or a leaf (left < 0) and its value.
+// dense data): a split as GoesLeft takes it, or a leaf (left < 0) and its value. A categorical
+// split's left set starts at word `cat` of the partitioner's category words (-1: numerical).
 struct WalkNode {
   uint32_t feature = 0;
   int32_t split_bin = 0;
   int32_t left = -1, right = -1;
   float value = 0.0f;
   uint32_t default_left = 0;
+  int32_t cat = -1;
 };
 
 // One split of a level, as the grower states it.
 struct DeviceSplitTask {
   int nid, left, right;
   uint32_t feature;
-  int32_t split_bin;  // local bin
+  int32_t split_bin;  // local bin (numerical splits)
   bool default_left;
+  // A categorical split: its left set (PackLeftBits of CategoryLeftBins, a bit per local bin of
+  // the feature); empty for a numerical split.
+  std::vector<uint32_t> left_bits = {};
 };
 
 // What the kernels read of one task (a view; rows move from src to dst).
@@ -58,6 +84,7 @@ struct PartitionTaskView {
   uint32_t feature;
   int32_t split_bin;
   bool default_left;
+  const uint32_t* left_bits;  // device memory; null for a numerical split
 };
 
 // Rows [rows, rows + n) of one leaf, whose value is `value` (a block's work).
@@ -116,7 +143,11 @@ class DevicePartitioner {
 
  private:
   void EnsureNode(int nid);
+  // The split for the leaf walk (its categorical left set, if any, into the category words).
   void RecordSplit(const DeviceSplitTask& t);
+  // The category words of the splits since Reset, uploaded where they changed (device memory;
+  // null while there are none).
+  const uint32_t* DeviceCategoryWords();
   // The kernels of one level over positions [lo, lo + n) (views ordered, non-empty, disjoint):
   // returns each view's rows that went left.
   std::vector<uint64_t> MarkScanScatter(const DeviceMatrix& matrix,
@@ -136,6 +167,11 @@ class DevicePartitioner {
   bool leaf_of_row_fresh_ = false;        // d_leaf_of_row_ holds this tree's leaves
   DeviceBuffer<WalkNode> d_walk_;
   std::vector<WalkNode> walk_;  // every node's split since Reset (leaves: left < 0)
+  // The left sets of the categorical splits since Reset, one after another (WalkNode::cat), and
+  // their copy on the device, which is stale while cat_dirty_.
+  std::vector<uint32_t> cat_words_;
+  DeviceBuffer<uint32_t> d_cat_words_;
+  bool cat_dirty_ = false;
   std::vector<RowRange> ranges_;
   std::vector<uint8_t> where_;
 };
