@@ -34,10 +34,6 @@ struct DevicePolicy {
   static constexpr std::size_t kHistTileBytes = 64 * 1024;
   static constexpr uint32_t kHistMinTileRows = 128;
   static constexpr std::size_t kHistSharedBytesPerCell = 4 * sizeof(uint32_t);
-  // Low-bit gradients in packed cells (12 bytes a cell: 96 KiB for 28 features of 256 bins) with
-  // a tile of 512 rows: two blocks fit an H100 SM, so one's loads overlap the other's adds.
-  static constexpr int kHistNarrowBlockThreads = 512;
-  static constexpr int kHistNarrowBlocksPerSM = 2;
   static constexpr uint32_t kHistLaneAlign = 32;
   // More shared-memory groups than this (each a pass over the rows): one global-atomics pass.
   static constexpr uint32_t kHistMaxSharedGroups = 8;

@@ -1,7 +1,6 @@
 // Device side of the histograms (histogram.h): the accumulation kernels and their launch.
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 
 #include "tree/gpu_hist/common.cuh"
 #include "tree/gpu_hist/histogram.h"
@@ -10,7 +9,6 @@ namespace ringboost {
 namespace {
 
 constexpr int kThreads = DevicePolicy::kHistBlockThreads;
-constexpr int kNarrowThreads = DevicePolicy::kHistNarrowBlockThreads;
 
 // The gradient of a row as the exact sums take it.
 __device__ __forceinline__ GradientSum AsSum(const GradientSum& p) { return p; }
@@ -300,10 +298,11 @@ __device__ void AddTile(const EllpackView& m, const FeatureGroup& group,
   }
 }
 
-// Sums: SharedSums (exact) or NarrowSums (packed low-bit gradients), Grad the gradient of a row;
-// blocks of kBlockThreads threads, kMinBlocks of them an SM.
-template <typename Sums, typename Grad, int kBlockThreads, int kMinBlocks>
-__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
+// Sums: SharedSums (exact) or NarrowSums (packed low-bit gradients), Grad the gradient of a row.
+// (Measured on an H100, paired: the narrow sums as two blocks of 512 threads an SM, tiles of 512
+// rows, made the low-bit round 1.08x slower than one block of 1024: 5.75 against 5.30 ms.)
+template <typename Sums, typename Grad>
+__global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
     TiledHistogramKernel(EllpackView m, const Grad* __restrict__ gpair, const HistBlockTask* tasks,
                          uint64_t n_tasks, const FeatureGroup* groups, uint32_t total_bins,
                          GradientSum* out, uint32_t max_cells, uint32_t tile_rows) {
@@ -392,26 +391,24 @@ void AllowSharedBytes(Kernel kernel, std::size_t bytes) {
 }
 
 // Rows of a tile whose rows take `row_bytes` of symbols and `gradient_bytes` each, within
-// `budget` bytes: at most a row a thread of `block_threads`, in whole warps; 0 when fewer than the
-// policy's minimum fit.
-uint32_t TileRows(std::size_t budget, uint32_t row_bytes, std::size_t gradient_bytes,
-                  int block_threads) {
+// `budget` bytes: at most a row a thread, in whole warps; 0 when fewer than the policy's minimum
+// fit.
+uint32_t TileRows(std::size_t budget, uint32_t row_bytes, std::size_t gradient_bytes) {
   const std::size_t fit = budget / (row_bytes + gradient_bytes);
-  const uint32_t rows = static_cast<uint32_t>(std::min<std::size_t>(fit, block_threads)) / 32 * 32;
+  const uint32_t rows = static_cast<uint32_t>(std::min<std::size_t>(fit, kThreads)) / 32 * 32;
   return rows >= DevicePolicy::kHistMinTileRows ? rows : 0;
 }
 
 // How `kernel` runs with sums of `words_per_cell` 32-bit words a cell for `max_cells` cells and
 // (tile_rows > 0) a tile of rows of `row_bytes` symbols and a gradient of `gradient_bytes` each.
-// Blocks of `block_threads`.
 template <typename Kernel>
-HistSharedLaunch PlanLaunch(Kernel kernel, int block_threads, std::size_t optin,
-                            uint32_t words_per_cell, uint32_t max_cells, bool tiled,
-                            uint32_t row_bytes, std::size_t gradient_bytes) {
+HistSharedLaunch PlanLaunch(Kernel kernel, std::size_t optin, uint32_t words_per_cell,
+                            uint32_t max_cells, bool tiled, uint32_t row_bytes,
+                            std::size_t gradient_bytes) {
   HistSharedLaunch plan;
   const std::size_t sums_bytes = (words_per_cell * std::size_t{max_cells} + 3) / 4 * 4 * 4;
   plan.tile_rows = tiled ? TileRows(std::min(DevicePolicy::kHistTileBytes, optin - sums_bytes),
-                                    row_bytes, gradient_bytes, block_threads)
+                                    row_bytes, gradient_bytes)
                          : 0;
   if (tiled && plan.tile_rows == 0) return plan;  // no useful tile: the caller gathers
   plan.shared_bytes = sums_bytes + plan.tile_rows * (gradient_bytes + row_bytes);
@@ -419,16 +416,14 @@ HistSharedLaunch PlanLaunch(Kernel kernel, int block_threads, std::size_t optin,
   RB_CUDA_CHECK(cudaGetDevice(&device));
   RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   AllowSharedBytes(kernel, plan.shared_bytes);
-  RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads,
-                                                              plan.shared_bytes));
+  RB_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, plan.shared_bytes));
   plan.max_blocks = std::max(1, sms * std::max(per_sm, 1));
   return plan;
 }
 
-// Launches the shared-memory kernel that `plan` (tile_rows > 0: tiled, in blocks of kBlockThreads,
-// kMinBlocks an SM) and the sums type say.
-template <typename Sums, int kBlockThreads = kThreads,
-          int kMinBlocks = DevicePolicy::kHistBlocksPerSM, typename Grad>
+// Launches the shared-memory kernel that `plan` (tile_rows > 0: tiled) and the sums type say.
+template <typename Sums, typename Grad>
 void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const Grad* gpair,
                   const DeviceBuffer<HistBlockTask>& tasks, std::size_t n_tasks,
                   const DeviceBuffer<FeatureGroup>& groups, uint32_t total_bins, GradientSum* out,
@@ -437,11 +432,10 @@ void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const G
       static_cast<unsigned int>(std::min<std::size_t>(n_tasks, plan.max_blocks));
   const dim3 grid(blocks, static_cast<unsigned int>(groups.size()));
   if (plan.tile_rows > 0) {
-    const auto kernel = TiledHistogramKernel<Sums, Grad, kBlockThreads, kMinBlocks>;
+    const auto kernel = TiledHistogramKernel<Sums, Grad>;
     AllowSharedBytes(kernel, plan.shared_bytes);
-    kernel<<<grid, kBlockThreads, plan.shared_bytes>>>(view, gpair, tasks.data(), n_tasks,
-                                                       groups.data(), total_bins, out, max_cells,
-                                                       plan.tile_rows);
+    kernel<<<grid, kThreads, plan.shared_bytes>>>(view, gpair, tasks.data(), n_tasks, groups.data(),
+                                                  total_bins, out, max_cells, plan.tile_rows);
   } else {
     AllowSharedBytes(GatherHistogramKernel<Grad>, plan.shared_bytes);
     GatherHistogramKernel<Grad><<<grid, kThreads, plan.shared_bytes>>>(
@@ -475,32 +469,19 @@ DeviceHistogramBuilder::DeviceHistogramBuilder(const DeviceMatrix* matrix,
   d_global_groups_.CopyFrom(h_global);
   // Dense rows go through a tile buffer (TiledHistogramKernel) where a useful tile fits.
   const bool dense = matrix->shape().dense;
-  exact_ = PlanLaunch(
-      TiledHistogramKernel<SharedSums, GradientSum, kThreads, DevicePolicy::kHistBlocksPerSM>,
-      kThreads, optin, SharedSums::kWordsPerCell, max_cells_, dense, widest_row,
-      sizeof(GradientSum));
+  exact_ =
+      PlanLaunch(TiledHistogramKernel<SharedSums, GradientSum>, optin, SharedSums::kWordsPerCell,
+                 max_cells_, dense, widest_row, sizeof(GradientSum));
   if (exact_.tile_rows == 0) {
-    exact_ = PlanLaunch(GatherHistogramKernel<GradientSum>, kThreads, optin,
-                        SharedSums::kWordsPerCell, max_cells_, false, 0, 0);
+    exact_ = PlanLaunch(GatherHistogramKernel<GradientSum>, optin, SharedSums::kWordsPerCell,
+                        max_cells_, false, 0, 0);
   }
   // Packed low-bit cells on dense tiles, where no wide sum can overflow: at most every row of the
   // worker in one cell, each |value| <= kLevels.
   const bool wide_fits = matrix->shape().num_rows * LowBitPolicy::kLevels <= 0x7fffffffu;
   if (dense && wide_fits && exact_.tile_rows > 0) {
-    // RINGBOOST_HIST_NARROW_THREADS=1024: one block of 1024 threads an SM (an a/b of the policy).
-    const char* env = std::getenv("RINGBOOST_HIST_NARROW_THREADS");
-    narrow_threads_ = env != nullptr && std::string(env) == "1024"
-                          ? kThreads
-                          : DevicePolicy::kHistNarrowBlockThreads;
-    narrow_ = narrow_threads_ == kThreads
-                  ? PlanLaunch(TiledHistogramKernel<NarrowSums, uint32_t, kThreads,
-                                                    DevicePolicy::kHistBlocksPerSM>,
-                               kThreads, optin, NarrowSums::kWordsPerCell, max_cells_, true,
-                               widest_row, sizeof(uint32_t))
-                  : PlanLaunch(TiledHistogramKernel<NarrowSums, uint32_t, kNarrowThreads,
-                                                    DevicePolicy::kHistNarrowBlocksPerSM>,
-                               kNarrowThreads, optin, NarrowSums::kWordsPerCell, max_cells_, true,
-                               widest_row, sizeof(uint32_t));
+    narrow_ = PlanLaunch(TiledHistogramKernel<NarrowSums, uint32_t>, optin,
+                         NarrowSums::kWordsPerCell, max_cells_, true, widest_row, sizeof(uint32_t));
   }
 }
 
@@ -519,13 +500,9 @@ void DeviceHistogramBuilder::Build(const DeviceHistGradients& grad,
     if (grad.exact != nullptr) {
       LaunchShared<SharedSums>(exact_, view, grad.exact, d_tasks_, tasks.size(), d_shared_groups_,
                                total_bins_, d_out, max_cells_);
-    } else if (narrow_.tile_rows > 0 && narrow_threads_ == kThreads) {
+    } else if (narrow_.tile_rows > 0) {
       LaunchShared<NarrowSums>(narrow_, view, grad.low_bit, d_tasks_, tasks.size(),
                                d_shared_groups_, total_bins_, d_out, max_cells_);
-    } else if (narrow_.tile_rows > 0) {
-      LaunchShared<NarrowSums, kNarrowThreads, DevicePolicy::kHistNarrowBlocksPerSM>(
-          narrow_, view, grad.low_bit, d_tasks_, tasks.size(), d_shared_groups_, total_bins_, d_out,
-          max_cells_);
     } else {
       LaunchShared<SharedSums>(exact_, view, grad.low_bit, d_tasks_, tasks.size(), d_shared_groups_,
                                total_bins_, d_out, max_cells_);

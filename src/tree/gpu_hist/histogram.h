@@ -147,7 +147,6 @@ class DeviceHistogramBuilder {
   // Low-bit gradients on dense tiles: packed cells (NarrowSums); tile_rows 0 where it does not run
   // (sparse data, or more rows than its 32-bit wide sums can take).
   HistSharedLaunch narrow_;
-  int narrow_threads_ = 0;  // threads of a block of the narrow kernel
   std::vector<FeatureGroup> groups_;
   DeviceBuffer<FeatureGroup> d_shared_groups_;
   DeviceBuffer<FeatureGroup> d_global_groups_;
