@@ -253,7 +253,8 @@ def allreduce(args):
                     row["machine_s"] = n * wire_bytes(n, size, row["algorithm"]) / capacity
                     for impl in args.impls:
                         if impl == "tcp":
-                            t, err = allreduce_tcp(c, size, args.seconds, ["type=" + args.type])
+                            t, err = allreduce_tcp(c, size, args.seconds,
+                                                   ["type=" + args.type] + args.tcp_args)
                         elif impl == "mpi":
                             t, err = allreduce_mpi(c, size, args.seconds, work)
                         else:
@@ -521,6 +522,9 @@ def main():
     # int64: the training's histogram cells, the sums halving and doubling may take; double:
     # order-dependent sums, which keep the ring or the tree (the tables before issue 29's halving).
     a.add_argument("--type", choices=["int64", "double"], default="int64")
+    # More key=value for the tcp workers, e.g. rabit_algorithm=ring (the algorithm column then
+    # still shows the default choice).
+    a.add_argument("--tcp-args", type=lambda t: t.split(","), default=[])
     a.add_argument("--xgboost-python", default=os.path.join(VENV, "bin", "python"))
     sub.add_parser("xgboost-venv")
     f = sub.add_parser("faults")
