@@ -11,7 +11,9 @@
 # models of both devices are the same file, the card's device-to-device copy bandwidth (torch,
 # CUDA events), the floor of one round (the bytes a depth-8 round must move at least, over that
 # bandwidth) and, where Nsight Compute reads the counters, each kernel's time and DRAM bytes over
-# 2 rounds (kernels.csv; bench/gpu_kernels.py makes the table).
+# 2 rounds (kernels.csv; bench/gpu_kernels.py makes the table). With LOW_BIT=1 (the default) the
+# device runs, the phases and the parity check are repeated with quantized_grad=on, and the test
+# AUC of the last device model of each mode is computed from its predictions on the test set.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 GEN="$ROOT/../shared/bench/gen_dense.py"
@@ -19,6 +21,7 @@ DATA="${DATA:-/tmp/higgs10m}"
 TEST="${TEST:-$DATA-test-200k.libsvm}"
 ROUNDS="${ROUNDS:-100 500}"
 CPU_ROUNDS="${CPU_ROUNDS:-5}"
+LOW_BIT="${LOW_BIT:-1}"
 
 make_data() {
   [[ -f "$DATA.done" ]] && return 0
@@ -49,30 +52,38 @@ device_round() {  # the same of the device time between CUDA events
   grep -o '(device [0-9.e-]* s)' "$1" | awk 'NR > 1 {s += $2; n++} END {if (n) printf "%.5f", s / n}'
 }
 status=0
-for r in $ROUNDS; do
-  "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$r" model_out="$OUT/cuda$r.json" \
-    >"$OUT/cuda$r.log" 2>&1 || { status=1; tail -5 "$OUT/cuda$r.log"; }
+MODES=(exact)
+[[ "$LOW_BIT" == 1 ]] && MODES+=(lowbit)
+mode_args() { [[ "$1" == lowbit ]] && echo "quantized_grad=on" || echo ""; }
+mode_suffix() { [[ "$1" == lowbit ]] && echo "-lowbit" || echo ""; }
+for mode in "${MODES[@]}"; do
+  m="$(mode_suffix "$mode")"
+  for r in $ROUNDS; do
+    "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$r" $(mode_args "$mode") \
+      model_out="$OUT/cuda$r$m.json" >"$OUT/cuda$r$m.log" 2>&1 || { status=1; tail -5 "$OUT/cuda$r$m.log"; }
+  done
+  # Where the time goes: verbosity=3 times each phase, with a device synchronize at the end of
+  # each (so its rounds are a little slower than the runs above, which queue without waiting).
+  "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=100 verbosity=3 $(mode_args "$mode") \
+    model_out="$OUT/phases$m.json" >"$OUT/phases$m.log" 2>&1 || status=1
+  if [[ "$CPU_ROUNDS" -gt 0 ]]; then
+    "$RINGBOOST" train "$OUT/gpu.conf" device=cpu nthread=2 num_round="$CPU_ROUNDS" $(mode_args "$mode") \
+      model_out="$OUT/cpu$CPU_ROUNDS$m.json" >"$OUT/cpu$m.log" 2>&1 || status=1
+    # Parity on the large set: the same rounds on the device write the same model file.
+    "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$CPU_ROUNDS" $(mode_args "$mode") \
+      model_out="$OUT/cuda$CPU_ROUNDS-parity$m.json" >/dev/null 2>&1 || status=1
+  fi
 done
-# Where the time goes: verbosity=3 times each phase, with a device synchronize at the end of each
-# (so its rounds are a little slower than the runs above, which queue without waiting).
-"$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=100 verbosity=3 \
-  model_out="$OUT/phases.json" >"$OUT/phases.log" 2>&1 || status=1
-if [[ "$CPU_ROUNDS" -gt 0 ]]; then
-  "$RINGBOOST" train "$OUT/gpu.conf" device=cpu nthread=2 num_round="$CPU_ROUNDS" \
-    model_out="$OUT/cpu$CPU_ROUNDS.json" >"$OUT/cpu.log" 2>&1 || status=1
-  # Parity on the large set: the same rounds on the device write the same model file.
-  "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$CPU_ROUNDS" \
-    model_out="$OUT/cuda$CPU_ROUNDS-parity.json" >/dev/null 2>&1 || status=1
-fi
 # A step measured against the build before it (BASE_RINGBOOST: that build's program): REPS pairs
 # of 500-round runs, base then this build, on the same warm card; the per-round means of each and
 # their ratio (this build's over the base's), and whether the two write the same model file.
+# AB_ARGS: key=value settings both sides train with (e.g. quantized_grad=on).
 if [[ -n "${BASE_RINGBOOST:-}" ]]; then
   for rep in $(seq 1 "${REPS:-2}"); do
     for side in base new; do
       prog="$RINGBOOST"
       [[ "$side" == base ]] && prog="$BASE_RINGBOOST"
-      "$prog" train "$OUT/gpu.conf" device=cuda num_round=500 model_out="$OUT/ab-$side.json" \
+      "$prog" train "$OUT/gpu.conf" device=cuda num_round=500 ${AB_ARGS:-} model_out="$OUT/ab-$side.json" \
         >"$OUT/ab-$side-$rep.log" 2>&1 || { status=1; tail -5 "$OUT/ab-$side-$rep.log"; }
     done
   done
@@ -86,6 +97,27 @@ last_r="${ROUNDS##* }"
 PRED="${PRED_OUT:-$OUT/pred.txt}"  # PRED_OUT: kept for a later call's peers (PEERS=0 now)
 "$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$OUT/cuda$last_r.json" \
   test:data="$TEST" name_pred="$PRED" verbosity=3 >"$OUT/pred.log" 2>&1 || status=1
+cat >"$OUT/auc.py" <<'PY'
+import sys
+import numpy as np
+labels = np.array([float(l.split(None, 1)[0]) for l in open(sys.argv[1])])
+pred = np.loadtxt(sys.argv[2], ndmin=1)
+order = np.argsort(pred, kind="mergesort")
+p, y = pred[order], labels[order]
+# ties share their mean rank (Mann-Whitney)
+_, first, counts = np.unique(p, return_index=True, return_counts=True)
+ranks = np.repeat(first + (counts + 1) / 2.0, counts)
+pos = y > 0.5
+n_pos, n_neg = pos.sum(), (~pos).sum()
+print(f"{(ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg):.6f}")
+PY
+for mode in "${MODES[@]}"; do
+  m="$(mode_suffix "$mode")"
+  [[ -f "$OUT/cuda$last_r$m.json" ]] || continue
+  "$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$OUT/cuda$last_r$m.json" \
+    test:data="$TEST" name_pred="$OUT/pred$m.txt" >/dev/null 2>&1 &&
+    echo "$mode $(python3 "$OUT/auc.py" "$TEST" "$OUT/pred$m.txt")" >>"$OUT/auc.txt" || status=1
+done
 if [[ "${PEERS:-1}" == 1 ]]; then
   PYTHONUNBUFFERED=1 python3 "$ROOT/bench/gpu_peers.py" --train "$DATA/part-*.libsvm" --test "$TEST" \
     --rounds $ROUNDS --ringboost-pred "$PRED" --json "$OUT/peers.json" >"$OUT/peers.log" 2>&1 ||
@@ -94,10 +126,14 @@ fi
 # Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
 # kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
 if command -v ncu >/dev/null && [[ "${NCU:-1}" == 1 ]]; then
-  timeout "${NCU_TIMEOUT:-240}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-    --print-summary per-kernel --csv \
-    "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 model_out="$OUT/ncu2.json" \
-    >"$OUT/kernels.csv" 2>"$OUT/ncu.err" || echo "ncu failed or timed out: see ncu.err"
+  for mode in "${MODES[@]}"; do
+    m="$(mode_suffix "$mode")"
+    timeout "${NCU_TIMEOUT:-240}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --print-summary per-kernel --csv \
+      "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
+      model_out="$OUT/ncu2$m.json" >"$OUT/kernels$m.csv" 2>"$OUT/ncu$m.err" ||
+      echo "ncu failed or timed out: see ncu$m.err"
+  done
 fi
 cat >"$OUT/bandwidth.py" <<'PY'
 import torch
@@ -120,25 +156,32 @@ rows=10000000
 floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8) + rows * 16 ))
 {
   echo "device: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
-  for r in $ROUNDS; do
-    echo "cuda s/round ($r rounds): $(per_round "$OUT/cuda$r.log") host clock, $(device_round "$OUT/cuda$r.log") CUDA events"
+  for mode in "${MODES[@]}"; do
+    m="$(mode_suffix "$mode")"
+    for r in $ROUNDS; do
+      echo "cuda $mode s/round ($r rounds): $(per_round "$OUT/cuda$r$m.log") host clock, $(device_round "$OUT/cuda$r$m.log") CUDA events"
+    done
+    echo "phases $mode (100 rounds, verbosity=3, $(device_round "$OUT/phases$m.log") s/round): $(grep -h "phases:" "$OUT/phases$m.log" | sed 's/.*phases: //')"
+    [[ "$CPU_ROUNDS" -gt 0 ]] && echo "cpu $mode nthread=2 s/round ($CPU_ROUNDS rounds): $(per_round "$OUT/cpu$m.log")"
   done
-  echo "phases (100 rounds, verbosity=3, $(device_round "$OUT/phases.log") s/round): $(grep -h "phases:" "$OUT/phases.log" | sed 's/.*phases: //')"
-  [[ "$CPU_ROUNDS" -gt 0 ]] && echo "cpu nthread=2 s/round ($CPU_ROUNDS rounds): $(per_round "$OUT/cpu.log")"
+  [[ -f "$OUT/auc.txt" ]] && sed "s/^/test AUC ($last_r rounds, 200k rows): /" "$OUT/auc.txt"
   echo "copy bandwidth GB/s: $bw"
   awk -v b="$floor_bytes" -v bw="$bw" 'BEGIN {if (bw > 0) printf "floor: %.0f MB a round, %.3f ms at the copy bandwidth\n", b / 1e6, b / (bw * 1e9) * 1e3}'
   for r in $ROUNDS; do grep -h "setup:" "$OUT/cuda$r.log" | sed "s/^/cuda$r /"; done
   if [[ "$CPU_ROUNDS" -gt 0 ]]; then
-    if cmp -s "$OUT/cpu$CPU_ROUNDS.json" "$OUT/cuda$CPU_ROUNDS-parity.json"; then
-      echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda are the same file"
-    else
-      echo "parity: the $CPU_ROUNDS-round models of device=cpu and device=cuda DIFFER"
-    fi
+    for mode in "${MODES[@]}"; do
+      m="$(mode_suffix "$mode")"
+      if cmp -s "$OUT/cpu$CPU_ROUNDS$m.json" "$OUT/cuda$CPU_ROUNDS-parity$m.json"; then
+        echo "parity $mode: the $CPU_ROUNDS-round models of device=cpu and device=cuda are the same file"
+      else
+        echo "parity $mode: the $CPU_ROUNDS-round models of device=cpu and device=cuda DIFFER"
+      fi
+    done
   fi
   if [[ -n "${BASE_RINGBOOST:-}" ]]; then
     for side in base new; do
       for f in "$OUT"/ab-$side-*.log; do echo "$side $(device_round "$f")"; done
-    done | awk '{s[$1] += $2; n[$1]++; printf "a/b %s run: %.5f s/round (CUDA events)\n", $1, $2}
+    done | awk -v args="${AB_ARGS:-}" '{s[$1] += $2; n[$1]++; printf "a/b %s run %s: %.5f s/round (CUDA events)\n", $1, args, $2}
       END {if (n["base"] && n["new"]) printf "a/b: this build / base = %.3f (means of %d pairs)\n",
            (s["new"] / n["new"]) / (s["base"] / n["base"]), n["new"]}'
     if cmp -s "$OUT/ab-base.json" "$OUT/ab-new.json"; then
@@ -150,6 +193,12 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
   grep -h "prediction:" "$OUT/pred.log" |
     sed 's/^.*device prediction:/ringboost prediction on the device:/; t; s/^.*prediction:/ringboost prediction:/'
   [[ -f "$OUT/peers.log" ]] && grep -vh "^loaded" "$OUT/peers.log"
-  if [[ -s "$OUT/kernels.csv" ]]; then python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels.csv" 2 "$bw"; fi
+  for mode in "${MODES[@]}"; do
+    m="$(mode_suffix "$mode")"
+    if [[ -s "$OUT/kernels$m.csv" ]]; then
+      echo "kernels, $mode:"
+      python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels$m.csv" 2 "$bw"
+    fi
+  done
 } | tee "$OUT/summary.txt"
 exit $status

@@ -20,7 +20,6 @@
 #include "common/output_path.h"
 #include "common/threads.h"
 #include "learner/checkpoint.h"
-#include "learner/feature_types.h"
 #include "learner/learner.h"
 #include "learner/prediction_output.h"
 #include "learner/progress.h"
@@ -244,11 +243,6 @@ int RunTrain(const Params& params) {
   // What the GPU lacks is named first, with or without CUDA in this build; all before any data
   // is read.
   RoundTrainer::CheckDeviceOptions(params);
-  if (params.device != "cpu" && ConfigHasCategorical(params)) {
-    RB_FAIL(
-        "categorical features (feature_types with c, an fmap type c, or a URI's "
-        "categorical_column) are not on the GPU yet; train them with device=cpu");
-  }
   RoundTrainer::CheckDevice(params.device);
   CheckThreadStacks(params.nthread);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");

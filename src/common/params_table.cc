@@ -171,7 +171,7 @@ std::vector<ParamSpec> BuildTable() {
                "from gradients and hessians rounded at random to 4 bits (keyed by seed, round "
                "and row), summed in narrow histogram cells, and refits the leaves from the exact "
                "gradients; auto is on from 100,000 training rows; off sums the exact "
-               "gradients. CPU only."));
+               "gradients. device=cuda grows the same trees."));
   t.push_back(
       P(s, "enable_bundle", &Params::enable_bundle, "auto")
           .OneOf({"auto", "true", "false"})

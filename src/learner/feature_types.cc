@@ -50,17 +50,4 @@ std::vector<uint8_t> CategoricalFeatures(const Params& params, const DataSet& tr
   return is_cat;
 }
 
-bool ConfigHasCategorical(const Params& params) {
-  if (!ConfiguredCategorical(params).empty()) return true;
-  std::vector<std::string> uris = {params.data, params.test_data};
-  for (const auto& e : params.evals) uris.push_back(e.second);
-  for (const std::string& uri : uris) {
-    const std::size_t q = uri.find('?');
-    if (q != std::string::npos && uri.find("categorical_column=", q) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace ringboost

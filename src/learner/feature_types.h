@@ -17,8 +17,4 @@ namespace ringboost {
 std::vector<uint8_t> CategoricalFeatures(const Params& params, const DataSet& train,
                                          uint32_t num_col);
 
-// Whether the config names a categorical feature, read before any data (the fmap is read; the
-// data URI is searched for categorical_column): what device=cuda refuses.
-bool ConfigHasCategorical(const Params& params);
-
 }  // namespace ringboost

@@ -79,15 +79,6 @@ GradientQuantizer GradientQuantizer::LowBit() const {
   return q;
 }
 
-namespace {
-// floor(x * scale + u) within [-kLevels, kLevels]: x * scale is in [-kLevels, kLevels] up to one
-// rounding, which the clamp absorbs.
-inline int64_t RoundStochastic(double x, double scale, double u) {
-  constexpr double kLevels = LowBitPolicy::kLevels;
-  return static_cast<int64_t>(std::floor(std::clamp(x * scale + u, -kLevels, kLevels)));
-}
-}  // namespace
-
 void GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride, int group,
                                           const std::vector<uint8_t>& keep, uint64_t seed,
                                           uint64_t key, uint64_t first_row, int nthread,
@@ -103,14 +94,31 @@ void GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, in
       q[i] = GradientSum{};
       continue;
     }
-    // One 64-bit draw gives both: its two 32-bit halves, each uniform in [0, 1).
-    const uint64_t bits = CounterHash(seed, stream, key, first_row + i);
-    const double ug = static_cast<double>(bits >> 32) * (1.0 / 4294967296.0);
-    const double uh = static_cast<double>(bits & 0xffffffffu) * (1.0 / 4294967296.0);
-    const GradPair& p = gpair[i * stride + group];
-    q[i] = GradientSum{RoundStochastic(p.grad, grad_scale_, ug),
-                       RoundStochastic(p.hess, hess_scale_, uh)};
+    q[i] = LowBitQuantize(gpair[i * stride + group], grad_scale_, hess_scale_,
+                          CounterHash(seed, stream, key, first_row + i));
   }
+}
+
+namespace {
+// quantized_grad=auto: low-bit gradients from this many training rows (all workers) on.
+constexpr uint64_t kLowBitAutoRows = 100000;
+}  // namespace
+
+bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm,
+                         bool monotone) {
+  // The refit of low-bit leaves (RefitLeafValues) knows no weight boxes yet.
+  if (monotone) {
+    if (params.quantized_grad == QuantizedGrad::kOn) {
+      RB_FAIL(
+          "quantized_grad=on is not available with monotone_constraints yet; set "
+          "quantized_grad=off (auto stays off under monotone constraints)");
+    }
+    return false;
+  }
+  if (params.quantized_grad != QuantizedGrad::kAuto)
+    return params.quantized_grad == QuantizedGrad::kOn;
+  const uint64_t all_rows = comm->AllreduceValue<uint64_t>(rows, rabit::Op::kSum);
+  return all_rows >= kLowBitAutoRows;
 }
 
 int64_t GradientQuantizer::HessAtLeast(double x) const {

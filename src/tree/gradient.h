@@ -17,8 +17,10 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/host_device.h"
 #include "objective/objective.h"
 #include "rabit/communicator.h"
+#include "tree/tree_params.h"
 
 namespace ringboost {
 
@@ -58,6 +60,33 @@ inline int64_t RoundHalfEven(double x) {
 struct LowBitPolicy {
   static constexpr int kLevels = 7;  // 4 bits with the sign
 };
+
+// One low-bit value: floor(x * scale + u) within [-kLevels, kLevels], u uniform in [0, 1), so
+// the value is rounded down or up at random, up with probability its distance from the level
+// below (x * scale is in [-kLevels, kLevels] up to one rounding, which the clamp absorbs). The
+// CPU and the device call this one function (no fused multiply-add on either: CMakeLists.txt).
+RB_HOST_DEVICE inline int64_t LowBitRound(double x, double scale, double u) {
+  constexpr double kLevels = LowBitPolicy::kLevels;
+  double v = x * scale + u;
+  v = v < -kLevels ? -kLevels : (kLevels < v ? kLevels : v);
+  return static_cast<int64_t>(floor(v));
+}
+
+// The low-bit gradient of a row whose draw is `bits` (CounterHash of (seed,
+// RandomStream::kLowBitGradient, tree key, global row)): its two 32-bit halves, each uniform in
+// [0, 1), round g and h.
+RB_HOST_DEVICE inline GradientSum LowBitQuantize(GradPair p, double grad_scale, double hess_scale,
+                                                 uint64_t bits) {
+  const double ug = static_cast<double>(bits >> 32) * (1.0 / 4294967296.0);
+  const double uh = static_cast<double>(bits & 0xffffffffu) * (1.0 / 4294967296.0);
+  return GradientSum{LowBitRound(p.grad, grad_scale, ug), LowBitRound(p.hess, hess_scale, uh)};
+}
+
+// Whether quantized_grad (on, off, auto) grows the trees from low-bit gradients, the same on every
+// worker and device: auto decides by the rows of all workers together (`rows` is this worker's).
+// Throws where quantized_grad=on meets monotone constraints (the leaf refit knows no weight boxes).
+bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm,
+                         bool monotone);
 
 class GradientQuantizer {
  public:

@@ -1,5 +1,7 @@
 #include "tree/node_book.h"
 
+#include "common/error.h"
+
 namespace ringboost {
 namespace {
 constexpr float kRtEps = 1e-6f;  // XGBoost's smallest loss change worth a split
@@ -22,6 +24,20 @@ float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
   node->sum_hess = static_cast<float>(h);
   return box != nullptr ? BoundedGainGivenWeight(split_params, g, h, node->base_weight)
                         : CalcGain(split_params, g, h);
+}
+
+void RefitLeafValues(std::vector<int64_t>* sums, const GradientQuantizer& quantizer,
+                     const SplitParams& split_params, RegTree* tree) {
+  std::vector<int64_t>& s = *sums;
+  RB_CHECK(s.size() == 2 * static_cast<std::size_t>(tree->NumNodes()));
+  for (int nid = tree->NumNodes() - 1; nid >= 0; --nid) {  // children have larger ids
+    TreeNode& node = (*tree)[nid];
+    if (!node.IsLeaf()) {
+      s[2 * nid] = s[2 * node.left] + s[2 * node.right];
+      s[2 * nid + 1] = s[2 * node.left + 1] + s[2 * node.right + 1];
+    }
+    InitNodeStats(GradientSum{s[2 * nid], s[2 * nid + 1]}, quantizer, split_params, nullptr, &node);
+  }
 }
 
 }  // namespace ringboost

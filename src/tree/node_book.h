@@ -47,6 +47,12 @@ bool SplitAllowed(const SplitCandidate& s, int depth, int num_leaves, const Tree
 // to its parent's box and the gain is that of the clamped weight.
 float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
                     const SplitParams& split_params, const WeightBounds* box, TreeNode* node);
+// Low-bit mode's refit (gradient.h): `sums` holds, at 2 * nid and 2 * nid + 1, each leaf's g and
+// h summed over every worker's rows from the exact quantized gradients (inner nodes' entries are
+// overwritten); every node's statistics are recomputed from them, bottom up, by InitNodeStats
+// (no weight boxes: low-bit gradients never run under monotone constraints).
+void RefitLeafValues(std::vector<int64_t>* sums, const GradientQuantizer& quantizer,
+                     const SplitParams& split_params, RegTree* tree);
 
 // The nodes of the tree being grown, indexed by node id. Node derives from NodeStats.
 template <typename Node>

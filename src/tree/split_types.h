@@ -26,7 +26,7 @@ struct SplitCandidate {
   int32_t split_bin = 0;  // local bin: rows with bin <= split_bin go left (-1: none)
   float split_cond = 0.0f;
   bool default_left = false;
-  // A categorical split (hist/categorical_split.cc): rows of these category codes (ascending) go
+  // A categorical split (categorical_split.h): rows of these category codes (ascending) go
   // right, rows of the feature's other codes left; split_bin is unused.
   bool is_cat = false;
   std::vector<uint32_t> categories;

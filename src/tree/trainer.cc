@@ -12,9 +12,6 @@ namespace ringboost {
 
 std::unique_ptr<RoundTrainer> RoundTrainer::Create(const std::string& device, TrainerSetup setup) {
   if (device == "cpu") return std::make_unique<HistTrainer>(std::move(setup));
-  if (!setup.cuts.is_cat.empty()) {
-    RB_FAIL("categorical features are not on the GPU yet; train them with device=cpu");
-  }
   return CreateCudaTrainer(device, std::move(setup));
 }
 
@@ -24,11 +21,6 @@ void RoundTrainer::CheckDevice(const std::string& device) {
 
 void RoundTrainer::CheckDeviceOptions(const Params& params) {
   if (params.device == "cpu") return;
-  if (params.quantized_grad == "on") {
-    RB_FAIL(
-        "quantized_grad=on (low-bit gradients) is not on the GPU yet: train with "
-        "device=cpu, or set quantized_grad=off (auto stays off on the GPU)");
-  }
   if (params.enable_bundle == "true") {
     RB_FAIL(
         "enable_bundle=true (feature bundles) is not on the GPU: train with device=cpu, or "

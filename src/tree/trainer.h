@@ -43,7 +43,8 @@ class RoundTrainer {
   // Fails as Create would for `device`, before any data is read; does nothing for "cpu".
   static void CheckDevice(const std::string& device);
   // Fails, naming the parameter, when `params` asks the device for what only the CPU does
-  // (quantized_grad=on); before CheckDevice, so that a CPU-only build says it too.
+  // (enable_bundle=true, hist_sync=reduce_scatter); before CheckDevice, so that a CPU-only build
+  // says it too.
   static void CheckDeviceOptions(const Params& params);
 
   // Round `round`'s trees, one per output group, each grown from the gradients of the margins

@@ -1,15 +1,17 @@
 // device=cuda against device=cpu (the CUDA issue's parity): the same model file, eval log and
 // predictions, byte for byte, on agaricus, LightGBM's binary (weighted), multiclass and rank sets,
 // generated dense (1M rows) and sparse (missing values) sets, with lossguide, column sampling,
-// 16 or 1024 bins, and monotone and interaction constraints; and 2 tcp workers under
-// ringboost-submit sharing the one GPU write the model one CPU process writes. Skips with a message
-// where there is no CUDA device (or no CUDA build). Each test is meant to take well under 20 s on a
-// 16-core machine with an H100.
+// 16 or 1024 bins, monotone and interaction constraints and categorical features; and 2 tcp workers
+// under ringboost-submit sharing the one GPU write the model one CPU process writes. Skips with a
+// message where there is no CUDA device (or no CUDA build). Each test is meant to take well under
+// 20 s on a 16-core machine with an H100.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
 #include <fstream>
 #include <ostream>
+#include <random>
 #include <string>
 
 #include "cli_runner.h"
@@ -117,17 +119,20 @@ TEST_P(SharedSetOnDevice, ModelIsTheCpuModel) {
 
 INSTANTIATE_TEST_SUITE_P(
     DeviceTraining, SharedSetOnDevice,
-    ::testing::Values(Variant{"agaricus", "", "agaricus"},
-                      Variant{"lightgbm_binary", "", "lightgbm_binary"},  // weighted
-                      Variant{"lightgbm_multiclass", "", "lightgbm_multiclass"},
-                      Variant{"lightgbm_rank_ndcg", "", "lightgbm_rank"},
-                      Variant{"lightgbm_rank_pairwise", "objective=rank:pairwise", "lightgbm_rank"},
-                      Variant{"lightgbm_binary_lossguide",
-                              "grow_policy=lossguide max_leaves=31 max_depth=0", "lightgbm_binary"},
-                      Variant{
-                          "lightgbm_multiclass_colsample",
-                          "colsample_bytree=0.8 colsample_bylevel=0.7 colsample_bynode=0.6 seed=3",
-                          "lightgbm_multiclass"}),
+    ::testing::Values(
+        Variant{"agaricus", "", "agaricus"},
+        Variant{"lightgbm_binary", "", "lightgbm_binary"},  // weighted
+        Variant{"lightgbm_multiclass", "", "lightgbm_multiclass"},
+        Variant{"lightgbm_rank_ndcg", "", "lightgbm_rank"},
+        Variant{"lightgbm_rank_pairwise", "objective=rank:pairwise", "lightgbm_rank"},
+        Variant{"lightgbm_binary_lossguide", "grow_policy=lossguide max_leaves=31 max_depth=0",
+                "lightgbm_binary"},
+        Variant{"lightgbm_multiclass_colsample",
+                "colsample_bytree=0.8 colsample_bylevel=0.7 colsample_bynode=0.6 seed=3",
+                "lightgbm_multiclass"},
+        // Low-bit gradients on sparse data (the exact cells) and multiclass.
+        Variant{"agaricus_low_bit", "quantized_grad=on", "agaricus"},
+        Variant{"lightgbm_multiclass_low_bit", "quantized_grad=on", "lightgbm_multiclass"}),
     VariantName);
 
 // The generated 200k-row dense set, 5 rounds of depth 6, with one kind of option changed.
@@ -147,7 +152,16 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"colsample",
                               "colsample_bytree=0.9 colsample_bylevel=0.8 colsample_bynode=0.7"},
                       Variant{"max_bin_16", "max_bin=16"},
-                      Variant{"max_bin_1024", "max_bin=1024"}),  // bins over 256: uint16
+                      Variant{"max_bin_1024", "max_bin=1024"},  // bins over 256: uint16
+                      // Low-bit gradients: narrow cells, the leaf refit, row subsampling; auto is
+                      // on from 100k rows.
+                      Variant{"low_bit", "quantized_grad=on max_depth=8"},
+                      Variant{"low_bit_auto_subsample", "quantized_grad=auto subsample=0.8"},
+                      Variant{"low_bit_lossguide",
+                              "quantized_grad=on grow_policy=lossguide max_leaves=31 max_depth=0"},
+                      Variant{"low_bit_max_bin_1024", "quantized_grad=on max_bin=1024"},
+                      // Trees of more nodes than the refit's walk takes: leaf rows partitioned.
+                      Variant{"low_bit_depth_12", "quantized_grad=on max_depth=12"}),
     VariantName);
 
 // monotone_constraints and interaction_constraints, 5 rounds of depth 6 (or 31 leaves): on the
@@ -282,6 +296,105 @@ TEST(DeviceTraining, GeneratedSparseWithMissingModelIsTheCpuModel) {
   test::TempDir dir;
   test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 50, 0.3);
   ExpectSameOnBoth(dir.path(), WriteGeneratedConfig(dir) + " num_round=10 max_depth=6");
+}
+
+TEST(DeviceTraining, GeneratedSparseLowBitModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 50, 0.3);
+  ExpectSameOnBoth(dir.path(),
+                   WriteGeneratedConfig(dir) + " num_round=10 max_depth=6 quantized_grad=on");
+}
+
+TEST(DeviceTraining, TwoWorkersOnOneGpuLowBitModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  test::WriteGeneratedDense(dir.File("train.txt"), 200000);
+  ExpectTwoDeviceWorkersGiveTheCpuModel(
+      dir.path(), WriteGeneratedConfig(dir) + " num_round=5 max_depth=8 quantized_grad=on");
+}
+
+// A binary set with categorical features (feature_types = c,c,q,q,c): feature 0 one of 12 codes,
+// 1 one of 3, 4 one of 40, 2 and 3 numerical; the label leans on groups of codes. Each value is
+// missing with chance `missing` (0: every row has every feature, the dense layout). Returns the
+// config's name, for the command line.
+std::string WriteCategoricalSet(const test::TempDir& dir, int rows, double missing) {
+  std::mt19937_64 rng(27);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::ofstream out(dir.File("train.txt"));
+  for (int i = 0; i < rows; ++i) {
+    const int city = static_cast<int>(unit(rng) * 12), kind = static_cast<int>(unit(rng) * 3);
+    const int zone = static_cast<int>(unit(rng) * 40);
+    const double a = std::round(unit(rng) * 1000) / 100, b = std::round(unit(rng) * 100) / 10;
+    const double score = (city % 3 == 0 ? 1.0 : -0.5) + (kind == 1 ? 0.8 : 0.0) +
+                         (zone % 7 == 2 ? 1.2 : 0.0) + (zone > 30 ? -0.6 : 0.0) + 0.15 * (a - 5) +
+                         unit(rng) * 1.5 - 0.75;
+    out << (score > 0 ? 1 : 0);
+    const double values[5] = {static_cast<double>(city), static_cast<double>(kind), a, b,
+                              static_cast<double>(zone)};
+    for (int f = 0; f < 5; ++f) {
+      if (missing > 0 && unit(rng) < missing) continue;
+      out << ' ' << f << ':' << values[f];
+    }
+    out << '\n';
+  }
+  out.close();
+  test::WriteFile(dir.File("cat.conf"),
+                  "objective = binary:logistic\neval_metric = auc\neval_metric = logloss\n"
+                  "feature_types = c,c,q,q,c\n"
+                  "data = \"train.txt\"\neval[train] = \"train.txt\"\ntest:data = \"train.txt\"\n");
+  return "cat.conf";
+}
+
+// Whether the model file dir/name has a categorical split.
+bool HasCategoricalSplit(const std::string& dir, const std::string& name) {
+  return test::ReadFile(dir + "/" + name).find("\"categories_nodes\"") != std::string::npos;
+}
+
+// Categorical features (issue 27): split search on the host from the device's histograms,
+// partition and prediction cache by the category bit sets on the device. 60k rows (under
+// quantized_grad=auto's 100k: exact gradients unless a variant sets it on), 5 rounds of depth 6
+// (or 31 leaves): one-hot splits (max_cat_to_onehot above every feature's categories) and
+// partition splits (the default 4: features 0 and 4 partition, 1 one-hot), dense and with 20% of
+// the values missing (the sparse layout), depthwise and lossguide, and with low-bit gradients.
+class CategoricalOnDevice : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(CategoricalOnDevice, ModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  test::TempDir dir;
+  const double missing = std::string(GetParam().set) == "missing" ? 0.2 : 0.0;
+  ExpectSameOnBoth(dir.path(), WriteCategoricalSet(dir, 60000, missing) +
+                                   " num_round=5 max_depth=6 " + GetParam().options);
+  EXPECT_TRUE(HasCategoricalSplit(dir.path(), "cpu.json")) << "no categorical split to compare";
+}
+
+#define RB_ONEHOT "max_cat_to_onehot=64 "
+INSTANTIATE_TEST_SUITE_P(
+    DeviceTraining, CategoricalOnDevice,
+    ::testing::Values(Variant{"partition_dense_depthwise", "", "dense"},
+                      Variant{"partition_dense_lossguide", RB_LOSSGUIDE, "dense"},
+                      Variant{"onehot_dense_depthwise", RB_ONEHOT, "dense"},
+                      Variant{"onehot_missing_lossguide", RB_ONEHOT RB_LOSSGUIDE, "missing"},
+                      Variant{"partition_missing_depthwise", "", "missing"},
+                      Variant{"partition_missing_lossguide", RB_LOSSGUIDE, "missing"},
+                      Variant{"threshold_colsample_missing",
+                              "max_cat_threshold=3 colsample_bynode=0.8 seed=5", "missing"},
+                      Variant{"lowbit_missing", "quantized_grad=on", "missing"},
+                      Variant{"lowbit_dense_lossguide", "quantized_grad=on " RB_LOSSGUIDE, "dense"},
+                      Variant{"constraints_missing",
+                              "'monotone_constraints=(0,0,1,-1,0)' "
+                              "'interaction_constraints=[[0,2],[1,3,4]]'",
+                              "missing"}),
+    VariantName);
+
+TEST(DeviceTraining, TwoWorkersOnOneGpuCategoricalModelIsTheCpuModel) {
+  RB_REQUIRE_CUDA_DEVICE();
+  for (const double missing : {0.0, 0.2}) {
+    test::TempDir dir;
+    ExpectTwoDeviceWorkersGiveTheCpuModel(
+        dir.path(), WriteCategoricalSet(dir, 60000, missing) + " num_round=5 max_depth=6");
+    EXPECT_TRUE(HasCategoricalSplit(dir.path(), "cpu.json")) << missing;
+  }
 }
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuAgaricusModelIsTheCpuModel) {

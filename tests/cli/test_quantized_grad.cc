@@ -75,14 +75,5 @@ TEST_F(QuantizedGrad, OffByDefaultOnCloseToExact) {
   EXPECT_GT(last_auc(log_exact), 0.8) << log_exact;
 }
 
-TEST_F(QuantizedGrad, DeviceCudaRefusesItByName) {
-  const test::RunResult r = test::RunRingboost(
-      dir_.path(), "train c.conf device=cuda quantized_grad=on model_out=g.json");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("quantized_grad=on"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("device=cpu"), std::string::npos) << r.err;
-  EXPECT_TRUE(test::ReadFile(dir_.File("g.json")).empty());
-}
-
 }  // namespace
 }  // namespace ringboost

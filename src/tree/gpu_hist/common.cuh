@@ -72,6 +72,17 @@ __device__ inline void AtomicAddSum(GradientSum* dst, int64_t g, int64_t h) {
   atomicAdd(reinterpret_cast<unsigned long long*>(&dst->h), static_cast<unsigned long long>(h));
 }
 
+// Exact add of v into the int64 held as words (lo, hi) of shared memory: the low words' carry
+// goes into the high word. Both adds are modulo 2^32, so the pair ends as the sum modulo 2^64
+// whatever the order of the adds of all threads.
+__device__ __forceinline__ void SharedAdd64(uint32_t* lo, uint32_t* hi, int64_t v) {
+  const uint64_t u = static_cast<uint64_t>(v);
+  const uint32_t v_lo = static_cast<uint32_t>(u);
+  const uint32_t old = atomicAdd(lo, v_lo);
+  const uint32_t v_hi = static_cast<uint32_t>(u >> 32) + (old + v_lo < old ? 1u : 0u);
+  if (v_hi != 0) atomicAdd(hi, v_hi);
+}
+
 }  // namespace ringboost
 
 // Checks a CUDA runtime call; on failure throws ringboost::Error with file:line, the call and

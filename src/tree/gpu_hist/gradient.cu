@@ -7,6 +7,7 @@
 #include "common/random.h"
 #include "tree/gpu_hist/common.cuh"
 #include "tree/gpu_hist/gradient.h"
+#include "tree/gpu_hist/histogram.h"
 
 namespace ringboost {
 
@@ -19,6 +20,8 @@ struct Reduced {
   unsigned long long bad_row;  // first row with a refused label or a non-finite gradient
   unsigned long long sum_g;    // sums of the quantized gradients, modulo 2^64
   unsigned long long sum_h;
+  unsigned long long low_sum_g;  // sums of the low-bit ones
+  unsigned long long low_sum_h;
 };
 
 constexpr int kThreads = DevicePolicy::kElementwiseBlockThreads;
@@ -58,36 +61,68 @@ __global__ void MaxAbsKernel(const GradPair* gpair, uint64_t n, int stride, int 
   if (bad != ~0ull) atomicMin(&red->bad_row, bad);
 }
 
+// Whether row subsampling keeps row i of this worker (as the learner draws it on the CPU).
+__device__ bool KeepsRow(const RowSampling& sampling, uint64_t i) {
+  return sampling.rate >= 1.0 ||
+         CounterUniform(sampling.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
+                        sampling.round, sampling.first_row + i) < sampling.rate;
+}
+
+// Adds the block's sums of the values to *to_g and *to_h (modulo 2^64).
+template <typename Reduce>
+__device__ void AddBlockSums(typename Reduce::TempStorage& temp, long long sum_g, long long sum_h,
+                             unsigned long long* to_g, unsigned long long* to_h) {
+  const long long block_g = Reduce(temp).Sum(sum_g);
+  __syncthreads();
+  const long long block_h = Reduce(temp).Sum(sum_h);
+  __syncthreads();  // temp is reused by the caller's next reduction
+  if (threadIdx.x == 0) {
+    atomicAdd(to_g, static_cast<unsigned long long>(block_g));
+    atomicAdd(to_h, static_cast<unsigned long long>(block_h));
+  }
+}
+
+// Low-bit mode's part of the quantize kernel: the scales of GradientQuantizer::LowBit, the key of
+// the draws and where the packed values go (out null: exact gradients only).
+struct LowBitArgs {
+  double grad_scale = 1.0, hess_scale = 1.0;
+  uint64_t key = 0;
+  uint32_t* out = nullptr;
+};
+
+// The exact quantized gradients and, in low-bit mode, the low-bit ones, in one pass.
 __global__ void QuantizeKernel(const GradPair* gpair, uint64_t n, int stride, int group,
                                double grad_scale, double hess_scale, RowSampling sampling,
-                               GradientSum* out, Reduced* red) {
+                               LowBitArgs low, GradientSum* out, Reduced* red) {
   using Reduce = cub::BlockReduce<long long, kThreads>;
   __shared__ typename Reduce::TempStorage temp;
-  long long sum_g = 0, sum_h = 0;
+  long long sum_g = 0, sum_h = 0, low_g = 0, low_h = 0;
+  const uint64_t stream = static_cast<uint64_t>(RandomStream::kLowBitGradient);
   for (uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    const bool keep =
-        sampling.rate >= 1.0 ||
-        CounterUniform(sampling.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
-                       sampling.round, sampling.first_row + i) < sampling.rate;
-    GradientSum q;
-    if (keep) {
+    GradientSum q, l;
+    if (KeepsRow(sampling, i)) {
       // As GradientQuantizer::Quantize: exact power-of-two product, rounded half to even.
       const GradPair p = gpair[i * stride + group];
       q.g = __double2ll_rn(static_cast<double>(p.grad) * grad_scale);
       q.h = __double2ll_rn(static_cast<double>(p.hess) * hess_scale);
+      if (low.out != nullptr) {
+        l = LowBitQuantize(p, low.grad_scale, low.hess_scale,
+                           CounterHash(sampling.seed, stream, low.key, sampling.first_row + i));
+      }
     }
     out[i] = q;
     sum_g += q.g;
     sum_h += q.h;
+    if (low.out != nullptr) {
+      low.out[i] = PackLowBit(l.g, l.h);
+      low_g += l.g;
+      low_h += l.h;
+    }
   }
-  const long long block_g = Reduce(temp).Sum(sum_g);
-  __syncthreads();
-  const long long block_h = Reduce(temp).Sum(sum_h);
-  if (threadIdx.x == 0) {
-    atomicAdd(&red->sum_g, static_cast<unsigned long long>(block_g));
-    atomicAdd(&red->sum_h, static_cast<unsigned long long>(block_h));
-  }
+  AddBlockSums<Reduce>(temp, sum_g, sum_h, &red->sum_g, &red->sum_h);
+  if (low.out != nullptr)
+    AddBlockSums<Reduce>(temp, low_g, low_h, &red->low_sum_g, &red->low_sum_h);
 }
 
 }  // namespace
@@ -124,7 +159,7 @@ void DeviceGradients::Upload(const std::vector<GradPair>& gpair) {
 }
 
 GradientQuantizer DeviceGradients::Quantizer(int group, rabit::Communicator* comm) {
-  Reduced h_red{0, 0, ~0ull, 0, 0};
+  Reduced h_red{0, 0, ~0ull, 0, 0, 0, 0};
   Reduced* red = reinterpret_cast<Reduced*>(d_reduced_.data());
   detail::CopyToDevice(red, &h_red, sizeof(h_red));
   if (rows_ > 0) {
@@ -145,17 +180,26 @@ GradientQuantizer DeviceGradients::Quantizer(int group, rabit::Communicator* com
 }
 
 GradientSum DeviceGradients::Quantize(const GradientQuantizer& quantizer, int group,
-                                      const RowSampling& sampling, GradientSum* d_out) {
+                                      const RowSampling& sampling, GradientSum* d_out,
+                                      LowBitOutput* low) {
   Reduced* red = reinterpret_cast<Reduced*>(d_reduced_.data());
-  RB_CUDA_CHECK(cudaMemsetAsync(&red->sum_g, 0, 2 * sizeof(red->sum_g)));
+  RB_CUDA_CHECK(cudaMemsetAsync(&red->sum_g, 0, 4 * sizeof(red->sum_g)));
+  LowBitArgs args;
+  if (low != nullptr) {
+    RB_CHECK(low->quantizer.low_bit());
+    args =
+        LowBitArgs{low->quantizer.grad_scale(), low->quantizer.hess_scale(), low->key, low->d_out};
+  }
   if (rows_ > 0) {
     QuantizeKernel<<<GridStrideFor(rows_, kThreads), kThreads>>>(
         d_gpair_.data(), rows_, groups_, group, quantizer.grad_scale(), quantizer.hess_scale(),
-        sampling, d_out, red);
+        sampling, args, d_out, red);
     RB_CUDA_CHECK_LAUNCH();
   }
-  unsigned long long sums[2];
+  unsigned long long sums[4];
   detail::CopyToHost(sums, &red->sum_g, sizeof(sums));
+  if (low != nullptr)
+    low->sum = GradientSum{static_cast<int64_t>(sums[2]), static_cast<int64_t>(sums[3])};
   return GradientSum{static_cast<int64_t>(sums[0]), static_cast<int64_t>(sums[1])};
 }
 

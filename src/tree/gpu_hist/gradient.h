@@ -49,10 +49,20 @@ class DeviceGradients {
   // GradientQuantizer of group `group` (the same collective calls as the host constructor).
   // Throws, naming the row, where a gradient is not finite.
   GradientQuantizer Quantizer(int group, rabit::Communicator* comm);
-  // d_out[i] = the quantized gradient of row i in group `group` (0 for rows not kept); returns
-  // this worker's sum of them.
+  // Low-bit mode's second output of Quantize (gradient.h): the quantizer's LowBit(), the tree's
+  // key of the draws (those of GradientQuantizer::QuantizeAllLowBit, keyed by (sampling.seed,
+  // key, global row)), where the values go, packed (PackLowBit; 0 for rows not kept), and their
+  // sum over this worker's rows (written by Quantize).
+  struct LowBitOutput {
+    GradientQuantizer quantizer;
+    uint64_t key = 0;
+    uint32_t* d_out = nullptr;
+    GradientSum sum;
+  };
+  // d_out[i] = the quantized gradient of row i in group `group` (0 for rows not kept), and with
+  // `low` its low-bit gradient too, in the same pass; returns this worker's sum of the former.
   GradientSum Quantize(const GradientQuantizer& quantizer, int group, const RowSampling& sampling,
-                       GradientSum* d_out);
+                       GradientSum* d_out, LowBitOutput* low = nullptr);
 
   uint64_t NumRows() const { return rows_; }
 

@@ -39,14 +39,29 @@ DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCu
       comm_(comm),
       hist_builder_(matrix, *cuts),
       partitioner_(matrix->shape().num_rows),
+      cat_bins_(CategoricalBinsOf(*cuts)),
       nodes_(params),
-      sync_phases_(params.sync_phases) {}
+      sync_phases_(params.sync_phases) {
+  if (!cat_bins_.empty()) cat_gather_ = std::make_unique<DeviceBinGather>(cat_bins_.bins);
+}
 
 void DeviceTreeGrower::SetConstraints(TreeConstraints constraints) {
   constraints_ = std::move(constraints);
   nodes_.SetConstraints(&constraints_);
   if (evaluator_ != nullptr) evaluator_->SetMonotone(nodes_.monotone());
 }
+
+namespace {
+// The most nodes a tree of `params` can have.
+uint64_t MaxTreeNodes(const TreeParams& params) {
+  uint64_t bound = ~uint64_t{0};
+  if (params.max_depth > 0 && params.max_depth < 40) bound = (uint64_t{2} << params.max_depth) - 1;
+  if (params.max_leaves > 0) {
+    bound = std::min<uint64_t>(bound, 2 * static_cast<uint64_t>(params.max_leaves) - 1);
+  }
+  return bound;
+}
+}  // namespace
 
 void DeviceTreeGrower::EndPhase() {
   if (sync_phases_) DeviceSynchronize();
@@ -66,51 +81,87 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   if (nids.empty()) return;
   const auto start = PhaseTimer::Clock::now();
   std::vector<DeviceSplitNode> inputs;
-  std::vector<std::vector<uint32_t>> features;
+  // Each node's features: numerical ones to the device, categorical ones to the host.
+  std::vector<std::vector<uint32_t>> features, cat_features(nids.size());
+  bool any_cat = false;
   const HistogramPool::Buffer* buffer = nodes_[nids[0]].hist.get();
-  for (int nid : nids) {
+  for (std::size_t i = 0; i < nids.size(); ++i) {
+    const int nid = nids[i];
     NodeState& n = nodes_[nid];
     RB_CHECK(n.hist.get() == buffer);
     features.push_back(sampler_->ForNode(nid, n.depth));
     nodes_.FilterFeatures(nid, &features.back());  // interaction constraints
+    if (!cat_bins_.empty()) {
+      std::vector<uint32_t>& all = features.back();
+      for (uint32_t f : all) {
+        if (cuts_->IsCat(f)) cat_features[i].push_back(f);
+      }
+      all.erase(std::remove_if(all.begin(), all.end(), [&](uint32_t f) { return cuts_->IsCat(f); }),
+                all.end());
+      any_cat |= !cat_features[i].empty();
+    }
     inputs.push_back(
         DeviceSplitNode{n.slot * cuts_->TotalBins(), n.sum.g, n.sum.h, n.gain, n.bounds});
   }
-  const std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
+  std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
+  if (any_cat) {
+    std::vector<uint64_t> offsets;
+    std::vector<GradientSum> sums;
+    std::vector<float> gains;
+    for (std::size_t i = 0; i < nids.size(); ++i) {
+      offsets.push_back(inputs[i].hist_offset);
+      sums.push_back(nodes_[nids[i]].sum);
+      gains.push_back(nodes_[nids[i]].gain);
+    }
+    const std::vector<GradientSum> gathered = cat_gather_->Gather(buffer->data(), offsets);
+    MergeCategoricalSplits(*cuts_, *cat_splitter_, cat_bins_, gathered, sums, gains, cat_features,
+                           &best);
+  }
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
   timer_.Add("device evaluate", start);
 }
 
 void DeviceTreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
   const auto start = PhaseTimer::Clock::now();
-  std::vector<DeviceSplitTask> tasks;
+  std::vector<DeviceSplitTask> moved, recorded;
   for (const Expansion& e : expansions) {
     const SplitCandidate& s = nodes_[e.nid].split;
-    tasks.push_back(
-        DeviceSplitTask{e.nid, e.left, e.right, s.feature, s.split_bin, s.default_left});
+    DeviceSplitTask task{
+        e.nid,
+        e.left,
+        e.right,
+        s.feature,
+        s.split_bin,
+        s.default_left,
+        s.is_cat ? PackLeftBits(CategoryLeftBins(*cuts_, s)) : std::vector<uint32_t>{}};
+    (keep_leaf_rows_ || nodes_.ChildrenMaySplit(e) ? moved : recorded).push_back(std::move(task));
   }
-  partitioner_.Partition(*matrix_, tasks);
+  partitioner_.RecordSplits(recorded);
+  partitioner_.Partition(*matrix_, moved);
   timer_.Add("device partition", start);
 }
 
-// The smaller child of every expansion into slots [0, k) of a new buffer, siblings into
-// [k, 2k), all in one launch of each kernel; returns the children that may still be split.
+// The smaller child of every expansion whose children may split into slots [0, k) of a new
+// buffer, siblings into [k, 2k), all in one launch of each kernel; returns those children.
 std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& expansions) {
+  std::vector<Expansion> splitting;
   std::vector<uint64_t> counts;
   for (const Expansion& e : expansions) {
-    counts.push_back(partitioner_.NodeRange(e.left).size());
-    counts.push_back(partitioner_.NodeRange(e.right).size());
-  }
-  if (!counts.empty()) comm_->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
-  std::vector<int> children;
-  std::vector<Expansion> built;  // (parent, built child, sibling)
-  std::vector<HistNode> nodes;
-  for (std::size_t i = 0; i < expansions.size(); ++i) {
-    const Expansion& e = expansions[i];
     if (!nodes_.ChildrenMaySplit(e)) {
       nodes_[e.nid].hist.reset();  // children are leaves at the depth limit
       continue;
     }
+    splitting.push_back(e);
+    counts.push_back(partitioner_.NodeRange(e.left).size());
+    counts.push_back(partitioner_.NodeRange(e.right).size());
+  }
+  if (splitting.empty()) return {};
+  comm_->Allreduce(Span<uint64_t>(counts), rabit::Op::kSum);
+  std::vector<int> children;
+  std::vector<Expansion> built;  // (parent, built child, sibling)
+  std::vector<HistNode> nodes;
+  for (std::size_t i = 0; i < splitting.size(); ++i) {
+    const Expansion& e = splitting[i];
     const Expansion b = NodeBook<NodeState>::BuiltChild(e, counts[2 * i], counts[2 * i + 1]);
     nodes.push_back(HistNode{partitioner_.d_node_rows(b.left),
                              partitioner_.NodeRange(b.left).size(),
@@ -119,11 +170,10 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
     children.push_back(e.left);
     children.push_back(e.right);
   }
-  if (built.empty()) return children;
   const auto start = PhaseTimer::Clock::now();
   const std::size_t k = built.size(), n_bins = cuts_->TotalBins();
   std::shared_ptr<HistogramPool::Buffer> level = pool_.Acquire(2 * k, n_bins);
-  hist_builder_.Build(d_gpair_, nodes, k, level->data());
+  hist_builder_.Build(grad_, nodes, k, level->data());
   AllreduceHistograms(level.get(), k);
   std::vector<SubtractTask> subtract;
   for (std::size_t i = 0; i < k; ++i) {
@@ -151,12 +201,20 @@ RegTree DeviceTreeGrower::Grow(const std::vector<GradientSum>& gpair,
   d_host_gpair_.CopyFrom(gpair);
   GradientSum sum;
   for (const GradientSum& g : gpair) sum += g;
-  return Grow(d_host_gpair_.data(), sum, quantizer, tree_key);
+  DeviceHistGradients grad;
+  grad.exact = d_host_gpair_.data();
+  return Grow(grad, sum, quantizer, tree_key);
 }
 
-RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum,
+RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum local_sum,
                                const GradientQuantizer& quantizer, uint64_t tree_key) {
-  d_gpair_ = d_gpair;
+  grad_ = grad;
+  // Dense data: the leaf values (and the low-bit refit, where the tree fits WalkLeafSums) come
+  // from walking the rows down the tree, so no leaf's rows are needed.
+  refit_by_walk_ =
+      matrix_->shape().dense &&
+      MaxTreeNodes(params_) <= static_cast<uint64_t>(DevicePartitioner::kMaxWalkSumNodes);
+  keep_leaf_rows_ = !matrix_->shape().dense || (grad.low_bit != nullptr && !refit_by_walk_);
   if (evaluator_ == nullptr) {
     evaluator_ = std::make_unique<DeviceSplitEvaluator>(matrix_, params_.split, quantizer);
     evaluator_->SetMonotone(nodes_.monotone());
@@ -164,6 +222,9 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
     evaluator_->SetQuantizer(quantizer);
   }
   partitioner_.Reset();
+  if (!cat_bins_.empty()) {
+    cat_splitter_ = std::make_unique<CategoricalSplitter>(cuts_, params_.split, &quantizer);
+  }
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   int64_t sum[2] = {local_sum.g, local_sum.h};
   comm_->Allreduce(Span<int64_t>(sum, 2), rabit::Op::kSum);
@@ -172,7 +233,7 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
   nodes_.InitChild(0, -1, GradientSum{sum[0], sum[1]}, &tree);
   const auto start = PhaseTimer::Clock::now();
   nodes_[0].hist = pool_.Acquire(1, cuts_->TotalBins());
-  hist_builder_.Build(d_gpair_, {HistNode{nullptr, matrix_->shape().num_rows, 0}}, 1,
+  hist_builder_.Build(grad_, {HistNode{nullptr, matrix_->shape().num_rows, 0}}, 1,
                       nodes_[0].hist->data());
   AllreduceHistograms(nodes_[0].hist.get(), 1);
   EndPhase();
@@ -188,7 +249,37 @@ RegTree DeviceTreeGrower::Grow(const GradientSum* d_gpair, GradientSum local_sum
       },
       [&](int nid) { nodes_[nid].hist.reset(); });
   nodes_.Reset(nullptr);
+  cat_splitter_.reset();  // it points at this tree's quantizer
   return tree;
+}
+
+void DeviceTreeGrower::RefitLeaves(const GradientSum* d_gpair, const GradientQuantizer& quantizer,
+                                   RegTree* tree) {
+  const auto start = PhaseTimer::Clock::now();
+  std::vector<int> leaves;
+  for (int nid = 0; nid < tree->NumNodes(); ++nid) {
+    if ((*tree)[nid].IsLeaf()) leaves.push_back(nid);
+  }
+  std::vector<int64_t> sums(2 * static_cast<std::size_t>(tree->NumNodes()), 0);
+  if (keep_leaf_rows_) {
+    const std::vector<GradientSum> leaf_sums = partitioner_.LeafSums(leaves, d_gpair);
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      sums[2 * leaves[k]] = leaf_sums[k].g;
+      sums[2 * leaves[k] + 1] = leaf_sums[k].h;
+    }
+  } else {
+    RB_CHECK(refit_by_walk_);
+    const std::vector<GradientSum> node_sums =
+        partitioner_.WalkLeafSums(*matrix_, d_gpair, tree->NumNodes());
+    for (int nid : leaves) {
+      sums[2 * nid] = node_sums[nid].g;
+      sums[2 * nid + 1] = node_sums[nid].h;
+    }
+  }
+  comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
+  RefitLeafValues(&sums, quantizer, params_.split, tree);
+  EndPhase();
+  timer_.Add("device refit leaves", start);
 }
 
 void DeviceTreeGrower::UpdatePredictions(const RegTree& tree, float* d_preds, int stride,

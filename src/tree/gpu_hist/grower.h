@@ -2,7 +2,8 @@
 // subtraction, one launch for all the nodes of a level), split evaluation and row partition run as
 // kernels; the tree itself, the node bookkeeping and the expansion order are host code shared with
 // TreeGrower (node_book.h), so the trees are the same (the kernels equal their CPU references bit
-// for bit).
+// for bit). Categorical features are the exception: their split search runs on the host with the
+// CPU's code, from their bins of the device's histograms; their rows are partitioned on the device.
 //
 // device=cuda reaches it through CudaTrainer (gpu_hist/trainer.h). Several workers allreduce the
 // histograms through host memory (the collective's buffers are host memory).
@@ -18,6 +19,7 @@
 #include "model/tree.h"
 #include "rabit/communicator.h"
 #include "tree/bins/quantile.h"
+#include "tree/categorical_split.h"
 #include "tree/column_sampler.h"
 #include "tree/constraints.h"
 #include "tree/gpu_hist/histogram.h"
@@ -52,13 +54,18 @@ class DeviceTreeGrower {
   // kernels weigh each candidate in its node's box.
   void SetConstraints(TreeConstraints constraints);
 
-  // Grows a tree from the quantized gradients at d_gpair (device memory, one a row) whose sum over
-  // this worker's rows is `local_sum`; `tree_key` keys column sampling.
-  RegTree Grow(const GradientSum* d_gpair, GradientSum local_sum,
+  // Grows a tree from the gradients `grad` (device memory, one a row: quantized by `quantizer`, or
+  // low-bit ones by its LowBit()) whose sum over this worker's rows is `local_sum`; `tree_key`
+  // keys column sampling.
+  RegTree Grow(const DeviceHistGradients& grad, GradientSum local_sum,
                const GradientQuantizer& quantizer, uint64_t tree_key);
   // The same from gradients in host memory (uploaded here).
   RegTree Grow(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
                uint64_t tree_key);
+  // Low-bit mode (TreeGrower::RefitLeaves): the leaves of the tree just grown from low-bit
+  // gradients get their values and covers from the exact quantized gradients d_gpair (device
+  // memory) summed over all workers' rows.
+  void RefitLeaves(const GradientSum* d_gpair, const GradientQuantizer& quantizer, RegTree* tree);
   // Adds each leaf's value of the last grown tree to d_preds[row * stride + group].
   void UpdatePredictions(const RegTree& tree, float* d_preds, int stride, int group);
   // Seconds per phase. With verbosity=3 (when the phases are printed) each phase ends with a
@@ -87,11 +94,21 @@ class DeviceTreeGrower {
   DeviceHistogramBuilder hist_builder_;
   DevicePartitioner partitioner_;
   std::unique_ptr<DeviceSplitEvaluator> evaluator_;
+  // Categorical features: their bins of the histograms, gathered to the host, where the CPU's
+  // CategoricalSplitter (the tree being grown's quantizer) evaluates them. Empty / null without
+  // categorical features.
+  CategoricalBins cat_bins_;
+  std::unique_ptr<DeviceBinGather> cat_gather_;
+  std::unique_ptr<CategoricalSplitter> cat_splitter_;
   std::unique_ptr<ColumnSampler> sampler_;
   TreeConstraints constraints_;             // nodes_ points at it
   DeviceBuffer<GradientSum> d_host_gpair_;  // the host-gradient Grow's upload
   DeviceBuffer<SubtractTask> d_subtract_;
-  const GradientSum* d_gpair_ = nullptr;  // the tree being grown's gradients
+  DeviceHistGradients grad_;  // the tree being grown's gradients
+  // Whether the leaves' rows are needed after the tree (sparse leaf values, low-bit refit): else
+  // the splits whose children are leaves are only recorded for the dense leaf walk.
+  bool keep_leaf_rows_ = true;
+  bool refit_by_walk_ = false;  // dense, small enough trees: RefitLeaves walks the rows
   HistogramPool pool_;
   NodeBook<NodeState> nodes_;
   bool sync_phases_;

@@ -1,5 +1,6 @@
 // Device side of the histograms (histogram.h): the accumulation kernels and their launch.
 #include <algorithm>
+#include <cstdlib>
 
 #include "tree/gpu_hist/common.cuh"
 #include "tree/gpu_hist/histogram.h"
@@ -9,23 +10,35 @@ namespace {
 
 constexpr int kThreads = DevicePolicy::kHistBlockThreads;
 
-// Exact add of v into the int64 held as words (lo, hi) of shared memory: the low words' carry
-// goes into the high word. Both adds are modulo 2^32, so the pair ends as the sum modulo 2^64
-// whatever the order of the adds of all threads.
-__device__ __forceinline__ void SharedAdd64(uint32_t* lo, uint32_t* hi, int64_t v) {
-  const uint64_t u = static_cast<uint64_t>(v);
-  const uint32_t v_lo = static_cast<uint32_t>(u);
-  const uint32_t old = atomicAdd(lo, v_lo);
-  const uint32_t v_hi = static_cast<uint32_t>(u >> 32) + (old + v_lo < old ? 1u : 0u);
-  if (v_hi != 0) atomicAdd(hi, v_hi);
+// The gradient of a row as the exact sums take it.
+__device__ __forceinline__ GradientSum AsSum(const GradientSum& p) { return p; }
+__device__ __forceinline__ GradientSum AsSum(uint32_t packed) { return UnpackLowBit(packed); }
+
+// Adds the non-zero sums `get(cell)` of a group's table to `hist` (global memory: a node's
+// histogram), a cell a thread.
+template <typename Get>
+__device__ void FlushCells(const EllpackView& m, const FeatureGroup& group, uint32_t cells,
+                           GradientSum* hist, Get get) {
+  for (uint32_t i = threadIdx.x; i < cells; i += blockDim.x) {
+    const GradientSum v = get(i);
+    if (v.g == 0 && v.h == 0) continue;  // among them every cell past a feature's bins
+    const uint32_t lane = i % group.lane_stride, local = i / group.lane_stride;
+    const uint32_t first = m.shape.dense ? m.slot_base[group.slot_begin + lane]
+                                         : m.feature_ptr[group.feature_begin + lane];
+    AtomicAddSum(hist + first + local, v.g, v.h);
+  }
 }
 
-// The shared sums of one group: four arrays of `cells` words (g low, g high, h low, h high), each
-// the group's table of cells (FeatureGroup).
+// The exact shared sums of one group: four arrays of `cells` words (g low, g high, h low, h
+// high), each the group's table of cells (FeatureGroup).
 struct SharedSums {
+  static constexpr uint32_t kWordsPerCell = 4;
+  static constexpr uint32_t kFoldRows = 0xffffffffu;  // never folded
   uint32_t* words;
   uint32_t cells;
-  __device__ void Add(uint32_t cell, const GradientSum& p) const {
+  template <typename Grad>
+  __device__ void Add(uint32_t cell, const Grad& row) const {
+    const GradientSum p = AsSum(row);
     SharedAdd64(words + cell, words + cells + cell, p.g);
     SharedAdd64(words + 2 * cells + cell, words + 3 * cells + cell, p.h);
   }
@@ -35,19 +48,51 @@ struct SharedSums {
     return static_cast<int64_t>(hi << 32 | lo);
   }
   __device__ void Zero() const {
-    for (uint32_t i = threadIdx.x; i < 4 * cells; i += blockDim.x) words[i] = 0;
+    for (uint32_t i = threadIdx.x; i < kWordsPerCell * cells; i += blockDim.x) words[i] = 0;
   }
-  // Adds the non-zero sums to `hist` (global memory: a node's histogram) and zeroes them.
+  __device__ void Fold() const {}
+  // Adds the non-zero sums to `hist` (global memory: a node's histogram).
   __device__ void FlushTo(const EllpackView& m, const FeatureGroup& group,
                           GradientSum* hist) const {
+    FlushCells(m, group, cells, hist, [&](uint32_t i) {
+      return GradientSum{Get(0, i), Get(1, i)};
+    });
+  }
+};
+
+// Low-bit sums of one group (dense tiles of packed gradients): the packed cells (one 32-bit word a
+// cell, PackLowBit, one atomic a row) and wide cells (g and h as int32, two arrays): Fold moves the
+// packed cells into the wide ones, a cell a thread, before kFoldRows rows could overflow a packed
+// half. A wide cell holds at most a block's rows of one node times kLevels (the builder runs this
+// kernel only where a worker's rows cannot overflow it).
+struct NarrowSums {
+  static constexpr uint32_t kWordsPerCell = 3;
+  static constexpr uint32_t kFoldRows = 32767 / LowBitPolicy::kLevels;
+  uint32_t* words;
+  uint32_t cells;
+  __device__ void Add(uint32_t cell, uint32_t packed) const { atomicAdd(words + cell, packed); }
+  __device__ GradientSum Get(uint32_t cell) const {
+    const GradientSum p = UnpackLowBit(words[cell]);
+    const auto* wide = reinterpret_cast<const int32_t*>(words + cells);
+    return GradientSum{wide[cell] + p.g, wide[cells + cell] + p.h};
+  }
+  __device__ void Zero() const {
+    for (uint32_t i = threadIdx.x; i < kWordsPerCell * cells; i += blockDim.x) words[i] = 0;
+  }
+  __device__ void Fold() const {
+    auto* wide = reinterpret_cast<int32_t*>(words + cells);
     for (uint32_t i = threadIdx.x; i < cells; i += blockDim.x) {
-      const int64_t g = Get(0, i), h = Get(1, i);
-      if (g == 0 && h == 0) continue;  // among them every cell past a feature's bins
-      const uint32_t lane = i % group.lane_stride, local = i / group.lane_stride;
-      const uint32_t first = m.shape.dense ? m.slot_base[group.slot_begin + lane]
-                                           : m.feature_ptr[group.feature_begin + lane];
-      AtomicAddSum(hist + first + local, g, h);
+      const uint32_t w = words[i];
+      if (w == 0) continue;
+      const GradientSum p = UnpackLowBit(w);
+      wide[i] += static_cast<int32_t>(p.g);
+      wide[cells + i] += static_cast<int32_t>(p.h);
+      words[i] = 0;
     }
+  }
+  __device__ void FlushTo(const EllpackView& m, const FeatureGroup& group,
+                          GradientSum* hist) const {
+    FlushCells(m, group, cells, hist, [&](uint32_t i) { return Get(i); });
   }
 };
 
@@ -104,9 +149,10 @@ struct PendingAdd {
 
 // The sums of output histogram `*current` go to global memory and the sums restart for `next`
 // (a barrier before and after: every thread must have added, and none may add before the zeroing).
-__device__ void SwitchOutput(const EllpackView& m, const FeatureGroup& group,
-                             const SharedSums& sums, GradientSum* out, uint32_t total_bins,
-                             uint32_t* current, uint32_t next) {
+template <typename Sums>
+__device__ void SwitchOutput(const EllpackView& m, const FeatureGroup& group, const Sums& sums,
+                             GradientSum* out, uint32_t total_bins, uint32_t* current,
+                             uint32_t next) {
   __syncthreads();
   sums.FlushTo(m, group, out + static_cast<uint64_t>(*current) * total_bins);
   __syncthreads();
@@ -126,10 +172,11 @@ struct TaskShare {
 // Shared-memory groups, entries gathered one by one from global memory (sparse data, or dense
 // rows too wide for a tile): the block takes its tasks in order; the sums go to global memory
 // whenever the output histogram changes and at the end.
+template <typename Grad>
 __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
-    GatherHistogramKernel(EllpackView m, const GradientSum* __restrict__ gpair,
-                          const HistBlockTask* tasks, uint64_t n_tasks, const FeatureGroup* groups,
-                          uint32_t total_bins, GradientSum* out) {
+    GatherHistogramKernel(EllpackView m, const Grad* __restrict__ gpair, const HistBlockTask* tasks,
+                          uint64_t n_tasks, const FeatureGroup* groups, uint32_t total_bins,
+                          GradientSum* out) {
   extern __shared__ uint4 smem_aligned[];
   const FeatureGroup group = groups[blockIdx.y];
   const SharedSums sums{reinterpret_cast<uint32_t*>(smem_aligned), group.Cells()};
@@ -152,7 +199,7 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
       e.valid = false;
       return e;
     }
-    e.value = gpair[row];
+    e.value = AsSum(gpair[row]);
     return e;
   };
   const auto commit = [&](const PendingAdd& e) {
@@ -175,9 +222,10 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
 // memory waits on a chain of dependent loads (row id, symbol, gradient) for every entry; here a
 // tile waits for its loads once. (Measured on an H100: double-buffered tiles filled by cp.async
 // were slower, 4.3 against 3.3 ms a round under ncu.)
+template <typename Grad>
 struct TileBuffer {
-  GradientSum* gpair;  // tile_rows
-  uint8_t* symbols;    // tile_rows x row bytes
+  Grad* gpair;       // tile_rows
+  uint8_t* symbols;  // tile_rows x row bytes
 };
 
 // A tile: rows [start, start + tile_rows) of task `task` (of the block's share).
@@ -207,9 +255,9 @@ __device__ uint32_t TileRow(const HistBlockTask& task, uint64_t start, uint32_t 
 }
 
 // Copies this thread's row of the tile (n rows) into the buffer.
-__device__ void LoadTileRow(const EllpackView& m, const GradientSum* gpair,
-                            const FeatureGroup& group, uint32_t n, uint32_t row,
-                            const TileBuffer& buf) {
+template <typename Grad>
+__device__ void LoadTileRow(const EllpackView& m, const Grad* gpair, const FeatureGroup& group,
+                            uint32_t n, uint32_t row, const TileBuffer<Grad>& buf) {
   if (threadIdx.x >= n) return;
   const uint32_t bytes = m.shape.symbol_bytes;
   const uint32_t row_bytes = (group.slot_end - group.slot_begin) * bytes;
@@ -228,8 +276,9 @@ __device__ void LoadTileRow(const EllpackView& m, const GradientSum* gpair,
 }
 
 // Adds the n rows of a tile from shared memory.
-__device__ void AddTile(const EllpackView& m, const FeatureGroup& group, const TileBuffer& buf,
-                        uint32_t n, const SharedSums& sums) {
+template <typename Sums, typename Grad>
+__device__ void AddTile(const EllpackView& m, const FeatureGroup& group,
+                        const TileBuffer<Grad>& buf, uint32_t n, const Sums& sums) {
   const uint32_t width = group.slot_end - group.slot_begin;
   const uint32_t step_r = blockDim.x / width, step_s = blockDim.x % width;
   uint32_t r = threadIdx.x / width, s = threadIdx.x % width;
@@ -249,21 +298,25 @@ __device__ void AddTile(const EllpackView& m, const FeatureGroup& group, const T
   }
 }
 
+// Sums: SharedSums (exact) or NarrowSums (packed low-bit gradients), Grad the gradient of a row.
+// (Measured on an H100, paired: the narrow sums as two blocks of 512 threads an SM, tiles of 512
+// rows, made the low-bit round 1.08x slower than one block of 1024: 5.75 against 5.30 ms.)
+template <typename Sums, typename Grad>
 __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
-    TiledHistogramKernel(EllpackView m, const GradientSum* __restrict__ gpair,
-                         const HistBlockTask* tasks, uint64_t n_tasks, const FeatureGroup* groups,
-                         uint32_t total_bins, GradientSum* out, uint32_t max_cells,
-                         uint32_t tile_rows) {
+    TiledHistogramKernel(EllpackView m, const Grad* __restrict__ gpair, const HistBlockTask* tasks,
+                         uint64_t n_tasks, const FeatureGroup* groups, uint32_t total_bins,
+                         GradientSum* out, uint32_t max_cells, uint32_t tile_rows) {
   extern __shared__ uint4 smem_aligned[];
   uint32_t* smem = reinterpret_cast<uint32_t*>(smem_aligned);
   const FeatureGroup group = groups[blockIdx.y];
-  const SharedSums sums{smem, group.Cells()};
+  const Sums sums{smem, group.Cells()};
   const TaskShare share = TaskShare::Of(n_tasks);
   if (share.first == share.last || group.slot_end == group.slot_begin) return;
   // The buffer after the sums of the widest group, 16-byte aligned.
-  GradientSum* tile_gpair = reinterpret_cast<GradientSum*>(smem + (4 * max_cells + 3) / 4 * 4);
-  const TileBuffer buf{tile_gpair, reinterpret_cast<uint8_t*>(tile_gpair + tile_rows)};
+  Grad* tile_gpair = reinterpret_cast<Grad*>(smem + (Sums::kWordsPerCell * max_cells + 3) / 4 * 4);
+  const TileBuffer<Grad> buf{tile_gpair, reinterpret_cast<uint8_t*>(tile_gpair + tile_rows)};
   uint32_t current = tasks[share.first].out;
+  uint64_t unfolded = 0;  // rows added since the sums were last folded (or zeroed)
   sums.Zero();
   TileRef at{share.first, 0};
   uint32_t row = TileRow(tasks[at.task], 0, tile_rows);
@@ -275,8 +328,18 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
     more = NextTile(tasks, share.last, tile_rows, &next);
     if (more) row = TileRow(tasks[next.task], next.start, tile_rows);  // used after the adds
     __syncthreads();
-    if (task.out != current) SwitchOutput(m, group, sums, out, total_bins, &current, task.out);
+    // Every thread takes the same branches (task, n and unfolded are the block's).
+    if (task.out != current) {
+      SwitchOutput(m, group, sums, out, total_bins, &current, task.out);
+      unfolded = 0;
+    }
+    if (unfolded + n > Sums::kFoldRows) {
+      sums.Fold();
+      __syncthreads();
+      unfolded = 0;
+    }
     AddTile(m, group, buf, n, sums);
+    unfolded += n;
     __syncthreads();  // the buffer is refilled next
     at = next;
   }
@@ -284,9 +347,10 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
 }
 
 // Groups too wide for shared memory: one task a block, straight into global memory.
-__global__ void GlobalHistogramKernel(EllpackView m, const GradientSum* gpair,
-                                      const HistBlockTask* tasks, const FeatureGroup* groups,
-                                      uint32_t total_bins, GradientSum* out) {
+template <typename Grad>
+__global__ void GlobalHistogramKernel(EllpackView m, const Grad* gpair, const HistBlockTask* tasks,
+                                      const FeatureGroup* groups, uint32_t total_bins,
+                                      GradientSum* out) {
   const HistBlockTask task = tasks[blockIdx.x];
   const FeatureGroup group = groups[blockIdx.y];
   GradientSum* hist = out + static_cast<uint64_t>(task.out) * total_bins;
@@ -294,7 +358,7 @@ __global__ void GlobalHistogramKernel(EllpackView m, const GradientSum* gpair,
     const uint32_t bin = m.shape.dense ? m.slot_base[group.slot_begin + s] + symbol : symbol;
     // Another group's bin, or null: nothing.
     if (bin < group.bin_begin || bin >= group.bin_end) return PendingAdd{0, false, GradientSum{}};
-    return PendingAdd{bin, true, gpair[row]};
+    return PendingAdd{bin, true, AsSum(gpair[row])};
   };
   ForEachSlot(m, task, group, load, [&](const PendingAdd& e) {
     if (e.valid) AtomicAddSum(hist + e.at, e.value.g, e.value.h);
@@ -326,12 +390,58 @@ void AllowSharedBytes(Kernel kernel, std::size_t bytes) {
                                      static_cast<int>(bytes)));
 }
 
-// Rows of a tile whose rows take `row_bytes` of symbols and a gradient each, within `budget`
-// bytes: at most a row a thread, in whole warps; 0 when fewer than the policy's minimum fit.
-uint32_t TileRows(std::size_t budget, uint32_t row_bytes) {
-  const std::size_t fit = budget / (row_bytes + sizeof(GradientSum));
+// Rows of a tile whose rows take `row_bytes` of symbols and `gradient_bytes` each, within
+// `budget` bytes: at most a row a thread, in whole warps; 0 when fewer than the policy's minimum
+// fit.
+uint32_t TileRows(std::size_t budget, uint32_t row_bytes, std::size_t gradient_bytes) {
+  const std::size_t fit = budget / (row_bytes + gradient_bytes);
   const uint32_t rows = static_cast<uint32_t>(std::min<std::size_t>(fit, kThreads)) / 32 * 32;
   return rows >= DevicePolicy::kHistMinTileRows ? rows : 0;
+}
+
+// How `kernel` runs with sums of `words_per_cell` 32-bit words a cell for `max_cells` cells and
+// (tile_rows > 0) a tile of rows of `row_bytes` symbols and a gradient of `gradient_bytes` each.
+template <typename Kernel>
+HistSharedLaunch PlanLaunch(Kernel kernel, std::size_t optin, uint32_t words_per_cell,
+                            uint32_t max_cells, bool tiled, uint32_t row_bytes,
+                            std::size_t gradient_bytes) {
+  HistSharedLaunch plan;
+  const std::size_t sums_bytes = (words_per_cell * std::size_t{max_cells} + 3) / 4 * 4 * 4;
+  plan.tile_rows = tiled ? TileRows(std::min(DevicePolicy::kHistTileBytes, optin - sums_bytes),
+                                    row_bytes, gradient_bytes)
+                         : 0;
+  if (tiled && plan.tile_rows == 0) return plan;  // no useful tile: the caller gathers
+  plan.shared_bytes = sums_bytes + plan.tile_rows * (gradient_bytes + row_bytes);
+  int device = 0, sms = 0, per_sm = 0;
+  RB_CUDA_CHECK(cudaGetDevice(&device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  AllowSharedBytes(kernel, plan.shared_bytes);
+  RB_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, plan.shared_bytes));
+  plan.max_blocks = std::max(1, sms * std::max(per_sm, 1));
+  return plan;
+}
+
+// Launches the shared-memory kernel that `plan` (tile_rows > 0: tiled) and the sums type say.
+template <typename Sums, typename Grad>
+void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const Grad* gpair,
+                  const DeviceBuffer<HistBlockTask>& tasks, std::size_t n_tasks,
+                  const DeviceBuffer<FeatureGroup>& groups, uint32_t total_bins, GradientSum* out,
+                  uint32_t max_cells) {
+  const unsigned int blocks =
+      static_cast<unsigned int>(std::min<std::size_t>(n_tasks, plan.max_blocks));
+  const dim3 grid(blocks, static_cast<unsigned int>(groups.size()));
+  if (plan.tile_rows > 0) {
+    const auto kernel = TiledHistogramKernel<Sums, Grad>;
+    AllowSharedBytes(kernel, plan.shared_bytes);
+    kernel<<<grid, kThreads, plan.shared_bytes>>>(view, gpair, tasks.data(), n_tasks, groups.data(),
+                                                  total_bins, out, max_cells, plan.tile_rows);
+  } else {
+    AllowSharedBytes(GatherHistogramKernel<Grad>, plan.shared_bytes);
+    GatherHistogramKernel<Grad><<<grid, kThreads, plan.shared_bytes>>>(
+        view, gpair, tasks.data(), n_tasks, groups.data(), total_bins, out);
+  }
+  RB_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -357,30 +467,28 @@ DeviceHistogramBuilder::DeviceHistogramBuilder(const DeviceMatrix* matrix,
   }
   d_shared_groups_.CopyFrom(h_shared);
   d_global_groups_.CopyFrom(h_global);
-  const std::size_t sums_bytes = (4 * std::size_t{max_cells_} + 3) / 4 * 4 * sizeof(uint32_t);
   // Dense rows go through a tile buffer (TiledHistogramKernel) where a useful tile fits.
-  tile_rows_ =
-      matrix->shape().dense
-          ? TileRows(std::min(DevicePolicy::kHistTileBytes, optin - sums_bytes), widest_row)
-          : 0;
-  shared_bytes_ = sums_bytes + tile_rows_ * (sizeof(GradientSum) + widest_row);
-  int device = 0, sms = 0, per_sm = 0;
-  RB_CUDA_CHECK(cudaGetDevice(&device));
-  RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (tile_rows_ > 0) {
-    AllowSharedBytes(TiledHistogramKernel, shared_bytes_);
-    RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, TiledHistogramKernel,
-                                                                kThreads, shared_bytes_));
-  } else {
-    AllowSharedBytes(GatherHistogramKernel, shared_bytes_);
-    RB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, GatherHistogramKernel,
-                                                                kThreads, shared_bytes_));
+  const bool dense = matrix->shape().dense;
+  exact_ =
+      PlanLaunch(TiledHistogramKernel<SharedSums, GradientSum>, optin, SharedSums::kWordsPerCell,
+                 max_cells_, dense, widest_row, sizeof(GradientSum));
+  if (exact_.tile_rows == 0) {
+    exact_ = PlanLaunch(GatherHistogramKernel<GradientSum>, optin, SharedSums::kWordsPerCell,
+                        max_cells_, false, 0, 0);
   }
-  max_blocks_ = std::max(1, sms * std::max(per_sm, 1));
+  // Packed low-bit cells on dense tiles, where no wide sum can overflow: at most every row of the
+  // worker in one cell, each |value| <= kLevels.
+  const bool wide_fits = matrix->shape().num_rows * LowBitPolicy::kLevels <= 0x7fffffffu;
+  if (dense && wide_fits && exact_.tile_rows > 0) {
+    narrow_ = PlanLaunch(TiledHistogramKernel<NarrowSums, uint32_t>, optin,
+                         NarrowSums::kWordsPerCell, max_cells_, true, widest_row, sizeof(uint32_t));
+  }
 }
 
-void DeviceHistogramBuilder::Build(const GradientSum* d_gpair, const std::vector<HistNode>& nodes,
-                                   std::size_t num_out, GradientSum* d_out) {
+void DeviceHistogramBuilder::Build(const DeviceHistGradients& grad,
+                                   const std::vector<HistNode>& nodes, std::size_t num_out,
+                                   GradientSum* d_out) {
+  RB_CHECK((grad.exact == nullptr) != (grad.low_bit == nullptr));
   if (num_out == 0) return;
   RB_CUDA_CHECK(cudaMemsetAsync(d_out, 0, num_out * total_bins_ * sizeof(GradientSum)));
   const std::vector<HistBlockTask> tasks =
@@ -389,28 +497,28 @@ void DeviceHistogramBuilder::Build(const GradientSum* d_gpair, const std::vector
   d_tasks_.CopyFrom(tasks);
   const EllpackView view = matrix_->View();
   if (!d_shared_groups_.empty()) {
-    const unsigned int blocks =
-        static_cast<unsigned int>(std::min<std::size_t>(tasks.size(), max_blocks_));
-    const dim3 grid(blocks, static_cast<unsigned int>(d_shared_groups_.size()));
-    if (tile_rows_ > 0) {
-      AllowSharedBytes(TiledHistogramKernel, shared_bytes_);
-      TiledHistogramKernel<<<grid, kThreads, shared_bytes_>>>(
-          view, d_gpair, d_tasks_.data(), tasks.size(), d_shared_groups_.data(), total_bins_, d_out,
-          max_cells_, tile_rows_);
+    if (grad.exact != nullptr) {
+      LaunchShared<SharedSums>(exact_, view, grad.exact, d_tasks_, tasks.size(), d_shared_groups_,
+                               total_bins_, d_out, max_cells_);
+    } else if (narrow_.tile_rows > 0) {
+      LaunchShared<NarrowSums>(narrow_, view, grad.low_bit, d_tasks_, tasks.size(),
+                               d_shared_groups_, total_bins_, d_out, max_cells_);
     } else {
-      AllowSharedBytes(GatherHistogramKernel, shared_bytes_);
-      GatherHistogramKernel<<<grid, kThreads, shared_bytes_>>>(
-          view, d_gpair, d_tasks_.data(), tasks.size(), d_shared_groups_.data(), total_bins_,
-          d_out);
+      LaunchShared<SharedSums>(exact_, view, grad.low_bit, d_tasks_, tasks.size(), d_shared_groups_,
+                               total_bins_, d_out, max_cells_);
     }
-    RB_CUDA_CHECK_LAUNCH();
   }
   if (!d_global_groups_.empty()) {
     RB_CHECK_MSG(tasks.size() <= 0x7fffffffu, "too many histogram tasks: " << tasks.size());
     const dim3 grid(static_cast<unsigned int>(tasks.size()),
                     static_cast<unsigned int>(d_global_groups_.size()));
-    GlobalHistogramKernel<<<grid, kThreads>>>(view, d_gpair, d_tasks_.data(),
-                                              d_global_groups_.data(), total_bins_, d_out);
+    if (grad.exact != nullptr) {
+      GlobalHistogramKernel<<<grid, kThreads>>>(view, grad.exact, d_tasks_.data(),
+                                                d_global_groups_.data(), total_bins_, d_out);
+    } else {
+      GlobalHistogramKernel<<<grid, kThreads>>>(view, grad.low_bit, d_tasks_.data(),
+                                                d_global_groups_.data(), total_bins_, d_out);
+    }
     RB_CUDA_CHECK_LAUNCH();
   }
 }
@@ -430,14 +538,29 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
                                                const HistogramCuts& cuts,
                                                const std::vector<GradientSum>& gpair,
                                                const std::vector<std::vector<uint32_t>>& node_rows,
-                                               uint32_t max_group_cells, bool identity_first) {
+                                               uint32_t max_group_cells, bool identity_first,
+                                               bool low_bit) {
   std::vector<uint32_t> h_rows;
   std::vector<uint64_t> offsets;
   for (const auto& rows : node_rows) {
     offsets.push_back(h_rows.size());
     h_rows.insert(h_rows.end(), rows.begin(), rows.end());
   }
-  DeviceBuffer<GradientSum> d_gpair(gpair);
+  DeviceBuffer<GradientSum> d_gpair;
+  DeviceBuffer<uint32_t> d_packed;
+  DeviceHistGradients grad;
+  if (low_bit) {
+    std::vector<uint32_t> packed;
+    for (const GradientSum& p : gpair) {
+      RB_CHECK(std::abs(p.g) <= LowBitPolicy::kLevels && std::abs(p.h) <= LowBitPolicy::kLevels);
+      packed.push_back(PackLowBit(p.g, p.h));
+    }
+    d_packed.CopyFrom(packed);
+    grad.low_bit = d_packed.data();
+  } else {
+    d_gpair.CopyFrom(gpair);
+    grad.exact = d_gpair.data();
+  }
   DeviceBuffer<uint32_t> d_rows(h_rows);
   std::vector<HistNode> nodes;
   for (std::size_t k = 0; k < node_rows.size(); ++k) {
@@ -451,7 +574,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
   }
   DeviceBuffer<GradientSum> d_out(node_rows.size() * cuts.TotalBins());
   DeviceHistogramBuilder builder(&matrix, cuts, max_group_cells);
-  builder.Build(d_gpair.data(), nodes, node_rows.size(), d_out.data());
+  builder.Build(grad, nodes, node_rows.size(), d_out.data());
   const std::vector<GradientSum> all = d_out.ToHost();
   std::vector<Histogram> result(node_rows.size());
   for (std::size_t k = 0; k < result.size(); ++k) {

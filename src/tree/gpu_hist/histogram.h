@@ -85,6 +85,36 @@ struct SubtractTask {
   GradientSum* dst;
 };
 
+// Low-bit gradients (gradient.h: |g|, |h| <= LowBitPolicy::kLevels) reach the histogram kernels
+// packed in one 32-bit word, g * 2^16 + h modulo 2^32. The word sum of n rows is the packed word
+// of their sums for as long as both sums stay within 16 signed bits, so a shared-memory cell adds
+// a row with one 32-bit atomic (NarrowSums, histogram.cu) and is emptied into wider sums before
+// 2^15 / kLevels rows can have reached it.
+RB_HOST_DEVICE inline uint32_t PackLowBit(int64_t g, int64_t h) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(g) << 16) + static_cast<uint32_t>(h);
+}
+// The (g, h) of a packed word (of one row, or of a sum within 16 signed bits each).
+RB_HOST_DEVICE inline GradientSum UnpackLowBit(uint32_t w) {
+  const auto h = static_cast<int16_t>(w & 0xffffu);
+  const auto g = static_cast<int16_t>((w - static_cast<uint32_t>(static_cast<int32_t>(h))) >> 16);
+  return GradientSum{g, h};
+}
+
+// The gradients a build reads, one a row (device memory): exactly one of the two is set.
+struct DeviceHistGradients {
+  const GradientSum* exact = nullptr;  // quantized gradients (GradientQuantizer)
+  const uint32_t* low_bit = nullptr;   // low-bit ones, packed (PackLowBit)
+};
+
+// How a shared-memory histogram kernel runs: its dynamic shared memory (the widest shared group's
+// sums, then the row tile), the rows of its tile of dense rows (0: entries gathered one by one)
+// and its resident blocks on the whole device.
+struct HistSharedLaunch {
+  std::size_t shared_bytes = 0;
+  uint32_t tile_rows = 0;
+  int max_blocks = 1;
+};
+
 #ifdef RINGBOOST_USE_CUDA
 class DeviceHistogramBuilder {
  public:
@@ -96,22 +126,27 @@ class DeviceHistogramBuilder {
   // d_out[k * TotalBins() + b] = sum over the rows of nodes[i] with nodes[i].out == k of the
   // gradients in bin b, for every k < num_out (histograms no node names come out zero). d_out is
   // overwritten (zeroed first); the work is queued on the default stream, not waited for.
-  void Build(const GradientSum* d_gpair, const std::vector<HistNode>& nodes, std::size_t num_out,
-             GradientSum* d_out);
+  void Build(const DeviceHistGradients& grad, const std::vector<HistNode>& nodes,
+             std::size_t num_out, GradientSum* d_out);
   // Every task of d_tasks (device memory, n_tasks of them) over `bins` bins, in one launch.
   static void SubtractMany(const SubtractTask* d_tasks, std::size_t n_tasks, std::size_t bins);
 
   const std::vector<FeatureGroup>& groups() const { return groups_; }
   // Rows of the shared-memory tile dense rows go through (0: sparse data, or too wide rows).
-  uint32_t tile_rows() const { return tile_rows_; }
+  uint32_t tile_rows() const { return exact_.tile_rows; }
+  // The same for low-bit gradients in packed cells (0: they take the exact cells' kernels).
+  uint32_t narrow_tile_rows() const { return narrow_.tile_rows; }
 
  private:
   const DeviceMatrix* matrix_;
   uint32_t total_bins_;
-  std::size_t shared_bytes_;  // per block: the widest shared group's sums, then the row tile
-  uint32_t max_cells_;        // of the widest shared group
-  uint32_t tile_rows_;        // rows of a tile of dense rows; 0: entries gathered one by one
-  int max_blocks_;            // resident blocks of the shared kernel on the whole device
+  uint32_t max_cells_;  // of the widest shared group
+  // Exact cells (SharedSums: int64 sums as pairs of 32-bit words), for exact gradients and for
+  // low-bit ones where the narrow kernel does not run.
+  HistSharedLaunch exact_;
+  // Low-bit gradients on dense tiles: packed cells (NarrowSums); tile_rows 0 where it does not run
+  // (sparse data, or more rows than its 32-bit wide sums can take).
+  HistSharedLaunch narrow_;
   std::vector<FeatureGroup> groups_;
   DeviceBuffer<FeatureGroup> d_shared_groups_;
   DeviceBuffer<FeatureGroup> d_global_groups_;
@@ -120,12 +155,13 @@ class DeviceHistogramBuilder {
 
 // For tests: histograms of the nodes whose rows are `node_rows`, built on the device in one
 // Build (an empty `node_rows[k]` with `identity_first` makes node 0 the root: all rows in order).
+// low_bit: every gradient is within LowBitPolicy::kLevels and goes to the kernels packed.
 std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
                                                const HistogramCuts& cuts,
                                                const std::vector<GradientSum>& gpair,
                                                const std::vector<std::vector<uint32_t>>& node_rows,
                                                uint32_t max_group_cells = 0,
-                                               bool identity_first = false);
+                                               bool identity_first = false, bool low_bit = false);
 #endif  // RINGBOOST_USE_CUDA
 
 }  // namespace ringboost

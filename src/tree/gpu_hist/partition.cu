@@ -2,6 +2,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <numeric>
 
@@ -34,7 +35,8 @@ __global__ void MarkKernel(EllpackView matrix, const PartitionTaskView* tasks, i
     const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
     if (t >= 0) {
       const PartitionTaskView& task = tasks[t];
-      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left);
+      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left,
+                      task.left_bits);
     }
     marks[k] = mark;
   }
@@ -67,16 +69,83 @@ __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int s
   }
 }
 
+// cat_words: the partitioner's category words (WalkNode::cat indexes them); null when none.
 __global__ void WalkLeafValuesKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
-                                     uint64_t n, float* preds, int stride, int group) {
+                                     const uint32_t* __restrict__ cat_words, uint64_t n,
+                                     float* preds, int stride, int group) {
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     WalkNode node = nodes[0];
     while (node.left >= 0) {
-      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0);
+      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0,
+                                 node.cat < 0 ? nullptr : cat_words + node.cat);
       node = nodes[left ? node.left : node.right];
     }
     preds[row * stride + group] += node.value;
+  }
+}
+
+// Each chunk's sum of gpair over its rows, added to sums[chunk.leaf] (modulo 2^64: exact).
+__global__ void LeafSumKernel(const LeafSumChunk* chunks, const GradientSum* gpair,
+                              GradientSum* sums) {
+  using Reduce = cub::BlockReduce<long long, DevicePolicy::kPartitionBlockThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const LeafSumChunk c = chunks[blockIdx.x];
+  long long g = 0, h = 0;
+  for (uint64_t k = threadIdx.x; k < c.n; k += blockDim.x) {
+    const GradientSum p = gpair[c.rows[k]];
+    g += p.g;
+    h += p.h;
+  }
+  const long long block_g = Reduce(temp).Sum(g);
+  __syncthreads();
+  const long long block_h = Reduce(temp).Sum(h);
+  if (threadIdx.x == 0) AtomicAddSum(sums + c.leaf, block_g, block_h);
+}
+
+// Every row walks the tree to its leaf (nodes' splits as WalkLeafValuesKernel reads them), writes
+// the leaf's node id to leaf_of_row and adds its gradient to the block's exact sum of that node
+// (shared memory: four arrays of n_nodes words, g low, g high, h low, h high); the block's sums go
+// to sums[nid] at the end. Blocks stride over the rows.
+__global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
+                                   const uint32_t* __restrict__ cat_words, uint32_t n_nodes,
+                                   uint64_t n, const GradientSum* gpair, uint16_t* leaf_of_row,
+                                   GradientSum* sums) {
+  extern __shared__ uint32_t words[];
+  for (uint32_t i = threadIdx.x; i < 4 * n_nodes; i += blockDim.x) words[i] = 0;
+  __syncthreads();
+  for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
+       row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    int32_t nid = 0;
+    WalkNode node = nodes[0];
+    while (node.left >= 0) {
+      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0,
+                                 node.cat < 0 ? nullptr : cat_words + node.cat);
+      nid = left ? node.left : node.right;
+      node = nodes[nid];
+    }
+    leaf_of_row[row] = static_cast<uint16_t>(nid);
+    const GradientSum p = gpair[row];
+    SharedAdd64(words + nid, words + n_nodes + nid, p.g);
+    SharedAdd64(words + 2 * n_nodes + nid, words + 3 * n_nodes + nid, p.h);
+  }
+  __syncthreads();
+  for (uint32_t i = threadIdx.x; i < n_nodes; i += blockDim.x) {
+    const auto word = [&](uint32_t array) {
+      return static_cast<uint64_t>(words[array * n_nodes + i]);
+    };
+    const auto g = static_cast<int64_t>(word(1) << 32 | word(0));
+    const auto h = static_cast<int64_t>(word(3) << 32 | word(2));
+    if (g != 0 || h != 0) AtomicAddSum(sums + i, g, h);
+  }
+}
+
+// preds[row * stride + group] += the value of the row's leaf (from WalkLeafSumsKernel).
+__global__ void AddLeafValuesByRowKernel(const uint16_t* leaf_of_row, const WalkNode* nodes,
+                                         uint64_t n, float* preds, int stride, int group) {
+  for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
+       row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    preds[row * stride + group] += nodes[leaf_of_row[row]].value;
   }
 }
 
@@ -114,6 +183,17 @@ void DevicePartitioner::Reset() {
   ranges_.assign(1, RowRange{0, num_rows_});
   where_.assign(1, 0);
   walk_.assign(1, WalkNode{});
+  leaf_of_row_fresh_ = false;
+  cat_words_.clear();
+  cat_dirty_ = false;
+}
+
+const uint32_t* DevicePartitioner::DeviceCategoryWords() {
+  if (cat_dirty_) {
+    d_cat_words_.CopyFrom(cat_words_);
+    cat_dirty_ = false;
+  }
+  return cat_words_.empty() ? nullptr : d_cat_words_.data();
 }
 
 void DevicePartitioner::EnsureNode(int nid) {
@@ -121,6 +201,25 @@ void DevicePartitioner::EnsureNode(int nid) {
     ranges_.resize(nid + 1);
     where_.resize(nid + 1, 0);
     walk_.resize(nid + 1);
+  }
+}
+
+void DevicePartitioner::RecordSplit(const DeviceSplitTask& t) {
+  EnsureNode(std::max(t.left, t.right));
+  int32_t cat = -1;
+  if (!t.left_bits.empty()) {  // a categorical split: its left set joins the category words
+    cat = static_cast<int32_t>(cat_words_.size());
+    cat_words_.insert(cat_words_.end(), t.left_bits.begin(), t.left_bits.end());
+    cat_dirty_ = true;
+  }
+  walk_[t.nid] =
+      WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u, cat};
+}
+
+void DevicePartitioner::RecordSplits(const std::vector<DeviceSplitTask>& tasks) {
+  for (const DeviceSplitTask& t : tasks) {
+    RecordSplit(t);
+    ranges_[t.left] = ranges_[t.right] = RowRange{};
   }
 }
 
@@ -139,9 +238,7 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const DeviceSplitTask& t = tasks[i];
-    EnsureNode(std::max(t.left, t.right));
-    walk_[t.nid] =
-        WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u};
+    RecordSplit(t);
     const RowRange r = ranges_[t.nid];
     if (r.size() > 0) {
       order.push_back(i);
@@ -154,14 +251,16 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return ranges_[tasks[a].nid].begin < ranges_[tasks[b].nid].begin;
   });
+  const uint32_t* d_cat_words = DeviceCategoryWords();
   std::vector<PartitionTaskView> views;
   for (std::size_t i : order) {
     const DeviceSplitTask& t = tasks[i];
     const RowRange r = ranges_[t.nid];
     const int from = where_[t.nid];
+    const int32_t cat = walk_[t.nid].cat;
     views.push_back(PartitionTaskView{r.begin, r.end, d_buffers_[from].data(),
                                       d_buffers_[1 - from].data(), t.feature, t.split_bin,
-                                      t.default_left});
+                                      t.default_left, cat < 0 ? nullptr : d_cat_words + cat});
   }
   const uint64_t lo = views.front().begin, n = views.back().end - lo;
   const std::vector<uint64_t> n_left = MarkScanScatter(matrix, views, lo, n);
@@ -213,10 +312,16 @@ void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vec
       walk_[leaves[k]].value = values[k];
     }
     d_walk_.CopyFrom(walk_);
-    EllpackView view = matrix.View();
-    view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
-    WalkLeafValuesKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
-        view, d_walk_.data(), num_rows_, d_preds, stride, group);
+    if (leaf_of_row_fresh_) {  // WalkLeafSums walked this tree already
+      AddLeafValuesByRowKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
+          d_leaf_of_row_.data(), d_walk_.data(), num_rows_, d_preds, stride, group);
+    } else {
+      const uint32_t* d_cat_words = DeviceCategoryWords();
+      EllpackView view = matrix.View();
+      view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
+      WalkLeafValuesKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
+          view, d_walk_.data(), d_cat_words, num_rows_, d_preds, stride, group);
+    }
     RB_CUDA_CHECK_LAUNCH();
     return;
   }
@@ -235,6 +340,61 @@ void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vec
                         DevicePolicy::kPartitionBlockThreads>>>(d_leaf_chunks_.data(), d_preds,
                                                                 stride, group);
   RB_CUDA_CHECK_LAUNCH();
+}
+
+std::vector<GradientSum> DevicePartitioner::LeafSums(const std::vector<int>& leaves,
+                                                     const GradientSum* d_gpair) {
+  constexpr uint64_t kChunkRows = DevicePolicy::kLeafChunkRows;
+  std::vector<LeafSumChunk> chunks;
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const uint64_t size = ranges_[leaves[k]].size();
+    for (uint64_t b = 0; b < size; b += kChunkRows) {
+      chunks.push_back(LeafSumChunk{d_node_rows(leaves[k]) + b, std::min(kChunkRows, size - b),
+                                    static_cast<uint32_t>(k)});
+    }
+  }
+  d_leaf_sums_.Resize(std::max<std::size_t>(leaves.size(), 1));
+  RB_CUDA_CHECK(cudaMemsetAsync(d_leaf_sums_.data(), 0, d_leaf_sums_.size() * sizeof(GradientSum)));
+  if (!chunks.empty()) {
+    d_sum_chunks_.CopyFrom(chunks);
+    LeafSumKernel<<<static_cast<unsigned int>(chunks.size()),
+                    DevicePolicy::kPartitionBlockThreads>>>(d_sum_chunks_.data(), d_gpair,
+                                                            d_leaf_sums_.data());
+    RB_CUDA_CHECK_LAUNCH();
+  }
+  std::vector<GradientSum> sums = d_leaf_sums_.ToHost();
+  sums.resize(leaves.size());
+  return sums;
+}
+
+std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& matrix,
+                                                         const GradientSum* d_gpair,
+                                                         int num_nodes) {
+  RB_CHECK(matrix.shape().dense && num_nodes > 0 && num_nodes <= kMaxWalkSumNodes);
+  EnsureNode(num_nodes - 1);
+  d_leaf_sums_.Resize(num_nodes);
+  RB_CUDA_CHECK(cudaMemsetAsync(d_leaf_sums_.data(), 0, num_nodes * sizeof(GradientSum)));
+  if (num_rows_ > 0) {
+    if (d_leaf_of_row_.size() < num_rows_) d_leaf_of_row_.Resize(num_rows_);
+    d_walk_.CopyFrom(walk_);
+    const uint32_t* d_cat_words = DeviceCategoryWords();
+    EllpackView view = matrix.View();
+    view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
+    // A few blocks an SM, each over many rows, so that few block sums go to global memory.
+    int device = 0, sms = 0;
+    RB_CUDA_CHECK(cudaGetDevice(&device));
+    RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
+    const unsigned int blocks = std::min<unsigned int>(GridFor(num_rows_, kThreads), 8u * sms);
+    WalkLeafSumsKernel<<<blocks, kThreads, 4 * sizeof(uint32_t) * num_nodes>>>(
+        view, d_walk_.data(), d_cat_words, static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,
+        d_leaf_of_row_.data(), d_leaf_sums_.data());
+    RB_CUDA_CHECK_LAUNCH();
+    leaf_of_row_fresh_ = true;
+  }
+  std::vector<GradientSum> sums = d_leaf_sums_.ToHost();
+  sums.resize(num_nodes);
+  return sums;
 }
 
 }  // namespace ringboost

@@ -10,17 +10,39 @@
 
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
+#include "tree/gradient.h"
 #include "tree/split_types.h"
 
 namespace ringboost {
 
-// Where a split sends a row (grower.cc's SplitRule): missing -> default_left, else local bin
-// <= split_bin. Pointers of `matrix` are device or host pointers alike.
+// Whether local bin `local` of a categorical split goes left: bit `local` of its left set
+// `left_bits` (32 bins a word, CategoryLeftBins packed by PackLeftBits).
+RB_HOST_DEVICE inline bool BinGoesLeft(const uint32_t* left_bits, uint32_t local) {
+  return ((left_bits[local >> 5] >> (local & 31u)) & 1u) != 0;
+}
+
+// Where a split sends a row (hist/split_rule.h's SplitRule): missing -> default_left, else, for a
+// numerical split (`left_bits` null), local bin <= split_bin; for a categorical one, the bin's bit
+// of `left_bits` (a category the split does not name goes left). Pointers of `matrix` and
+// `left_bits` are device or host pointers alike.
 RB_HOST_DEVICE inline bool GoesLeft(const EllpackView& matrix, uint64_t row, uint32_t feature,
-                                    int32_t split_bin, bool default_left) {
+                                    int32_t split_bin, bool default_left,
+                                    const uint32_t* left_bits = nullptr) {
   const int64_t bin = matrix.GetBin(row, feature);
   if (bin < 0) return default_left;
-  return bin - static_cast<int64_t>(matrix.feature_ptr[feature]) <= split_bin;
+  const int64_t local = bin - static_cast<int64_t>(matrix.feature_ptr[feature]);
+  if (left_bits != nullptr) return BinGoesLeft(left_bits, static_cast<uint32_t>(local));
+  return local <= split_bin;
+}
+
+// `left` (per local bin, 1 where the bin goes left: CategoryLeftBins) as the bit set BinGoesLeft
+// reads: bin b is bit b % 32 of word b / 32.
+inline std::vector<uint32_t> PackLeftBits(const std::vector<uint8_t>& left) {
+  std::vector<uint32_t> bits((left.size() + 31) / 32, 0u);
+  for (std::size_t b = 0; b < left.size(); ++b) {
+    if (left[b] != 0) bits[b / 32] |= 1u << (b % 32);
+  }
+  return bits;
 }
 
 // The position of the row at position j of a node [begin, begin + size) after a stable
@@ -32,21 +54,26 @@ RB_HOST_DEVICE inline uint64_t PartitionDestination(uint64_t begin, uint64_t j,
 }
 
 // A node of the tree being grown as the device walks it (DevicePartitioner::AddLeafValues on
-// dense data): a split by local bin, as GoesLeft takes it, or a leaf (left < 0) and its value.
+// dense data): a split as GoesLeft takes it, or a leaf (left < 0) and its value. A categorical
+// split's left set starts at word `cat` of the partitioner's category words (-1: numerical).
 struct WalkNode {
   uint32_t feature = 0;
   int32_t split_bin = 0;
   int32_t left = -1, right = -1;
   float value = 0.0f;
   uint32_t default_left = 0;
+  int32_t cat = -1;
 };
 
 // One split of a level, as the grower states it.
 struct DeviceSplitTask {
   int nid, left, right;
   uint32_t feature;
-  int32_t split_bin;  // local bin
+  int32_t split_bin;  // local bin (numerical splits)
   bool default_left;
+  // A categorical split: its left set (PackLeftBits of CategoryLeftBins, a bit per local bin of
+  // the feature); empty for a numerical split.
+  std::vector<uint32_t> left_bits = {};
 };
 
 // What the kernels read of one task (a view; rows move from src to dst).
@@ -57,6 +84,7 @@ struct PartitionTaskView {
   uint32_t feature;
   int32_t split_bin;
   bool default_left;
+  const uint32_t* left_bits;  // device memory; null for a numerical split
 };
 
 // Rows [rows, rows + n) of one leaf, whose value is `value` (a block's work).
@@ -64,6 +92,13 @@ struct LeafChunk {
   const uint32_t* rows;
   uint64_t n;
   float value;
+};
+
+// Rows [rows, rows + n) of the leaf `leaf` (an index into the sums; a block's work).
+struct LeafSumChunk {
+  const uint32_t* rows;
+  uint64_t n;
+  uint32_t leaf;
 };
 
 #ifdef RINGBOOST_USE_CUDA
@@ -82,6 +117,10 @@ class DevicePartitioner {
 
   // Applies every split of one level at once (the nodes' ranges are disjoint).
   void Partition(const DeviceMatrix& matrix, const std::vector<DeviceSplitTask>& tasks);
+  // Records the splits for the dense leaf walk of AddLeafValues without moving any row: where
+  // nothing reads the children's rows (leaves whose values the walk adds), the partition's mark,
+  // scan and scatter are skipped. The children's NodeRange is then empty.
+  void RecordSplits(const std::vector<DeviceSplitTask>& tasks);
 
   // The prediction cache after a tree (TreeGrower::UpdatePredictions): adds values[k] to
   // d_preds[row * stride + group] for every row of node leaves[k]. One float add per row. Dense
@@ -91,9 +130,24 @@ class DevicePartitioner {
   // leaf's rows by their ids (a row's bin of a feature is a binary search there).
   void AddLeafValues(const DeviceMatrix& matrix, const std::vector<int>& leaves,
                      const std::vector<float>& values, float* d_preds, int stride, int group);
+  // Each leaf's sum of d_gpair (device memory, one a row) over its rows on this worker (the
+  // leaves' rows must have been partitioned, not only recorded).
+  std::vector<GradientSum> LeafSums(const std::vector<int>& leaves, const GradientSum* d_gpair);
+  // Dense data, for trees of at most kMaxWalkSumNodes nodes: every row walks the splits recorded
+  // since Reset to its leaf, as AddLeafValues does; returns each node's sum of d_gpair over its
+  // rows (inner nodes: zero), `num_nodes` of them. Each row's leaf is kept, so that this tree's
+  // AddLeafValues adds by it instead of walking again.
+  std::vector<GradientSum> WalkLeafSums(const DeviceMatrix& matrix, const GradientSum* d_gpair,
+                                        int num_nodes);
+  static constexpr int kMaxWalkSumNodes = 2047;  // 4 x 32-bit shared words a node: 32 KiB
 
  private:
   void EnsureNode(int nid);
+  // The split for the leaf walk (its categorical left set, if any, into the category words).
+  void RecordSplit(const DeviceSplitTask& t);
+  // The category words of the splits since Reset, uploaded where they changed (device memory;
+  // null while there are none).
+  const uint32_t* DeviceCategoryWords();
   // The kernels of one level over positions [lo, lo + n) (views ordered, non-empty, disjoint):
   // returns each view's rows that went left.
   std::vector<uint64_t> MarkScanScatter(const DeviceMatrix& matrix,
@@ -107,8 +161,17 @@ class DevicePartitioner {
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint64_t> d_n_left_;
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
+  DeviceBuffer<LeafSumChunk> d_sum_chunks_;
+  DeviceBuffer<GradientSum> d_leaf_sums_;
+  DeviceBuffer<uint16_t> d_leaf_of_row_;  // WalkLeafSums: each row's leaf (node id)
+  bool leaf_of_row_fresh_ = false;        // d_leaf_of_row_ holds this tree's leaves
   DeviceBuffer<WalkNode> d_walk_;
   std::vector<WalkNode> walk_;  // every node's split since Reset (leaves: left < 0)
+  // The left sets of the categorical splits since Reset, one after another (WalkNode::cat), and
+  // their copy on the device, which is stale while cat_dirty_.
+  std::vector<uint32_t> cat_words_;
+  DeviceBuffer<uint32_t> d_cat_words_;
+  bool cat_dirty_ = false;
   std::vector<RowRange> ranges_;
   std::vector<uint8_t> where_;
 };

@@ -62,6 +62,37 @@ std::vector<SplitCandidate> ReduceSplits(const std::vector<SplitWork>& work,
   return best;
 }
 
+CategoricalBins CategoricalBinsOf(const HistogramCuts& cuts) {
+  CategoricalBins c;
+  c.first.assign(cuts.NumFeatures(), -1);
+  for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
+    if (!cuts.IsCat(f)) continue;
+    c.first[f] = static_cast<int64_t>(c.bins.size());
+    for (uint32_t b = cuts.ptr[f]; b < cuts.ptr[f + 1]; ++b) c.bins.push_back(b);
+  }
+  return c;
+}
+
+void MergeCategoricalSplits(const HistogramCuts& cuts, const CategoricalSplitter& splitter,
+                            const CategoricalBins& layout, const std::vector<GradientSum>& gathered,
+                            const std::vector<GradientSum>& node_sums,
+                            const std::vector<float>& node_gains,
+                            const std::vector<std::vector<uint32_t>>& cat_features,
+                            std::vector<SplitCandidate>* best) {
+  const std::size_t width = layout.bins.size();
+  RB_CHECK(best->size() == cat_features.size() && node_sums.size() == cat_features.size() &&
+           node_gains.size() == cat_features.size());
+  for (std::size_t i = 0; i < cat_features.size(); ++i) {
+    for (uint32_t f : cat_features[i]) {
+      RB_CHECK(cuts.IsCat(f) && layout.first[f] >= 0);
+      const std::size_t at = i * width + static_cast<std::size_t>(layout.first[f]);
+      RB_CHECK(at + cuts.FeatureBins(f) <= gathered.size());
+      (*best)[i].Update(splitter.Evaluate(gathered.data() + at, cuts.FeatureBins(f), node_sums[i],
+                                          node_gains[i], f));
+    }
+  }
+}
+
 SplitScanContext HostScanContext(const HistogramCuts& cuts, const SplitParams& params,
                                  const GradientQuantizer& quantizer,
                                  const std::vector<int8_t>* monotone) {

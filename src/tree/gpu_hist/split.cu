@@ -87,7 +87,36 @@ __global__ void EvaluateSplitsKernel(SplitScanContext ctx, const DeviceSplitNode
   if (threadIdx.x == 0) out[blockIdx.x] = result;
 }
 
+// out[k] for k = i * width + j < n_nodes * width: bin bins[j] of the histogram at offsets[i].
+// Each thread reads the histograms and writes its own entries of `out` only.
+__global__ void GatherBinsKernel(const GradientSum* hist, const uint64_t* offsets, uint64_t n_nodes,
+                                 const uint32_t* bins, uint64_t width, GradientSum* out) {
+  const uint64_t total = n_nodes * width;
+  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+    const uint64_t i = k / width, j = k - i * width;
+    out[k] = hist[offsets[i] + bins[j]];
+  }
+}
+
+constexpr int kGatherThreads = 256;
+
 }  // namespace
+
+DeviceBinGather::DeviceBinGather(const std::vector<uint32_t>& bins)
+    : width_(bins.size()), d_bins_(bins) {}
+
+std::vector<GradientSum> DeviceBinGather::Gather(const GradientSum* d_hist,
+                                                 const std::vector<uint64_t>& offsets) {
+  const uint64_t total = offsets.size() * width_;
+  if (total == 0) return {};
+  d_offsets_.CopyFrom(offsets);
+  d_out_.Resize(total);
+  GatherBinsKernel<<<GridStrideFor(total, kGatherThreads), kGatherThreads>>>(
+      d_hist, d_offsets_.data(), offsets.size(), d_bins_.data(), width_, d_out_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  return d_out_.ToHost();  // the copy waits for the kernel (default stream)
+}
 
 DeviceSplitEvaluator::DeviceSplitEvaluator(const DeviceMatrix* matrix, const SplitParams& params,
                                            const GradientQuantizer& quantizer) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tree/bins/quantile.h"
+#include "tree/categorical_split.h"
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gradient.h"
@@ -132,7 +133,44 @@ SplitScanContext HostScanContext(const HistogramCuts& cuts, const SplitParams& p
                                  const GradientQuantizer& quantizer,
                                  const std::vector<int8_t>* monotone = nullptr);
 
+// Categorical features are evaluated on the host by the CPU's own code (CategoricalSplitter,
+// tree/categorical_split.h) from their bins of the device's histograms, which CategoricalBins
+// lists: the global bins of every categorical feature, ascending, and where each feature's bins
+// start in that list.
+struct CategoricalBins {
+  std::vector<uint32_t> bins;
+  std::vector<int64_t> first;  // per feature: its first bin's position in `bins`; -1: numerical
+  bool empty() const { return bins.empty(); }
+};
+CategoricalBins CategoricalBinsOf(const HistogramCuts& cuts);
+
+// Per node i, the best of `best[i]` (the numerical features' best, as ReduceSplits gives it) and
+// the splits CategoricalSplitter finds for the categorical features cat_features[i], whose bins lie
+// at gathered[i * layout.bins.size() + layout.first[f]]: SplitCandidate::Update orders candidates
+// by (loss change, then lower feature), so the order of the merge does not matter and the winner
+// is SplitEvaluator's.
+void MergeCategoricalSplits(const HistogramCuts& cuts, const CategoricalSplitter& splitter,
+                            const CategoricalBins& layout, const std::vector<GradientSum>& gathered,
+                            const std::vector<GradientSum>& node_sums,
+                            const std::vector<float>& node_gains,
+                            const std::vector<std::vector<uint32_t>>& cat_features,
+                            std::vector<SplitCandidate>* best);
+
 #ifdef RINGBOOST_USE_CUDA
+// The bins `bins` (global, a fixed list) of histograms in device memory, brought to the host.
+class DeviceBinGather {
+ public:
+  explicit DeviceBinGather(const std::vector<uint32_t>& bins);
+  // out[i * bins.size() + j] = d_hist[offsets[i] + bins[j]].
+  std::vector<GradientSum> Gather(const GradientSum* d_hist, const std::vector<uint64_t>& offsets);
+
+ private:
+  uint64_t width_;
+  DeviceBuffer<uint32_t> d_bins_;
+  DeviceBuffer<uint64_t> d_offsets_;
+  DeviceBuffer<GradientSum> d_out_;
+};
+
 // Best split of each node from histograms in device memory (d_hist).
 class DeviceSplitEvaluator {
  public:

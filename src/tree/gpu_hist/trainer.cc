@@ -48,7 +48,8 @@ int OpenDevice(const std::string& device) {
 
 namespace {
 
-// Device memory training takes beside the matrix: per row the quantized gradients (16 bytes), raw
+// Device memory training takes beside the matrix: per row the quantized gradients (16 bytes; 4
+// more in low-bit mode, which this ignores), raw
 // gradients and margins (12 a group), label and weight (8), the two row-id buffers and the
 // partition's marks and scan (16); and the histograms of two levels, each its built children and
 // their siblings.
@@ -72,7 +73,10 @@ class CudaTrainer : public RoundTrainer {
         matrix_(DeviceMatrix::Create(setup.matrix, setup.cuts, setup.nthread)),
         gradients_(setup.train, groups_, setup.margins),
         d_quantized_(setup.train.NumRows()),
+        low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm,
+                                     !setup.constraints.monotone.empty())),
         grower_(&matrix_, &setup.cuts, setup.params, setup.comm) {
+    if (low_bit_) d_low_bit_.Resize(setup.train.NumRows());
     grower_.SetConstraints(setup.constraints);
   }
 
@@ -86,10 +90,22 @@ class CudaTrainer : public RoundTrainer {
     for (int k = 0; k < groups_; ++k) {
       auto start = PhaseTimer::Clock::now();
       const GradientQuantizer quantizer = gradients_.Quantizer(k, comm_);
-      const GradientSum sum = gradients_.Quantize(quantizer, k, sampling, d_quantized_.data());
-      timer_.Add("device quantize", start);
-      trees.push_back(grower_.Grow(d_quantized_.data(), sum, quantizer,
-                                   static_cast<uint64_t>(round) * groups_ + k));
+      const uint64_t tree_key = static_cast<uint64_t>(round) * groups_ + k;
+      DeviceHistGradients grad;
+      if (low_bit_) {
+        // As HistTrainer: the structure from low-bit gradients, the leaves from the exact ones.
+        DeviceGradients::LowBitOutput low{quantizer.LowBit(), tree_key, d_low_bit_.data(), {}};
+        gradients_.Quantize(quantizer, k, sampling, d_quantized_.data(), &low);
+        timer_.Add("device quantize", start);
+        grad.low_bit = d_low_bit_.data();
+        trees.push_back(grower_.Grow(grad, low.sum, low.quantizer, tree_key));
+        grower_.RefitLeaves(d_quantized_.data(), quantizer, &trees.back());
+      } else {
+        const GradientSum sum = gradients_.Quantize(quantizer, k, sampling, d_quantized_.data());
+        timer_.Add("device quantize", start);
+        grad.exact = d_quantized_.data();
+        trees.push_back(grower_.Grow(grad, sum, quantizer, tree_key));
+      }
       grower_.UpdatePredictions(trees.back(), gradients_.d_margins(), groups_, k);
     }
     last_round_s_ = round_timer_.Stop();
@@ -123,6 +139,8 @@ class CudaTrainer : public RoundTrainer {
   DeviceMatrix matrix_;
   DeviceGradients gradients_;
   DeviceBuffer<GradientSum> d_quantized_;
+  bool low_bit_;                      // quantized_grad: trees from low-bit gradients
+  DeviceBuffer<uint32_t> d_low_bit_;  // low-bit mode: the packed gradients (PackLowBit)
   DeviceTreeGrower grower_;
   std::vector<GradPair> host_gpair_;
   DeviceEventTimer round_timer_;

@@ -332,16 +332,7 @@ void TreeGrower::RefitLeaves(const std::vector<GradientSum>& gpair,
     sums[2 * nid + 1] = h;
   }
   comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
-  for (int nid = n - 1; nid >= 0; --nid) {  // children have larger ids than their parent
-    TreeNode& node = (*tree)[nid];
-    if (!node.IsLeaf()) {
-      sums[2 * nid] = sums[2 * node.left] + sums[2 * node.right];
-      sums[2 * nid + 1] = sums[2 * node.left + 1] + sums[2 * node.right + 1];
-    }
-    // No weight boxes: low-bit gradients never run under monotone constraints (HistTrainer).
-    InitNodeStats(GradientSum{sums[2 * nid], sums[2 * nid + 1]}, quantizer, params_.split, nullptr,
-                  &node);
-  }
+  RefitLeafValues(&sums, quantizer, params_.split, tree);
   timer_.Add("refit leaves", start);
 }
 

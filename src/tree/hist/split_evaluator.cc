@@ -156,8 +156,8 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
   thread_local std::vector<uint32_t> nonzero;
   const uint32_t begin = cuts_->ptr[feature], end = cuts_->ptr[feature + 1];
   if (cuts_->IsCat(feature)) {
-    return EvaluateCategorical(node.hist->data() + begin, end - begin, node.sum, node.gain,
-                               feature);
+    return categorical_.Evaluate(node.hist->data() + begin, end - begin, node.sum, node.gain,
+                                 feature);
   }
   nonzero.resize(end - begin + 1);
   GradientSum present;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tree/bins/quantile.h"
+#include "tree/categorical_split.h"
 #include "tree/constraints.h"
 #include "tree/gradient.h"
 #include "tree/split_math.h"
@@ -24,7 +25,8 @@ class SplitEvaluator {
       : cuts_(cuts),
         params_(params),
         q_(quantizer),
-        min_hess_(quantizer->HessAtLeast(params.min_child_weight)) {}
+        min_hess_(quantizer->HessAtLeast(params.min_child_weight)),
+        categorical_(cuts, params, quantizer) {}
 
   // Monotone constraints per feature (-1, 0, 1; tree/constraints.h), or null for none; must
   // outlive the evaluator. With them every candidate is weighed as XGBoost's TreeEvaluator does.
@@ -58,18 +60,6 @@ class SplitEvaluator {
   static uint64_t SideGradBound(int64_t lo, int64_t hi, int64_t total);
 
  private:
-  // The best split of categorical `feature` (XGBoost 3.x's): one category against the rest when
-  // the feature has fewer than max_cat_to_onehot categories, else a prefix or suffix of its
-  // categories sorted by weight (categorical_split.cc).
-  SplitCandidate EvaluateCategorical(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
-                                     float node_gain, uint32_t feature) const;
-  SplitCandidate EvaluateOneHot(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
-                                float node_gain, uint32_t feature) const;
-  SplitCandidate EvaluatePartition(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
-                                   float node_gain, uint32_t feature) const;
-  // The loss change of sending `right` right and the rest of the node left; -inf where a side is
-  // under min_child_weight.
-  float CategoricalLoss(GradientSum right, GradientSum node_sum, float node_gain) const;
   // Scans the non-empty bins in kDirection.
   template <int kDirection>
   void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
@@ -83,6 +73,8 @@ class SplitEvaluator {
   const GradientQuantizer* q_;
   int64_t min_hess_;  // a side with less (quantized) hessian is below min_child_weight
   const std::vector<int8_t>* monotone_ = nullptr;
+  // Categorical features (XGBoost 3.x's splits, tree/categorical_split.h).
+  CategoricalSplitter categorical_;
 };
 
 }  // namespace ringboost

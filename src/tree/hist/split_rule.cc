@@ -1,20 +1,14 @@
 #include "tree/hist/split_rule.h"
 
-#include <algorithm>
-
 #include "common/error.h"
+#include "tree/categorical_split.h"
 
 namespace ringboost {
 
 SplitRule::SplitRule(const BinnedMatrix& m, const HistogramCuts& cuts, const SplitCandidate& s)
     : split_bin(s.split_bin), default_left(s.default_left) {
   if (s.is_cat) {
-    cat_left.assign(cuts.FeatureBins(s.feature), 1);
-    const float* first = cuts.values.data() + cuts.ptr[s.feature];
-    const float* last = cuts.values.data() + cuts.ptr[s.feature + 1];
-    for (uint32_t code : s.categories) {  // the bin whose cut is code + 1
-      cat_left[std::lower_bound(first, last, static_cast<float>(code + 1)) - first] = 0;
-    }
+    cat_left = CategoryLeftBins(cuts, s);
     cat = cat_left.data();
   }
   if (m.layout() == BinnedMatrix::Layout::kDense) {

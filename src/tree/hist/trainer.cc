@@ -6,10 +6,6 @@
 #include "common/random.h"
 
 namespace ringboost {
-namespace {
-// quantized_grad=auto: low-bit gradients from this many training rows (all workers) on.
-constexpr uint64_t kLowBitAutoRows = 100000;
-}  // namespace
 
 HistTrainer::HistTrainer(TrainerSetup setup)
     : params_(setup.params),
@@ -21,23 +17,6 @@ HistTrainer::HistTrainer(TrainerSetup setup)
                                    !setup.constraints.monotone.empty())),
       grower_(&setup.matrix, &setup.cuts, setup.params, setup.comm, setup.nthread, low_bit_) {
   grower_.SetConstraints(std::move(setup.constraints));
-}
-
-bool HistTrainer::UsesLowBitGradients(const TreeParams& params, uint64_t rows,
-                                      rabit::Communicator* comm, bool monotone) {
-  // The refit of low-bit leaves (TreeGrower::RefitLeaves) knows no weight boxes yet.
-  if (monotone) {
-    if (params.quantized_grad == QuantizedGrad::kOn) {
-      RB_FAIL(
-          "quantized_grad=on is not available with monotone_constraints yet; set "
-          "quantized_grad=off (auto stays off under monotone constraints)");
-    }
-    return false;
-  }
-  if (params.quantized_grad != QuantizedGrad::kAuto)
-    return params.quantized_grad == QuantizedGrad::kOn;
-  const uint64_t all_rows = comm->AllreduceValue<uint64_t>(rows, rabit::Op::kSum);
-  return all_rows >= kLowBitAutoRows;
 }
 
 std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, const DataSet& train,

@@ -25,11 +25,6 @@ class HistTrainer : public RoundTrainer {
   double LastRoundSeconds() const override { return -1.0; }
 
  private:
-  // Whether quantized_grad (on, off, auto) grows the trees from low-bit gradients, the same on
-  // every worker: auto decides by the rows of all workers together.
-  static bool UsesLowBitGradients(const TreeParams& params, uint64_t rows,
-                                  rabit::Communicator* comm, bool monotone);
-
   TreeParams params_;
   rabit::Communicator* comm_;
   int nthread_;

@@ -49,7 +49,9 @@ struct BinnedData {
   std::vector<GradientSum> gpair;
 };
 
-inline BinnedData MakeBinnedData(const ShapeSpec& s) {
+// With `is_cat` (one entry a feature, or empty), the features marked there are categorical: their
+// values are the codes 0 .. distinct - 1, binned a bin per code (ApplyCategories).
+inline BinnedData MakeBinnedData(const ShapeSpec& s, const std::vector<uint8_t>& is_cat = {}) {
   BinnedData b;
   std::mt19937 rng(s.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -62,7 +64,8 @@ inline BinnedData MakeBinnedData(const ShapeSpec& s) {
       const uint32_t v = s.distinct == s.rows
                              ? static_cast<uint32_t>((uint64_t{i} * 7919 + f) % s.rows)
                              : static_cast<uint32_t>(rng() % s.distinct);
-      b.data.value.push_back(static_cast<float>(v) * 0.5f - 3.0f);
+      const bool cat = f < is_cat.size() && is_cat[f] != 0;
+      b.data.value.push_back(cat ? static_cast<float>(v) : static_cast<float>(v) * 0.5f - 3.0f);
     }
     b.data.row_ptr.push_back(b.data.index.size());
     b.data.label.push_back(0.0f);
@@ -72,6 +75,7 @@ inline BinnedData MakeBinnedData(const ShapeSpec& s) {
   b.data.num_col = s.features;
   auto comm = rabit::MakeLocalCommunicator();
   b.cuts = ComputeCuts(b.data, s.features, s.max_bin, comm.get(), 2);
+  if (!is_cat.empty()) ApplyCategories(b.data, is_cat, comm.get(), &b.cuts);
   b.matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(b.data, b.cuts, 2));
   b.matrix->BuildColumns(2);
   b.quantizer = GradientQuantizer(b.grads, 1, 0, comm.get());
@@ -87,6 +91,25 @@ inline std::vector<ShapeSpec> KernelShapes() {
       {"one_bin", 300, 2, 1, 0.0, 256},          {"one_bin_sparse", 300, 3, 1, 0.5, 256},
       {"many_features", 400, 300, 70, 0.0, 64},  {"many_features_sparse", 400, 300, 70, 0.9, 64},
       {"uint16_bins", 2000, 3, 1000, 0.0, 1000},
+  };
+}
+
+// A shape whose features `is_cat` marks are categorical (MakeBinnedData's second argument).
+struct CategoricalShape {
+  ShapeSpec shape;
+  std::vector<uint8_t> is_cat;
+};
+
+// Shapes with categorical features: few categories (3, one-hot splits under the default
+// max_cat_to_onehot of 4) and many (partition splits), dense and with missing values, bins of one
+// byte and of two (300 categories).
+inline std::vector<CategoricalShape> CategoricalShapes() {
+  return {
+      {{"cat_dense_few", 800, 4, 3, 0.0, 64, 11}, {1, 0, 1, 0}},
+      {{"cat_dense_many", 1000, 5, 40, 0.0, 64, 12}, {0, 1, 0, 1, 0}},
+      {{"cat_sparse_few", 600, 4, 3, 0.4, 32, 13}, {1, 0, 0, 1}},
+      {{"cat_sparse_many", 900, 6, 60, 0.3, 32, 14}, {1, 1, 0, 0, 1, 0}},
+      {{"cat_dense_wide", 2000, 3, 300, 0.0, 256, 15}, {1, 0, 0}},
   };
 }
 

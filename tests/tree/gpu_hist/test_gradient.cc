@@ -13,6 +13,7 @@
 #include "objective/objective.h"
 #ifdef RINGBOOST_USE_CUDA
 #include "tree/gpu_hist/gradient.h"
+#include "tree/gpu_hist/histogram.h"
 #endif
 
 namespace ringboost {
@@ -44,6 +45,33 @@ GradientCase MakeCase(const std::string& objective, int groups, uint32_t rows, b
 }
 
 #ifdef RINGBOOST_USE_CUDA
+// multi:softprob's gradients of 30,000 weighted rows of 3 classes, as a worker whose first row
+// is `first_row` holds them, on the host and uploaded to a DeviceGradients.
+struct MulticlassGradients {
+  GradientCase c;
+  std::vector<GradPair> gpair;
+};
+MulticlassGradients MakeMulticlassGradients(uint64_t first_row) {
+  Params p;
+  p.objective = "multi:softprob";
+  p.num_class = 3;
+  MulticlassGradients m{MakeCase(p.objective, 3, 30000, true), {}};
+  m.c.data.first_row = first_row;
+  Objective::Create(p)->GetGradient(m.c.data, m.c.margins, 0, &m.gpair);
+  return m;
+}
+
+// The learner's keep mask of row subsampling at `rate` (empty: every row), as RowSampling draws it.
+std::vector<uint8_t> KeepMask(const RowSampling& s, uint64_t rows) {
+  std::vector<uint8_t> keep;
+  if (s.rate >= 1.0) return keep;
+  for (uint64_t i = 0; i < rows; ++i) {
+    keep.push_back(CounterUniform(s.seed, static_cast<uint64_t>(RandomStream::kRowSubsample),
+                                  s.round, s.first_row + i) < s.rate);
+  }
+  return keep;
+}
+
 void ExpectDeviceGradientsEqualCpu(const std::string& objective, Params p, bool weighted) {
   p.objective = objective;
   const std::unique_ptr<Objective> obj = Objective::Create(p);
@@ -109,27 +137,16 @@ TEST(DeviceGradient, RefusedLabelIsFound) {
 TEST(DeviceGradient, QuantizedAsTheCpuWithSubsampling) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
-  Params p;
-  p.objective = "multi:softprob";
-  p.num_class = 3;
-  const std::unique_ptr<Objective> obj = Objective::Create(p);
-  GradientCase c = MakeCase(p.objective, 3, 30000, true);
-  c.data.first_row = 12345;  // a second worker's rows
-  std::vector<GradPair> gpair;
-  obj->GetGradient(c.data, c.margins, 0, &gpair);
+  const MulticlassGradients m = MakeMulticlassGradients(12345);  // a second worker's rows
+  const GradientCase& c = m.c;
+  const std::vector<GradPair>& gpair = m.gpair;
   DeviceGradients dev(c.data, 3, c.margins);
   dev.Upload(gpair);
   auto comm = rabit::MakeLocalCommunicator();
   DeviceBuffer<GradientSum> d_out(c.data.NumRows());
   for (double rate : {1.0, 0.7}) {
     const RowSampling sampling{rate, 17, 4, c.data.first_row};
-    std::vector<uint8_t> keep;
-    if (rate < 1.0) {
-      for (uint64_t i = 0; i < c.data.NumRows(); ++i) {
-        keep.push_back(CounterUniform(17, static_cast<uint64_t>(RandomStream::kRowSubsample), 4,
-                                      c.data.first_row + i) < rate);
-      }
-    }
+    const std::vector<uint8_t> keep = KeepMask(sampling, c.data.NumRows());
     for (int k = 0; k < 3; ++k) {
       const GradientQuantizer host_q(gpair, 3, k, comm.get(), 2);
       const GradientQuantizer dev_q = dev.Quantizer(k, comm.get());
@@ -141,6 +158,52 @@ TEST(DeviceGradient, QuantizedAsTheCpuWithSubsampling) {
       GradientSum expected_sum;
       for (const GradientSum& q : expected) expected_sum += q;
       EXPECT_EQ(sum, expected_sum) << "group " << k << " rate " << rate;
+    }
+  }
+#endif
+}
+
+// Low-bit gradients (quantized_grad=on) with and without row subsampling against the CPU's
+// QuantizeAllLowBit: the same draws, the same rounded integers, packed one word a row; the exact
+// ones of the same pass as QuantizeAll's.
+TEST(DeviceGradient, LowBitAsTheCpuWithSubsampling) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  const MulticlassGradients m = MakeMulticlassGradients(777);
+  const GradientCase& c = m.c;
+  const std::vector<GradPair>& gpair = m.gpair;
+  DeviceGradients dev(c.data, 3, c.margins);
+  dev.Upload(gpair);
+  auto comm = rabit::MakeLocalCommunicator();
+  DeviceBuffer<uint32_t> d_out(c.data.NumRows());
+  DeviceBuffer<GradientSum> d_exact(c.data.NumRows());
+  for (double rate : {1.0, 0.6}) {
+    const RowSampling sampling{rate, 23, 5, c.data.first_row};
+    const std::vector<uint8_t> keep = KeepMask(sampling, c.data.NumRows());
+    for (int k = 0; k < 3; ++k) {
+      const GradientQuantizer exact = dev.Quantizer(k, comm.get());
+      DeviceGradients::LowBitOutput low{
+          exact.LowBit(), static_cast<uint64_t>(5 * 3 + k), d_out.data(), {}};
+      std::vector<GradientSum> expected;
+      low.quantizer.QuantizeAllLowBit(gpair, 3, k, keep, 23, low.key, c.data.first_row, 2,
+                                      &expected);
+      const GradientSum exact_sum = dev.Quantize(exact, k, sampling, d_exact.data(), &low);
+      const std::vector<GradientSum> expected_exact = exact.QuantizeAll(gpair, 3, k, keep, 2);
+      EXPECT_TRUE(d_exact.ToHost() == expected_exact) << "group " << k << " rate " << rate;
+      GradientSum expected_exact_sum;
+      for (const GradientSum& q : expected_exact) expected_exact_sum += q;
+      EXPECT_EQ(exact_sum, expected_exact_sum) << "group " << k << " rate " << rate;
+      const std::vector<uint32_t> got = d_out.ToHost();
+      ASSERT_EQ(got.size(), expected.size());
+      GradientSum expected_sum;
+      int nonzero = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(UnpackLowBit(got[i]), expected[i]) << "group " << k << " row " << i;
+        expected_sum += expected[i];
+        nonzero += expected[i].g != 0;
+      }
+      EXPECT_GT(nonzero, 1000) << "group " << k;  // the values are not all zero
+      EXPECT_EQ(low.sum, expected_sum) << "group " << k << " rate " << rate;
     }
   }
 #endif

@@ -22,6 +22,8 @@ void ExpectSameTree(const RegTree& a, const RegTree& b, const std::string& where
     EXPECT_EQ(x.left, y.left) << where << " node " << i;
     EXPECT_EQ(x.feature, y.feature) << where << " node " << i;
     EXPECT_EQ(x.default_left, y.default_left) << where << " node " << i;
+    EXPECT_EQ(x.is_cat, y.is_cat) << where << " node " << i;
+    EXPECT_EQ(x.categories, y.categories) << where << " node " << i;
     for (auto [p, q] : {std::pair{x.split_cond, y.split_cond},
                         {x.leaf_value, y.leaf_value},
                         {x.base_weight, y.base_weight},
@@ -32,9 +34,11 @@ void ExpectSameTree(const RegTree& a, const RegTree& b, const std::string& where
   }
 }
 
-void ExpectSameTrees(const test::ShapeSpec& s, const Params& p, const std::string& policy,
-                     const TreeConstraints& constraints = {}) {
-  const test::BinnedData b = test::MakeBinnedData(s);
+// Returns the categorical splits of the CPU's trees.
+int ExpectSameTrees(const test::ShapeSpec& s, const Params& p, const std::string& policy,
+                    const TreeConstraints& constraints = {},
+                    const std::vector<uint8_t>& is_cat = {}) {
+  const test::BinnedData b = test::MakeBinnedData(s, is_cat);
   auto comm = rabit::MakeLocalCommunicator();
   const TreeParams tp = TreeParams::From(p, 0.0f);
   TreeGrower cpu(b.matrix.get(), &b.cuts, tp, comm.get(), 2);
@@ -44,14 +48,17 @@ void ExpectSameTrees(const test::ShapeSpec& s, const Params& p, const std::strin
   dev.SetConstraints(constraints);
   std::vector<float> preds(b.matrix->NumRows(), 0.5f);
   DeviceBuffer<float> d_preds(preds);
+  int cat_splits = 0;
   for (uint64_t key = 0; key < 3; ++key) {
     const RegTree expected = cpu.Grow(b.gpair, b.quantizer, key);
     const RegTree got = dev.Grow(b.gpair, b.quantizer, key);
     ExpectSameTree(got, expected, std::string(s.name) + " " + policy);
     cpu.UpdatePredictions(expected, &preds, 1, 0);
     dev.UpdatePredictions(got, d_preds.data(), 1, 0);
+    for (const TreeNode& n : expected.nodes()) cat_splits += !n.IsLeaf() && n.is_cat;
   }
   EXPECT_EQ(d_preds.ToHost(), preds) << s.name << " " << policy;
+  return cat_splits;
 }
 #endif
 
@@ -96,6 +103,36 @@ TEST(DeviceGrower, SameTreesAsTreeGrowerUnderConstraints) {
     p.max_leaves = 12;
     ExpectSameTrees(s, p, "lossguide monotone", monotone);
     ExpectSameTrees(s, p, "lossguide both", both);
+  }
+#endif
+}
+
+// Categorical features (one-hot and partition splits, dense and with missing values), depthwise and
+// lossguide, with column sampling, and with monotone and interaction constraints on the
+// numerical features: the same trees, categories included, and the same prediction cache.
+TEST(DeviceGrower, SameTreesAsTreeGrowerCategorical) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  for (const test::CategoricalShape& c : test::CategoricalShapes()) {
+    int cat_splits = 0;
+    Params p;
+    p.max_depth = 5;
+    p.colsample_bynode = 0.8;
+    cat_splits += ExpectSameTrees(c.shape, p, "depthwise", {}, c.is_cat);
+    TreeConstraints constraints;
+    for (uint32_t f = 0; f < c.shape.features; ++f) {
+      constraints.monotone.push_back(static_cast<int8_t>(c.is_cat[f] ? 0 : (f % 2 ? -1 : 1)));
+    }
+    constraints.interaction.push_back({0, 1, 2});
+    p.max_cat_to_onehot = 8;  // the 3-category shapes stay one-hot, the others partition
+    p.max_cat_threshold = 8;
+    cat_splits += ExpectSameTrees(c.shape, p, "depthwise constrained", constraints, c.is_cat);
+    p.grow_policy = "lossguide";
+    p.max_depth = 0;
+    p.max_leaves = 12;
+    p.colsample_bynode = 1.0;
+    cat_splits += ExpectSameTrees(c.shape, p, "lossguide", {}, c.is_cat);
+    EXPECT_GT(cat_splits, 0) << c.shape.name;  // the trees split on categories somewhere
   }
 #endif
 }

@@ -115,7 +115,9 @@ TEST(DeviceHistogram, BlockTasksSkipEmptyNodes) {
 // Nodes: the root (all rows in order, no row ids), its rows split three ways (one part empty when
 // the data has few rows), plus an empty node; the CPU builds each of them, the device all at once
 // (into histograms in another order), with `max_group_cells`.
-void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_cells) {
+// low_bit: the gradients (within LowBitPolicy::kLevels) go to the kernels packed.
+void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_cells,
+                           bool low_bit = false) {
   RowPartitioner p(b.matrix->NumRows());
   p.Partition(
       {{0, 1, 2}}, [](std::size_t, uint32_t r) { return r % 3 == 0; }, 2);
@@ -139,14 +141,25 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
 
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
   const std::vector<Histogram> got =
-      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true);
+      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true, low_bit);
   ASSERT_EQ(got.size(), expected.size());
   for (std::size_t k = 0; k < got.size(); ++k) {
     EXPECT_TRUE(got[k] == expected[k]) << name << " node " << k << " groups " << max_group_cells;
   }
   // Run twice: equal bit for bit.
-  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true) == got)
+  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true,
+                                      low_bit) == got)
       << name;
+}
+
+// The data's gradients replaced by low-bit ones: g in [-7, 7], h in [0, 7], from the row's old
+// values, so that each bin gets a varied mix.
+test::BinnedData WithLowBitGradients(test::BinnedData b) {
+  for (GradientSum& p : b.gpair) {
+    p.g = static_cast<int64_t>(static_cast<uint64_t>(p.g) % 15) - 7;
+    p.h = static_cast<int64_t>(static_cast<uint64_t>(p.h) % 8);
+  }
+  return b;
 }
 #endif
 
@@ -180,6 +193,41 @@ TEST(DeviceHistogram, SharedSumsCarryExactly) {
 #endif
 }
 
+// Low-bit gradients, packed: the dense shapes take the narrow cells (one 32-bit atomic a row), the
+// sparse ones the exact cells; every histogram equals the CPU's.
+TEST(DeviceHistogram, LowBitEqualsCpuOverShapes) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  int narrow = 0;
+  for (const test::ShapeSpec& s : test::KernelShapes()) {
+    const test::BinnedData b = WithLowBitGradients(test::MakeBinnedData(s));
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    narrow += DeviceHistogramBuilder(&dm, b.cuts).narrow_tile_rows() > 0;
+    ExpectDeviceEqualsCpu(b, s.name, 0, true);
+    ExpectDeviceEqualsCpu(b, s.name, 4096, true);
+    ExpectDeviceEqualsCpu(b, s.name, 1, true);
+  }
+  EXPECT_GT(narrow, 0);  // some shape ran the narrow kernel
+#endif
+}
+
+// Many rows into few bins with the largest low-bit values (1.5M rows, two features of 2 values,
+// g = +7 or -7 in runs, h = 7): each block takes about 11,000 of the root's rows (on an H100's 132
+// SMs), a packed cell would overflow after 4681, so the narrow sums must fold, and the sums reach
+// far past 16 bits.
+TEST(DeviceHistogram, NarrowCellsFoldExactly) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  test::BinnedData b = test::MakeBinnedData({"two_values", 1500000, 2, 2, 0.0, 256, 7});
+  for (std::size_t i = 0; i < b.gpair.size(); ++i) {
+    b.gpair[i] = GradientSum{(i / 5000) % 3 == 0 ? -7 : 7, 7};
+  }
+  const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+  ASSERT_GT(DeviceHistogramBuilder(&dm, b.cuts).narrow_tile_rows(), 0u);
+  ExpectDeviceEqualsCpu(b, "two_values_low_bit", 0, true);
+#endif
+}
+
 TEST(DeviceHistogram, SubtractionGivesSibling) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
@@ -194,6 +242,32 @@ TEST(DeviceHistogram, SubtractionGivesSibling) {
   EXPECT_TRUE(d_dst.ToHost() == (std::vector<GradientSum>{{3, 4}, {1, 0}, {0, 0}}));
   EXPECT_TRUE(d_second.ToHost() == (std::vector<GradientSum>(3)));
 #endif
+}
+
+// Packed low-bit words add as their (g, h): sums of up to 2^15 / kLevels rows of any values
+// within kLevels unpack exactly, and one more row of the largest g can overflow the half.
+TEST(PackedLowBit, WordSumsUnpackToTheSums) {
+  constexpr int kLevels = LowBitPolicy::kLevels;
+  constexpr uint32_t kMaxRows = 32767 / kLevels;
+  uint64_t state = 12345;
+  for (int trial = 0; trial < 20; ++trial) {
+    uint32_t word = 0;
+    GradientSum sum;
+    for (uint32_t i = 0; i < kMaxRows; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      const int64_t g = trial == 0 ? kLevels : static_cast<int64_t>((state >> 33) % 15) - kLevels;
+      const int64_t h = trial == 1 ? -kLevels : static_cast<int64_t>((state >> 45) % 15) - kLevels;
+      EXPECT_EQ(UnpackLowBit(PackLowBit(g, h)), (GradientSum{g, h}));
+      word += PackLowBit(g, h);
+      sum += GradientSum{g, h};
+    }
+    ASSERT_EQ(UnpackLowBit(word), sum) << "trial " << trial;
+  }
+  // All +7: 4681 rows give 32767, the largest 16-bit sum; 4682 would wrap.
+  const uint32_t full = kMaxRows * PackLowBit(kLevels, kLevels);
+  EXPECT_EQ(UnpackLowBit(full), (GradientSum{kMaxRows * kLevels, kMaxRows * kLevels}));
+  EXPECT_NE(UnpackLowBit(full + PackLowBit(kLevels, 0)).g,
+            static_cast<int64_t>(kMaxRows + 1) * kLevels);
 }
 
 }  // namespace

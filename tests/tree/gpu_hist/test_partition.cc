@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "device_test_helpers.h"
+#include "tree/categorical_split.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gpu_hist/partition.h"
 #include "tree/hist/row_partitioner.h"
+#include "tree/hist/split_rule.h"
 
 namespace ringboost {
 namespace {
@@ -39,6 +41,92 @@ TEST(DevicePartition, HostRuleEqualsCpuRule) {
             << s.name << " node " << nid << " row " << row;
       }
     }
+  }
+}
+
+// A categorical split of node `nid` on one of the categorical features (chosen by nid): the codes
+// c with (c + nid) % 3 == 0 go right, the rest left; missing values left for even nids.
+SplitCandidate CatSplitOf(const test::BinnedData& b, const std::vector<uint8_t>& is_cat, int nid) {
+  std::vector<uint32_t> cat_features;
+  for (uint32_t f = 0; f < is_cat.size(); ++f) {
+    if (b.cuts.IsCat(f)) cat_features.push_back(f);
+  }
+  SplitCandidate s;
+  s.feature = cat_features.at(static_cast<std::size_t>(nid) % cat_features.size());
+  s.is_cat = true;
+  s.split_bin = -1;
+  s.default_left = nid % 2 == 0;
+  s.found = true;
+  for (uint32_t bin = b.cuts.ptr[s.feature]; bin < b.cuts.ptr[s.feature + 1]; ++bin) {
+    const uint32_t code = b.cuts.Category(bin);
+    if ((code + static_cast<uint32_t>(nid)) % 3 == 0) s.categories.push_back(code);
+  }
+  return s;
+}
+
+// The device task of the categorical split `s` of node nid, as DeviceTreeGrower states it.
+DeviceSplitTask CatTaskOf(const test::BinnedData& b, const SplitCandidate& s, int nid) {
+  return DeviceSplitTask{nid,
+                         2 * nid + 1,
+                         2 * nid + 2,
+                         s.feature,
+                         s.split_bin,
+                         s.default_left,
+                         PackLeftBits(CategoryLeftBins(b.cuts, s))};
+}
+
+// Where the CPU's SplitRule (hist/split_rule.h, the CPU grower's partition) sends `row`.
+bool RuleGoesLeft(const SplitRule& rule, uint32_t row) {
+  if (rule.row_ptr != nullptr) return rule.Sparse(row);
+  uint8_t side = 0;
+  if (rule.bins8 != nullptr) {
+    rule.DecideDense(rule.bins8, &row, 1, &side);
+  } else if (rule.bins16 != nullptr) {
+    rule.DecideDense(rule.bins16, &row, 1, &side);
+  } else {
+    rule.DecideDense(static_cast<const uint8_t*>(nullptr), &row, 1, &side);
+  }
+  return side != 0;
+}
+
+TEST(DevicePartition, PackLeftBitsSetsOneBitPerLeftBin) {
+  std::vector<uint8_t> left(70, 0);
+  left[0] = left[31] = left[32] = left[69] = 1;
+  const std::vector<uint32_t> bits = PackLeftBits(left);
+  ASSERT_EQ(bits.size(), 3u);
+  EXPECT_EQ(bits[0], 0x80000001u);
+  EXPECT_EQ(bits[1], 0x00000001u);
+  EXPECT_EQ(bits[2], 0x00000020u);  // bin 69 = 64 + 5
+  for (uint32_t bin = 0; bin < left.size(); ++bin) {
+    EXPECT_EQ(BinGoesLeft(bits.data(), bin), left[bin] != 0) << bin;
+  }
+}
+
+// GoesLeft with a categorical split's bit set (the kernels' rule, run on the host) sends every row
+// where SplitRule does: the named categories right, the others left, missing rows the default way.
+TEST(DevicePartition, CategoricalHostRuleEqualsSplitRule) {
+  for (const test::CategoricalShape& c : test::CategoricalShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(c.shape, c.is_cat);
+    const EllpackHost h = PackEllpack(*b.matrix, b.cuts, 2);
+    const EllpackView v = h.View(b.cuts);
+    uint64_t left = 0, right = 0, missing = 0;
+    for (int nid = 0; nid < 6; ++nid) {
+      const SplitCandidate s = CatSplitOf(b, c.is_cat, nid);
+      const DeviceSplitTask t = CatTaskOf(b, s, nid);
+      const SplitRule rule(*b.matrix, b.cuts, s);
+      for (uint32_t row = 0; row < b.matrix->NumRows(); ++row) {
+        const bool expected = RuleGoesLeft(rule, row);
+        ASSERT_EQ(GoesLeft(v, row, t.feature, t.split_bin, t.default_left, t.left_bits.data()),
+                  expected)
+            << c.shape.name << " node " << nid << " row " << row;
+        left += expected;
+        right += !expected;
+        missing += b.matrix->GetBin(row, t.feature, b.cuts) < 0;
+      }
+    }
+    EXPECT_GT(left, 0u) << c.shape.name;
+    EXPECT_GT(right, 0u) << c.shape.name;
+    if (c.shape.missing > 0) EXPECT_GT(missing, 0u) << c.shape.name;
   }
 }
 
@@ -128,6 +216,96 @@ TEST(DevicePartition, LeafValuesUpdateThePredictionCache) {
     DeviceBuffer<float> d_preds(std::vector<float>(b.matrix->NumRows() * stride, 0.75f));
     dev.AddLeafValues(dm, leaves, values, d_preds.data(), stride, group);
     EXPECT_EQ(d_preds.ToHost(), expected) << s.name;
+  }
+#endif
+}
+
+// Levels that mix categorical splits (even nodes) and numerical ones (odd nodes) partition the
+// rows as RowPartitioner does with SplitRule, over the categorical shapes, dense and sparse.
+TEST(DevicePartition, CategoricalEqualsRowPartitioner) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  for (const test::CategoricalShape& c : test::CategoricalShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(c.shape, c.is_cat);
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    RowPartitioner cpu(b.matrix->NumRows());
+    DevicePartitioner dev(b.matrix->NumRows());
+    dev.Partition(dm, {CatTaskOf(b, CatSplitOf(b, c.is_cat, 1), 0)});  // Reset must undo it
+    dev.Reset();
+    for (const std::vector<int>& level : {std::vector<int>{0}, {1, 2}, {3, 4, 5, 6}}) {
+      std::vector<DeviceSplitTask> tasks;
+      std::vector<SplitRule> rules;
+      rules.reserve(level.size());
+      std::vector<RowPartitioner::SplitTask> cpu_tasks;
+      for (int nid : level) {
+        if (nid % 2 == 0) {
+          const SplitCandidate s = CatSplitOf(b, c.is_cat, nid);
+          tasks.push_back(CatTaskOf(b, s, nid));
+          rules.emplace_back(*b.matrix, b.cuts, s);
+        } else {
+          tasks.push_back(SplitOf(b, nid));
+          SplitCandidate s;
+          s.feature = tasks.back().feature;
+          s.split_bin = tasks.back().split_bin;
+          s.default_left = tasks.back().default_left;
+          rules.emplace_back(*b.matrix, b.cuts, s);
+        }
+        cpu_tasks.push_back({nid, 2 * nid + 1, 2 * nid + 2});
+      }
+      cpu.Partition(
+          cpu_tasks, [&](std::size_t t, uint32_t row) { return RuleGoesLeft(rules[t], row); }, 2);
+      dev.Partition(dm, std::vector<DeviceSplitTask>(tasks.rbegin(), tasks.rend()));
+      for (const DeviceSplitTask& t : tasks) {
+        for (int child : {t.left, t.right}) {
+          const std::vector<uint32_t> expected(cpu.NodeRows(child),
+                                               cpu.NodeRows(child) + cpu.NodeRange(child).size());
+          EXPECT_EQ(dev.NodeRange(child).begin, cpu.NodeRange(child).begin) << c.shape.name;
+          EXPECT_EQ(dev.NodeRowsToHost(child), expected) << c.shape.name << " node " << child;
+        }
+      }
+    }
+  }
+#endif
+}
+
+// The prediction cache after a tree with categorical splits: dense shapes walk the splits row by
+// row through the category bit sets (the last level's splits only recorded), sparse ones take each
+// leaf's rows.
+TEST(DevicePartition, CategoricalLeafValuesUpdateThePredictionCache) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  for (const test::CategoricalShape& c : test::CategoricalShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(c.shape, c.is_cat);
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    DevicePartitioner dev(b.matrix->NumRows());
+    const SplitCandidate s0 = CatSplitOf(b, c.is_cat, 0), s2 = CatSplitOf(b, c.is_cat, 2);
+    dev.Partition(dm, {CatTaskOf(b, s0, 0)});
+    // Dense data walks splits that were only recorded (as the grower leaves the last level's);
+    // sparse data needs the leaves' rows.
+    const std::vector<DeviceSplitTask> last{SplitOf(b, 1), CatTaskOf(b, s2, 2)};
+    if (dm.shape().dense) {
+      dev.RecordSplits(last);
+    } else {
+      dev.Partition(dm, last);
+    }
+    // The expected leaves from the CPU's rules.
+    const SplitRule r0(*b.matrix, b.cuts, s0), r2(*b.matrix, b.cuts, s2);
+    const DeviceSplitTask t1 = SplitOf(b, 1);
+    const std::vector<float> values{0.5f, -0.25f, 0.125f, 1.0f / 3.0f};  // leaves 3, 4, 5, 6
+    const int stride = 2, group = 1;
+    std::vector<float> expected(b.matrix->NumRows() * stride, 0.75f);
+    for (uint32_t row = 0; row < b.matrix->NumRows(); ++row) {
+      int leaf;
+      if (RuleGoesLeft(r0, row)) {
+        leaf = CpuGoesLeft(b, row, t1) ? 3 : 4;
+      } else {
+        leaf = RuleGoesLeft(r2, row) ? 5 : 6;
+      }
+      expected[row * stride + group] += values[leaf - 3];
+    }
+    DeviceBuffer<float> d_preds(std::vector<float>(b.matrix->NumRows() * stride, 0.75f));
+    dev.AddLeafValues(dm, {3, 4, 5, 6}, values, d_preds.data(), stride, group);
+    EXPECT_EQ(d_preds.ToHost(), expected) << c.shape.name;
   }
 #endif
 }

@@ -269,5 +269,141 @@ TEST(DeviceSplit, KernelEqualsSplitEvaluatorUnderMonotoneConstraints) {
 #endif
 }
 
+// What DeviceTreeGrower::EvaluateNodes does with categorical features: the numerical ones scanned
+// (the kernel's host reference, or with `dm` the kernel), the categorical ones evaluated by
+// CategoricalSplitter from their bins gathered out of the histograms (with `dm`: by
+// DeviceBinGather from device memory), the two merged by MergeCategoricalSplits.
+std::vector<SplitCandidate> MixedSplits(const test::BinnedData& b, const SplitParams& params,
+                                        const std::vector<NodeToEvaluate>& nodes,
+                                        const DeviceMatrix* dm = nullptr) {
+  std::vector<std::vector<uint32_t>> numeric(nodes.size()), categorical(nodes.size());
+  std::vector<GradientSum> sums;
+  std::vector<float> gains;
+  std::vector<GradientSum> all_hists;
+  std::vector<uint64_t> offsets;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (uint32_t f : *nodes[i].features) {
+      (b.cuts.IsCat(f) ? categorical : numeric)[i].push_back(f);
+    }
+    sums.push_back(nodes[i].sum);
+    gains.push_back(nodes[i].gain);
+    offsets.push_back(all_hists.size());
+    all_hists.insert(all_hists.end(), nodes[i].hist->begin(), nodes[i].hist->end());
+  }
+  const CategoricalBins layout = CategoricalBinsOf(b.cuts);
+  std::vector<SplitCandidate> best;
+  std::vector<GradientSum> gathered;
+  if (dm == nullptr) {
+    std::vector<NodeToEvaluate> numeric_nodes = nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i) numeric_nodes[i].features = &numeric[i];
+    best = ReferenceSplits(b, params, numeric_nodes);
+    for (uint64_t offset : offsets) {
+      for (uint32_t bin : layout.bins) gathered.push_back(all_hists[offset + bin]);
+    }
+  } else {
+#ifdef RINGBOOST_USE_CUDA
+    const DeviceBuffer<GradientSum> d_hists(all_hists);
+    std::vector<DeviceSplitNode> d_nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      d_nodes.push_back(DeviceSplitNode{offsets[i], sums[i].g, sums[i].h, gains[i], {}});
+    }
+    DeviceSplitEvaluator evaluator(dm, params, b.quantizer);
+    best = evaluator.Evaluate(d_hists.data(), d_nodes, numeric);
+    DeviceBinGather gather(layout.bins);
+    gathered = gather.Gather(d_hists.data(), offsets);
+#endif
+  }
+  const CategoricalSplitter splitter(&b.cuts, params, &b.quantizer);
+  MergeCategoricalSplits(b.cuts, splitter, layout, gathered, sums, gains, categorical, &best);
+  return best;
+}
+
+std::vector<SplitParams> CategoricalParamVariants() {
+  std::vector<SplitParams> v = ParamVariants();
+  SplitParams onehot_many, narrow;
+  onehot_many.max_cat_to_onehot = 64;  // one-hot for up to 63 categories
+  narrow.max_cat_threshold = 2;        // partitions of at most 2 categories a side
+  v.push_back(onehot_many);
+  v.push_back(narrow);
+  return v;
+}
+
+// The categorical merge equals SplitEvaluator over the categorical shapes and parameter variants:
+// the categorical candidates bit for bit (categories included), and the winner among numerical
+// and categorical ones by the CPU's order. With `dm`, the kernels (scan and gather) do their part.
+void ExpectCategoricalMergeEqualsSplitEvaluator(bool on_device) {
+  int cat_wins = 0, num_wins = 0;
+  for (const test::CategoricalShape& c : test::CategoricalShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(c.shape, c.is_cat);
+    const auto compare = [&](const DeviceMatrix* d) {
+      for (const SplitParams& params : CategoricalParamVariants()) {
+        SplitNodes sn(b, params);
+        const SplitEvaluator cpu(&b.cuts, params, &b.quantizer);
+        const std::vector<SplitCandidate> expected = cpu.Evaluate(sn.nodes, 2);
+        const std::vector<SplitCandidate> got = MixedSplits(b, params, sn.nodes, d);
+        ASSERT_EQ(got.size(), expected.size());
+        for (std::size_t k = 0; k < got.size(); ++k) {
+          const std::string where = std::string(c.shape.name) + " node " + std::to_string(k) +
+                                    " onehot " + std::to_string(params.max_cat_to_onehot);
+          ExpectSameSplit(got[k], expected[k], where);
+          EXPECT_EQ(got[k].is_cat, expected[k].is_cat) << where;
+          EXPECT_EQ(got[k].categories, expected[k].categories) << where;
+          cat_wins += got[k].found && got[k].is_cat;
+          num_wins += got[k].found && !got[k].is_cat;
+        }
+      }
+    };
+#ifdef RINGBOOST_USE_CUDA
+    if (on_device) {
+      const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+      compare(&dm);
+      continue;
+    }
+#endif
+    compare(nullptr);
+  }
+  EXPECT_GT(cat_wins, 10);  // both kinds of split win somewhere
+  EXPECT_GT(num_wins, 10);
+}
+
+TEST(DeviceSplit, CategoricalHostMergeEqualsSplitEvaluator) {
+  ExpectCategoricalMergeEqualsSplitEvaluator(false);
+}
+
+TEST(DeviceSplit, CategoricalKernelsAndMergeEqualSplitEvaluator) {
+  RB_REQUIRE_DEVICE();
+  ExpectCategoricalMergeEqualsSplitEvaluator(true);
+}
+
+// Two features of equal loss change, one numerical and one categorical: the lower feature wins
+// whichever kind it is, as SplitCandidate::Update orders them.
+TEST(DeviceSplit, CategoricalTiesKeepLowerFeature) {
+  for (const bool cat_first : {true, false}) {
+    HistogramCuts cuts;
+    cuts.ptr = {0, 2, 4};
+    // A categorical feature's cuts are code + 1; a numerical one's plain values.
+    cuts.values = {1.0f, 2.0f, 1.0f, 2.0f};
+    cuts.min_values = {0.0f, 0.0f};
+    cuts.is_cat = {static_cast<uint8_t>(cat_first), static_cast<uint8_t>(!cat_first)};
+    // Bin 0 against bin 1 is the one split of either feature: loss change 16/5 + 16/5 - 0.
+    const Histogram hist{{-4, 4}, {4, 4}, {-4, 4}, {4, 4}};
+    const std::vector<uint32_t> features{0, 1};
+    const NodeToEvaluate node{&hist, GradientSum{0, 8}, 0.0f, &features};
+    const GradientQuantizer q;  // units of 1
+    SplitParams params;
+    const SplitEvaluator cpu(&cuts, params, &q);
+    const SplitCandidate expected = cpu.Evaluate({node}, 1)[0];
+    ASSERT_TRUE(expected.found);
+    EXPECT_EQ(expected.feature, 0u);
+    EXPECT_EQ(expected.is_cat, cat_first);
+    test::BinnedData b;
+    b.cuts = cuts;
+    b.quantizer = q;
+    const std::vector<SplitCandidate> got = MixedSplits(b, params, {node});
+    ExpectSameSplit(got[0], expected, cat_first ? "categorical first" : "numerical first");
+    EXPECT_EQ(got[0].is_cat, cat_first);
+  }
+}
+
 }  // namespace
 }  // namespace ringboost

@@ -1,4 +1,4 @@
-// Splits of categorical features, as XGBoost 3.x's hist evaluator makes them
+// Splits of categorical features (categorical_split.h), as XGBoost 3.x's hist evaluator makes them
 // (src/tree/hist/evaluate_splits.h there): a bin per category, so a feature's histogram is its
 // categories' gradient sums.
 //  * One-hot (fewer categories than max_cat_to_onehot): each category c against the rest, with
@@ -9,12 +9,12 @@
 //    below max_cat_threshold each way.
 // Within a feature only a strictly larger loss change replaces the best, in the order above; the
 // sums are the exact integers of the histograms, so every worker picks the same split.
+#include "tree/categorical_split.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
-
-#include "tree/hist/split_evaluator.h"
 
 namespace ringboost {
 namespace {
@@ -31,26 +31,25 @@ double CategoryWeight(const SplitParams& p, double g, double h) {
 
 }  // namespace
 
-float SplitEvaluator::CategoricalLoss(GradientSum right, GradientSum node_sum,
-                                      float node_gain) const {
+float CategoricalSplitter::Loss(GradientSum right, GradientSum node_sum, float node_gain) const {
   const GradientSum left = node_sum - right;
   if (left.h < min_hess_ || right.h < min_hess_) return -INFINITY;
   return SplitLossChange(params_, q_->Grad(left.g), q_->Hess(left.h), q_->Grad(right.g),
                          q_->Hess(right.h), node_gain);
 }
 
-SplitCandidate SplitEvaluator::EvaluateCategorical(const GradientSum* hist, uint32_t n_bins,
-                                                   GradientSum node_sum, float node_gain,
-                                                   uint32_t feature) const {
+SplitCandidate CategoricalSplitter::Evaluate(const GradientSum* hist, uint32_t n_bins,
+                                             GradientSum node_sum, float node_gain,
+                                             uint32_t feature) const {
   if (n_bins < static_cast<uint32_t>(params_.max_cat_to_onehot)) {
     return EvaluateOneHot(hist, n_bins, node_sum, node_gain, feature);
   }
   return EvaluatePartition(hist, n_bins, node_sum, node_gain, feature);
 }
 
-SplitCandidate SplitEvaluator::EvaluateOneHot(const GradientSum* hist, uint32_t n_bins,
-                                              GradientSum node_sum, float node_gain,
-                                              uint32_t feature) const {
+SplitCandidate CategoricalSplitter::EvaluateOneHot(const GradientSum* hist, uint32_t n_bins,
+                                                   GradientSum node_sum, float node_gain,
+                                                   uint32_t feature) const {
   GradientSum present;
   for (uint32_t b = 0; b < n_bins; ++b) present += hist[b];
   const GradientSum missing = node_sum - present;
@@ -59,8 +58,7 @@ SplitCandidate SplitEvaluator::EvaluateOneHot(const GradientSum* hist, uint32_t 
   bool best_left = false;
   for (uint32_t b = 0; b < n_bins; ++b) {
     for (const bool missing_left : {true, false}) {
-      const float loss =
-          CategoricalLoss(missing_left ? hist[b] : hist[b] + missing, node_sum, node_gain);
+      const float loss = Loss(missing_left ? hist[b] : hist[b] + missing, node_sum, node_gain);
       if (!(loss > best_loss)) continue;
       best_loss = loss;
       best_bin = b;
@@ -83,9 +81,9 @@ SplitCandidate SplitEvaluator::EvaluateOneHot(const GradientSum* hist, uint32_t 
   return c;
 }
 
-SplitCandidate SplitEvaluator::EvaluatePartition(const GradientSum* hist, uint32_t n_bins,
-                                                 GradientSum node_sum, float node_gain,
-                                                 uint32_t feature) const {
+SplitCandidate CategoricalSplitter::EvaluatePartition(const GradientSum* hist, uint32_t n_bins,
+                                                      GradientSum node_sum, float node_gain,
+                                                      uint32_t feature) const {
   std::vector<uint32_t> sorted(n_bins);
   std::iota(sorted.begin(), sorted.end(), 0u);
   std::vector<double> weight(n_bins);
@@ -101,7 +99,7 @@ SplitCandidate SplitEvaluator::EvaluatePartition(const GradientSum* hist, uint32
   GradientSum side;  // forwards: the right side's categories, missing values left
   for (uint32_t j = 0; j + 1 < steps; ++j) {
     side += hist[sorted[j]];
-    const float loss = CategoricalLoss(side, node_sum, node_gain);
+    const float loss = Loss(side, node_sum, node_gain);
     if (!(loss > best_loss)) continue;
     best_loss = loss;
     best_right = j + 1;
@@ -110,7 +108,7 @@ SplitCandidate SplitEvaluator::EvaluatePartition(const GradientSum* hist, uint32
   side = GradientSum();  // backwards: the left side's categories, missing values right
   for (uint32_t j = n_bins - 1; j + steps > n_bins; --j) {
     side += hist[sorted[j]];
-    const float loss = CategoricalLoss(node_sum - side, node_sum, node_gain);
+    const float loss = Loss(node_sum - side, node_sum, node_gain);
     if (!(loss > best_loss)) continue;
     best_loss = loss;
     best_right = j;
@@ -136,6 +134,16 @@ SplitCandidate SplitEvaluator::EvaluatePartition(const GradientSum* hist, uint32
   c.right_sum = right;
   c.found = true;
   return c;
+}
+
+std::vector<uint8_t> CategoryLeftBins(const HistogramCuts& cuts, const SplitCandidate& s) {
+  std::vector<uint8_t> left(cuts.FeatureBins(s.feature), 1);
+  const float* first = cuts.values.data() + cuts.ptr[s.feature];
+  const float* last = cuts.values.data() + cuts.ptr[s.feature + 1];
+  for (uint32_t code : s.categories) {  // the bin whose cut is code + 1
+    left[std::lower_bound(first, last, static_cast<float>(code + 1)) - first] = 0;
+  }
+  return left;
 }
 
 }  // namespace ringboost
