@@ -113,30 +113,67 @@ def bootstrap(args):
 
 # ----------------------------------------------------------------------------------- allreduce
 
-def backend_uses_ring(n, size):
-    """The tcp backend's choice for an allreduce of `size` bytes of int64 (UseRingAllreduce):
-    from 32768 elements, where its default cost model (rabit_latency_us 25,
-    rabit_bandwidth_mbps 10000) has the ring no slower than the tree."""
+def hypercube(n):
+    """P' (the largest power of two <= n), L' = log2 P' and E = n - P' of the tcp backend's
+    halving and doubling (proto::Hypercube)."""
+    p = 1
+    while p * 2 <= n:
+        p *= 2
+    return p, int(math.log2(p)), n - p
+
+
+def backend_algorithm(n, size, int64=True):
+    """The tcp backend's choice for an allreduce of `size` bytes of 8-byte elements under its
+    default cost model (rabit_latency_us 25, rabit_bandwidth_mbps 10000), as PickAllreduce: the
+    ring from 32768 elements where it is no slower than the tree, else the tree; recursive halving
+    and doubling (int64 sums only, over the hypercube's links) where strictly cheaper, from P'
+    elements."""
     beta, alpha = 8.0 / 10e9, 25e-6
+    count = size // 8
     ring = 2 * (n - 1) * alpha + 2.0 * (n - 1) / n * size * beta
     tree = 2 * int(math.floor(math.log2(n))) * (alpha + 2 * size * beta)
-    return size // 8 >= 32768 and size // 8 >= n and ring <= tree
+    use_ring = count >= 32768 and count >= n and ring <= tree
+    p, steps, extra = hypercube(n)
+    halving = 2 * steps * alpha + 2.0 * (p - 1) / p * size * beta
+    if extra:
+        halving += 2 * (alpha + size * beta)
+    if int64 and count >= p and halving < (ring if use_ring else tree):
+        return "halving"
+    return "ring" if use_ring else "tree"
 
 
-def model_seconds(n, size, rate, alpha, burst=None):
+def wire_bytes(n, size, algorithm):
+    """What one rank sends in the worst case (the tree: a node's buffer to its parent and two
+    children; halving: a folded pair's partner also sends the result back)."""
+    if algorithm == "ring":
+        return 2.0 * (n - 1) / n * size
+    if algorithm == "halving":
+        p, _, extra = hypercube(n)
+        return 2.0 * (p - 1) / p * size + (size if extra else 0)
+    return 3 * size
+
+
+def model_seconds(n, size, rate, alpha, burst=None, int64=True):
     """The tcp backend's algorithm on links of `rate` and one-way latency alpha: the ring
-    (reduce-scatter + allgather) from 32768 elements where its default cost model has it no
-    slower than the tree, else the binary heap tree (not pipelined:
-    each level receives two children's buffers over one link, then sends to each in turn).
+    (reduce-scatter + allgather: 2 (n-1) steps), the binary heap tree (not pipelined: each level
+    receives two children's buffers over one link, then sends to each in turn), or halving and
+    doubling (2 log2 P' steps moving 2 (P'-1)/P' of the buffer, and where n is no power of two the
+    fold: the extra ranks' buffers in, the result out, 2 more steps of the whole buffer).
     `burst`: bytes a link passes unshaped after an idle millisecond (the simulated links' tbf
     bucket; None for a real network): taken off each message of the tree, whose levels leave
-    the links idle; the ring keeps its links busy, so it gets the bucket once per call."""
+    the links idle; the ring and halving keep a rank's link busy, so they get the bucket once
+    per call."""
     beta = 8.0 / netns_cluster.rate_bits(rate)
     burst = burst or 0
     depth = int(math.floor(math.log2(n)))
-    if backend_uses_ring(n, size):
+    algorithm = backend_algorithm(n, size, int64)
+    if algorithm == "ring":
         wire = 2.0 * (n - 1) / n * size
         return 2 * (n - 1) * alpha + max(0.0, wire - burst) * beta, "ring"
+    if algorithm == "halving":
+        p, steps, extra = hypercube(n)
+        wire = 2.0 * (p - 1) / p * size + (2 * size if extra else 0)
+        return (2 * steps + (2 if extra else 0)) * alpha + max(0.0, wire - burst) * beta, "halving"
     return 2 * depth * (alpha + max(0.0, 2 * size - burst) * beta), "tree"
 
 
@@ -158,10 +195,10 @@ def sweep_flags(size, seconds):
             "--min-iters=5"]
 
 
-def allreduce_tcp(c, size, seconds):
+def allreduce_tcp(c, size, seconds, extra=()):
     argv = c.submit_argv(os.path.join(BUILD, "ringboost-submit"),
                          [os.path.join(BUILD, "bench", "allreduce_bench"), "communicator=tcp"] +
-                         sweep_flags(size, seconds))
+                         list(extra) + sweep_flags(size, seconds))
     code, out, _ = run(argv, env=dict(os.environ, **c.env()))
     return parse_lines(out).get(size), (out[-800:] if code else "")
 
@@ -208,14 +245,16 @@ def allreduce(args):
             with netns_cluster.Cluster(n, rate) as c:
                 for size in args.sizes:
                     row = {"workers": n, "rate": rate, "bytes": size, "load": round(load(), 1)}
+                    int64 = args.type == "int64"
+                    row["type"] = args.type
                     row["model_s"], row["algorithm"] = model_seconds(
-                        n, size, rate, alpha, netns_cluster.burst_bytes(rate))
+                        n, size, rate, alpha, netns_cluster.burst_bytes(rate), int64)
                     # What all n hosts move at once, against what this box can move.
-                    wire = 2.0 * (n - 1) / n * size if row["algorithm"] == "ring" else 3 * size
-                    row["machine_s"] = n * wire / capacity
+                    row["machine_s"] = n * wire_bytes(n, size, row["algorithm"]) / capacity
                     for impl in args.impls:
                         if impl == "tcp":
-                            t, err = allreduce_tcp(c, size, args.seconds)
+                            t, err = allreduce_tcp(c, size, args.seconds,
+                                                   ["type=" + args.type] + args.tcp_args)
                         elif impl == "mpi":
                             t, err = allreduce_mpi(c, size, args.seconds, work)
                         else:
@@ -225,15 +264,15 @@ def allreduce(args):
                             row[impl + "_error"] = err
                     rows.append(row)
                     print(json.dumps(row), flush=True)
-    head = "| workers | link | bytes | algorithm | model ms | machine ms |" + "".join(
+    head = "| workers | link | bytes | type | algorithm | model ms | machine ms |" + "".join(
         " %s ms |" % i for i in args.impls) + " tcp / model | tcp / mpi | load |"
     print("\n" + head + "\n" + "|---" * (head.count("|") - 1) + "|")
     for r in rows:
         cells = "".join(" %s |" % ("%.2f" % (r[i] * 1e3) if r.get(i) else "n/a")
                         for i in args.impls)
         tcp, mpi = r.get("tcp"), r.get("mpi")
-        print("| %d | %s | %d | %s | %.2f | %.2f |%s %s | %s | %s |" % (
-            r["workers"], r["rate"], r["bytes"], r["algorithm"], r["model_s"] * 1e3,
+        print("| %d | %s | %d | %s | %s | %.2f | %.2f |%s %s | %s | %s |" % (
+            r["workers"], r["rate"], r["bytes"], r["type"], r["algorithm"], r["model_s"] * 1e3,
             r["machine_s"] * 1e3, cells,
             "%.2f" % (tcp / r["model_s"]) if tcp else "n/a",
             "%.2f" % (tcp / mpi) if tcp and mpi else "n/a", r["load"]))
@@ -414,20 +453,23 @@ SMALL_CALLS = 8
 
 def round_seconds(n, rate, alpha, algorithm):
     """The collective time of one round at n workers: `tcp` (what the tcp backend picks per
-    call), `tree` or `ring` for every call, or `halving` (recursive halving and doubling,
-    Rabenseifner: 2 log2 N alpha + 2 (N-1)/N S / B)."""
+    call: the histograms are int64 sums, so halving where its model says), `tree` or `ring` for
+    every call, or `halving` (recursive halving and doubling, Rabenseifner: 2 log2 P' alpha +
+    2 (P'-1)/P' S / B, and the fold of the extra ranks where N is no power of two)."""
     beta = 8.0 / netns_cluster.rate_bits(rate)
     total = 0.0
     unit = ROUND_PAYLOAD / float(sum(LEVEL_HISTOGRAMS))
     sizes = [unit * h for h in LEVEL_HISTOGRAMS] + [64.0] * SMALL_CALLS
+    p, steps, extra = hypercube(n)
     for size in sizes:
-        if algorithm == "halving":
-            total += 2 * math.ceil(math.log2(n)) * alpha + 2.0 * (n - 1) / n * size * beta
-            continue
         ring_t = 2 * (n - 1) * alpha + 2.0 * (n - 1) / n * size * beta
         tree_t = 2 * int(math.floor(math.log2(n))) * (alpha + 2 * size * beta)
-        use_ring = backend_uses_ring(n, size)
-        total += {"ring": ring_t, "tree": tree_t}.get(algorithm, ring_t if use_ring else tree_t)
+        halving_t = 2 * steps * alpha + 2.0 * (p - 1) / p * size * beta
+        if extra:
+            halving_t += 2 * (alpha + size * beta)
+        tcp = backend_algorithm(n, int(size) // 8 * 8)
+        total += {"ring": ring_t, "tree": tree_t, "halving": halving_t}[
+            tcp if algorithm == "tcp" else algorithm]
     return total
 
 
@@ -477,6 +519,12 @@ def main():
     a.add_argument("--impls", type=lambda t: t.split(","), default=["tcp", "mpi", "xgboost"])
     a.add_argument("--sizes", type=ints, default=SIZES)
     a.add_argument("--seconds", type=float, default=0.3)
+    # int64: the training's histogram cells, the sums halving and doubling may take; double:
+    # order-dependent sums, which keep the ring or the tree (the tables before issue 29's halving).
+    a.add_argument("--type", choices=["int64", "double"], default="int64")
+    # More key=value for the tcp workers, e.g. rabit_algorithm=ring (the algorithm column then
+    # still shows the default choice).
+    a.add_argument("--tcp-args", type=lambda t: t.split(","), default=[])
     a.add_argument("--xgboost-python", default=os.path.join(VENV, "bin", "python"))
     sub.add_parser("xgboost-venv")
     f = sub.add_parser("faults")

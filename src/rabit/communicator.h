@@ -92,6 +92,16 @@ class Communicator {
   // socket writes; mpi adds, per call, what the bandwidth-optimal algorithm sends per rank on
   // average (mpi_communicator.cc); local 0.
   virtual int64_t WireBytesSent() const { return 0; }
+  // Whether a reduce-scatter of `bytes` (int64 cells) and an allgatherv of `gather_bytes` cost
+  // less than an allreduce of `bytes` (hist_sync=auto). By default up to kScatterMaxWorkers ranks
+  // (beyond, a ring's latency of two passes of N-1 steps outweighs halving the bytes); tcp with
+  // the hypercube also beyond, where its cost model says so (rabit::ReduceScatterPays).
+  static constexpr int kScatterMaxWorkers = 32;
+  virtual bool ReduceScatterPays(std::size_t bytes, std::size_t gather_bytes) const {
+    (void)bytes;
+    (void)gather_bytes;
+    return WorldSize() <= kScatterMaxWorkers;
+  }
   virtual Status Shutdown() = 0;
 
   // Typed helpers; throw ringboost::Error on failure.

@@ -73,4 +73,26 @@ LinkMap ComputeLinkMap(int world_size) {
   return map;
 }
 
+Hypercube::Hypercube(int world_size) : world(world_size) {
+  while (size * 2 <= world) size *= 2;
+  extra = world - size;
+}
+
+int Hypercube::Steps() const {
+  int steps = 0;
+  while ((1 << steps) < size) ++steps;
+  return steps;
+}
+
+std::vector<int> HypercubePartners(int rank, int world_size) {
+  const Hypercube h(world_size);
+  std::vector<int> out;
+  const int v = h.Virtual(rank);
+  if (v < 0) return {rank - 1};
+  if (rank < 2 * h.extra) out.push_back(rank + 1);
+  for (int d = 1; d < h.size; d *= 2) out.push_back(h.Real(v ^ d));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace ringboost::rabit::proto

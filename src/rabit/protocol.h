@@ -158,4 +158,20 @@ struct LinkMap {
 };
 LinkMap ComputeLinkMap(int world_size);
 
+// The hypercube of recursive halving and doubling (docs/collective.md): P' = the largest power
+// of two <= world, E = world - P'. Ranks 2i+1 < 2E are folded into rank 2i first; the others are
+// the P' "virtual" ranks v (rank 2v for v < E, v + E beyond), each linked with v XOR 2^k.
+struct Hypercube {
+  int world = 1, size = 1, extra = 0;  // world, P', E
+  explicit Hypercube(int world_size);
+  // The virtual rank of `rank`, -1 for a folded one.
+  int Virtual(int rank) const {
+    return rank < 2 * extra ? (rank % 2 == 0 ? rank / 2 : -1) : rank - extra;
+  }
+  int Real(int v) const { return v < extra ? 2 * v : v + extra; }
+  int Steps() const;  // log2 P'
+};
+// The ranks `rank` links with for the hypercube (its fold partner and its v XOR 2^k), ascending.
+std::vector<int> HypercubePartners(int rank, int world_size);
+
 }  // namespace ringboost::rabit::proto

@@ -47,6 +47,9 @@ class StatsCommunicator : public Communicator {
   Status CheckPoint(const std::string& model) override { return inner_->CheckPoint(model); }
   int VersionNumber() const override { return inner_->VersionNumber(); }
   bool Recovers() const override { return inner_->Recovers(); }
+  bool ReduceScatterPays(std::size_t bytes, std::size_t gather_bytes) const override {
+    return inner_->ReduceScatterPays(bytes, gather_bytes);
+  }
   Status Shutdown() override { return inner_->Shutdown(); }
 
  private:

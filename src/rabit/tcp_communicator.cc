@@ -53,6 +53,10 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
     return InMemoryCheckpointCommunicator::CheckPoint(model);
   }
   bool Recovers() const override { return settings_.recover; }
+  bool ReduceScatterPays(std::size_t bytes, std::size_t gather_bytes) const override {
+    return Communicator::ReduceScatterPays(bytes, gather_bytes) ||
+           (hypercube_ && rabit::ReduceScatterPays(bytes, gather_bytes, world_, model_));
+  }
   int64_t WireBytesSent() const override {
     int64_t sent = retired_sent_;
     for (const auto& [r, sock] : links_) sent += sock.bytes_sent();
@@ -75,6 +79,14 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   void MaybeDie() const;
 
   Deadline Wait() const { return Deadline::After(settings_.timeout_s); }
+  // The algorithm rabit_algorithm forces where it can run (the flags), else `picked`.
+  Algorithm Forced(Algorithm picked, bool tree, bool ring, bool halving) const {
+    const std::string& a = settings_.algorithm;
+    if ((a == "tree" && tree) || (a == "ring" && ring) || (a == "halving" && halving)) {
+      return a == "tree" ? Algorithm::kTree : a == "ring" ? Algorithm::kRing : Algorithm::kHalving;
+    }
+    return picked;
+  }
   std::string Where() const { return "tcp rank " + std::to_string(rank_); }
   Status Link(const std::string& command);
   Status ConnectTracker(const std::string& command, TcpSocket* tracker);
@@ -114,6 +126,26 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   Status RingReduceScatter(char* buf, const std::vector<std::size_t>& offsets, DataType type, Op op,
                            int shift);
   Status RingAllgather(char* out, const std::vector<std::size_t>& offsets, int held);
+  // Recursive halving and doubling over the hypercube (proto::Hypercube); voffsets: the P' + 1
+  // byte offsets of the virtual ranks' blocks. Halving leaves this (virtual) rank its block
+  // reduced over the P' virtual ranks; doubling gathers every block from each rank's own.
+  Status HalvingReduceScatter(char* buf, const std::vector<std::size_t>& voffsets, DataType type,
+                              Op op);
+  Status DoublingAllgather(char* buf, const std::vector<std::size_t>& voffsets);
+  // The fold of a world that is no power of two: rank 2i+1 < 2E sends bytes [0, bytes) to rank
+  // 2i, which reduces them into its own (type/op) or, without reduction, places them.
+  Status FoldIn(char* buf, std::size_t bytes, DataType type, Op op, bool reduce);
+  Status FoldOut(char* buf, std::size_t bytes);
+  // Rabenseifner's allreduce: fold, halving, doubling, the result back to the folded ranks.
+  Status HalvingAllreduce(char* buf, std::size_t count, DataType type, Op op);
+  // The block of each rank from the offsets of all of them (world + 1): fold, halving, then the
+  // folded rank's block back to it.
+  Status HalvingReduceScatterBlocks(char* buf, const std::vector<std::size_t>& offsets,
+                                    DataType type, Op op);
+  // Each rank's block (offsets: world + 1) to every rank, by doubling.
+  Status DoublingAllgatherBlocks(char* buf, const std::vector<std::size_t>& offsets);
+  // The virtual ranks' offsets from the real ranks' (world + 1).
+  std::vector<std::size_t> VirtualOffsets(const std::vector<std::size_t>& offsets) const;
   template <typename OnReceive>
   Status Exchange(TcpSocket* next, const char* send, std::size_t send_bytes, TcpSocket* prev,
                   char* recv, std::size_t recv_bytes, OnReceive on_receive);
@@ -126,6 +158,7 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   std::vector<int> tree_;  // tree neighbours (parent included)
   int ring_prev_ = -1;
   int ring_next_ = -1;
+  bool hypercube_ = false;  // linked with proto::HypercubePartners (halving and doubling)
   TcpSocket listener_;
   std::map<int, TcpSocket> links_;
   Heartbeat heartbeat_;
@@ -181,6 +214,20 @@ Status TcpCommunicator::ReceiveAssignment(TcpSocket* tracker, std::set<int>* nei
   tree_ = a.tree;
   ring_prev_ = a.prev;
   ring_next_ = a.next;
+  // Ours (a proven worker's tracker) says next whether every worker links the hypercube too.
+  hypercube_ = false;
+  if (!WatchTracker()) return Status::OK();
+  int32_t hypercube = 0;
+  s = proto::RecvInt(tracker, &hypercube, TrackerReply());
+  if (!s.ok()) return Silent(tracker, s);
+  if (hypercube != 0 && hypercube != 1) {
+    return Status::Fail(tracker->peer() + " sent an invalid hypercube flag " +
+                        std::to_string(hypercube));
+  }
+  hypercube_ = hypercube == 1 && world_ > 1;
+  if (hypercube_) {
+    for (int r : proto::HypercubePartners(rank_, world_)) neighbours->insert(r);
+  }
   return Status::OK();
 }
 
@@ -465,20 +512,155 @@ Status TcpCommunicator::RingAllgather(char* out, const std::vector<std::size_t>&
   return Status::OK();
 }
 
+// The P' virtual ranks' blocks: virtual rank v < E holds ranks 2v and 2v+1's blocks (adjacent),
+// the others rank v + E's.
+std::vector<std::size_t> TcpCommunicator::VirtualOffsets(
+    const std::vector<std::size_t>& offsets) const {
+  const proto::Hypercube h(world_);
+  std::vector<std::size_t> v(h.size + 1);
+  for (int i = 0; i < h.size; ++i) v[i] = offsets[h.Real(i)];
+  v[h.size] = offsets[world_];
+  return v;
+}
+
+// At step d = P'/2, ..., 1 this virtual rank holds 2d blocks reduced over the 2^k ranks that
+// differ from it in the bits above d; it keeps the half with its own block, sends the other to
+// v XOR d and folds that partner's copy of its half in as the bytes arrive. log2 P' steps, each
+// rank sends every block but its own once.
+Status TcpCommunicator::HalvingReduceScatter(char* buf, const std::vector<std::size_t>& voffsets,
+                                             DataType type, Op op) {
+  const proto::Hypercube h(world_);
+  const int v = h.Virtual(rank_);
+  const std::size_t esize = SizeOf(type);
+  std::vector<char> incoming;
+  int lo = 0, hi = h.size;
+  for (int d = h.size / 2; d >= 1; d /= 2) {
+    const bool low = (v & d) == 0;
+    const int keep_lo = low ? lo : lo + d, keep_hi = low ? lo + d : hi;
+    const int send_lo = low ? lo + d : lo, send_hi = low ? hi : lo + d;
+    TcpSocket* peer = &links_[h.Real(v ^ d)];
+    char* dst = buf + voffsets[keep_lo];
+    incoming.resize(voffsets[keep_hi] - voffsets[keep_lo]);
+    std::size_t reduced = 0;  // elements folded in so far
+    Status s = Exchange(peer, buf + voffsets[send_lo], voffsets[send_hi] - voffsets[send_lo], peer,
+                        incoming.data(), incoming.size(), [&](std::size_t got) {
+                          const std::size_t whole = got / esize;
+                          Reduce(dst + reduced * esize, incoming.data() + reduced * esize,
+                                 whole - reduced, type, op);
+                          reduced = whole;
+                        });
+    if (!s.ok()) return s;
+    lo = keep_lo;
+    hi = keep_hi;
+  }
+  return Status::OK();
+}
+
+// At step d = 1, 2, ..., P'/2 this virtual rank holds the d blocks of its aligned group and
+// swaps them with v XOR d for that rank's d: log2 P' steps, every block but its own received once.
+Status TcpCommunicator::DoublingAllgather(char* buf, const std::vector<std::size_t>& voffsets) {
+  const proto::Hypercube h(world_);
+  const int v = h.Virtual(rank_);
+  for (int d = 1; d < h.size; d *= 2) {
+    const int lo = v / d * d, peer_lo = (v ^ d) / d * d;
+    TcpSocket* peer = &links_[h.Real(v ^ d)];
+    Status s = Exchange(peer, buf + voffsets[lo], voffsets[lo + d] - voffsets[lo], peer,
+                        buf + voffsets[peer_lo], voffsets[peer_lo + d] - voffsets[peer_lo],
+                        [](std::size_t) {});
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status TcpCommunicator::FoldIn(char* buf, std::size_t bytes, DataType type, Op op, bool reduce) {
+  const proto::Hypercube h(world_);
+  if (rank_ >= 2 * h.extra || bytes == 0) return Status::OK();
+  if (rank_ % 2 == 1) return links_[rank_ - 1].SendAll(buf, bytes, Wait());
+  TcpSocket* odd = &links_[rank_ + 1];
+  if (!reduce) return odd->RecvAll(buf, bytes, Wait());
+  const std::size_t esize = SizeOf(type);
+  std::vector<char> incoming(bytes);
+  std::size_t reduced = 0;
+  return Exchange(odd, nullptr, 0, odd, incoming.data(), bytes, [&](std::size_t got) {
+    const std::size_t whole = got / esize;
+    Reduce(buf + reduced * esize, incoming.data() + reduced * esize, whole - reduced, type, op);
+    reduced = whole;
+  });
+}
+
+// The unfold: rank 2i sends bytes [0, bytes) of `buf` to rank 2i+1, which receives them there.
+Status TcpCommunicator::FoldOut(char* buf, std::size_t bytes) {
+  const proto::Hypercube h(world_);
+  if (rank_ >= 2 * h.extra || bytes == 0) return Status::OK();
+  if (rank_ % 2 == 0) return links_[rank_ + 1].SendAll(buf, bytes, Wait());
+  return links_[rank_ - 1].RecvAll(buf, bytes, Wait());
+}
+
+Status TcpCommunicator::HalvingAllreduce(char* buf, std::size_t count, DataType type, Op op) {
+  const proto::Hypercube h(world_);
+  const std::size_t esize = SizeOf(type);
+  Status s = FoldIn(buf, count * esize, type, op, /*reduce=*/true);
+  if (s.ok() && h.Virtual(rank_) >= 0) {
+    std::vector<std::size_t> voffsets(h.size + 1);
+    for (int i = 0; i <= h.size; ++i) voffsets[i] = count * i / h.size * esize;
+    s = HalvingReduceScatter(buf, voffsets, type, op);
+    if (s.ok()) s = DoublingAllgather(buf, voffsets);
+  }
+  return s.ok() ? FoldOut(buf, count * esize) : s;
+}
+
+Status TcpCommunicator::HalvingReduceScatterBlocks(char* buf,
+                                                   const std::vector<std::size_t>& offsets,
+                                                   DataType type, Op op) {
+  Status s = FoldIn(buf, offsets[world_], type, op, /*reduce=*/true);
+  if (s.ok() && proto::Hypercube(world_).Virtual(rank_) >= 0) {
+    s = HalvingReduceScatter(buf, VirtualOffsets(offsets), type, op);
+  }
+  if (!s.ok() || rank_ >= 2 * proto::Hypercube(world_).extra) return s;
+  const int odd = rank_ | 1;  // the folded rank of this pair gets its block back
+  return FoldOut(buf + offsets[odd], offsets[odd + 1] - offsets[odd]);
+}
+
+Status TcpCommunicator::DoublingAllgatherBlocks(char* buf,
+                                                const std::vector<std::size_t>& offsets) {
+  Status s = Status::OK();
+  if (rank_ < 2 * proto::Hypercube(world_).extra) {
+    const int odd = rank_ | 1;
+    s = FoldIn(buf + offsets[odd], offsets[odd + 1] - offsets[odd], DataType::kUInt64, Op::kBitOr,
+               /*reduce=*/false);
+  }
+  if (s.ok() && proto::Hypercube(world_).Virtual(rank_) >= 0) {
+    s = DoublingAllgather(buf, VirtualOffsets(offsets));
+  }
+  return s.ok() ? FoldOut(buf, offsets[world_]) : s;
+}
+
 Status TcpCommunicator::AllreduceOnce(void* buf, std::size_t count, DataType type, Op op) {
   if (op == Op::kBitOr && (type == DataType::kFloat || type == DataType::kDouble)) {
     return Status::Fail("Allreduce: bitwise or of floating-point values");
   }
   if (world_ == 1 || count == 0) return Status::OK();
   char* p = static_cast<char*>(buf);
-  Status s = UseRingAllreduce(count, SizeOf(type), world_, settings_.ring_min_count, model_)
-                 ? RingAllreduce(p, count, type, op)
-                 : TreeAllreduce(p, count, type, op);
+  Status s = Status::OK();
+  const bool halving = hypercube_ && OrderFree(type, op);
+  const Algorithm picked =
+      PickAllreduce(count, SizeOf(type), world_, settings_.ring_min_count, model_, halving);
+  switch (Forced(picked, /*tree=*/true, count >= static_cast<std::size_t>(world_), halving)) {
+    case Algorithm::kRing:
+      s = RingAllreduce(p, count, type, op);
+      break;
+    case Algorithm::kHalving:
+      s = HalvingAllreduce(p, count, type, op);
+      break;
+    case Algorithm::kTree:
+      s = TreeAllreduce(p, count, type, op);
+      break;
+  }
   return s.Wrap(Where() + ": Allreduce of " + std::to_string(count * SizeOf(type)) + " bytes");
 }
 
-// Always the ring, whatever the size: its blocks are the callers' (a histogram's features), and
-// the tree would move the whole buffer.
+// The ring or, over the hypercube, recursive halving (never the tree: it would move the whole
+// buffer); the blocks are the callers' (a histogram's features).
 Status TcpCommunicator::ReduceScatterOnce(void* buf, const std::vector<std::size_t>& counts,
                                           DataType type, Op op) {
   if (counts.size() != static_cast<std::size_t>(world_)) {
@@ -491,7 +673,12 @@ Status TcpCommunicator::ReduceScatterOnce(void* buf, const std::vector<std::size
   if (world_ == 1) return Status::OK();
   std::vector<std::size_t> offsets(world_ + 1, 0);
   for (int r = 0; r < world_; ++r) offsets[r + 1] = offsets[r] + counts[r] * SizeOf(type);
-  Status s = RingReduceScatter(static_cast<char*>(buf), offsets, type, op, 0);
+  char* p = static_cast<char*>(buf);
+  const bool halving = hypercube_ && OrderFree(type, op);
+  const Algorithm picked = PickReduceScatter(offsets[world_], world_, model_, halving);
+  Status s = Forced(picked, /*tree=*/false, /*ring=*/true, halving) == Algorithm::kHalving
+                 ? HalvingReduceScatterBlocks(p, offsets, type, op)
+                 : RingReduceScatter(p, offsets, type, op, 0);
   return s.Wrap(Where() + ": ReduceScatter of " + std::to_string(offsets[world_]) + " bytes");
 }
 
@@ -555,8 +742,13 @@ Status TcpCommunicator::AllgathervOnce(const void* in, std::size_t bytes, std::v
   out->resize(offsets[world_]);
   if (bytes != 0) std::memcpy(out->data() + offsets[rank_], in, bytes);
   if (world_ == 1) return Status::OK();
-  if (!UseTreeAllgather(offsets[world_], world_, model_)) {
+  const Algorithm algorithm =
+      Forced(PickAllgather(offsets[world_], world_, model_, hypercube_), true, true, hypercube_);
+  if (algorithm == Algorithm::kRing) {
     return RingAllgather(out->data(), offsets, rank_).Wrap(Where() + ": Allgatherv");
+  }
+  if (algorithm == Algorithm::kHalving) {
+    return DoublingAllgatherBlocks(out->data(), offsets).Wrap(Where() + ": Allgatherv");
   }
   // Few bytes or many ranks: 2 L steps up and down the tree instead of the ring's P - 1. Every
   // rank's block in its place and zeros elsewhere, or-ed together: the blocks are disjoint, so
@@ -691,6 +883,25 @@ double CostModel::Tree(double bytes, int world) const {
   return 2.0 * TreeDepth(world) * (alpha_s + 2.0 * bytes / bytes_per_s);
 }
 
+double CostModel::HalvingAllreduce(double bytes, int world) const {
+  const proto::Hypercube h(world);
+  double t = 2.0 * h.Steps() * alpha_s + 2.0 * (h.size - 1) / h.size * bytes / bytes_per_s;
+  if (h.extra > 0) t += 2.0 * (alpha_s + bytes / bytes_per_s);  // fold in, result out
+  return t;
+}
+double CostModel::HalvingReduceScatter(double bytes, int world) const {
+  const proto::Hypercube h(world);
+  double t = h.Steps() * alpha_s + static_cast<double>(h.size - 1) / h.size * bytes / bytes_per_s;
+  if (h.extra > 0) t += 2.0 * alpha_s + (bytes + bytes / world) / bytes_per_s;  // all in, block out
+  return t;
+}
+double CostModel::DoublingAllgather(double bytes, int world) const {
+  const proto::Hypercube h(world);
+  double t = h.Steps() * alpha_s + static_cast<double>(h.size - 1) / h.size * bytes / bytes_per_s;
+  if (h.extra > 0) t += 2.0 * alpha_s + (bytes / world + bytes) / bytes_per_s;  // block in, all out
+  return t;
+}
+
 CostModel MakeCostModel(const TcpSettings& settings) {
   CostModel m;
   m.alpha_s = settings.latency_us * 1e-6;
@@ -711,6 +922,88 @@ bool UseRingAllreduce(std::size_t count, std::size_t elem_bytes, int world_size,
 bool UseTreeAllgather(std::size_t total_bytes, int world_size, const CostModel& model) {
   const double bytes = static_cast<double>(total_bytes);
   return world_size > 1 && model.Tree(bytes, world_size) < model.RingAllgather(bytes, world_size);
+}
+
+bool OrderFree(DataType type, Op op) {
+  return op != Op::kSum || (type != DataType::kFloat && type != DataType::kDouble);
+}
+
+const char* AlgorithmName(Algorithm a) {
+  switch (a) {
+    case Algorithm::kTree:
+      return "tree";
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kHalving:
+      return "halving";
+  }
+  return "?";
+}
+
+Algorithm PickAllreduce(std::size_t count, std::size_t elem_bytes, int world_size,
+                        int64_t ring_min_count, const CostModel& model, bool hypercube) {
+  const bool ring = UseRingAllreduce(count, elem_bytes, world_size, ring_min_count, model);
+  if (!hypercube || world_size <= 1 ||
+      count < static_cast<std::size_t>(proto::Hypercube(world_size).size)) {
+    return ring ? Algorithm::kRing : Algorithm::kTree;
+  }
+  const double bytes = static_cast<double>(count) * static_cast<double>(elem_bytes);
+  const double other =
+      ring ? model.RingAllreduce(bytes, world_size) : model.Tree(bytes, world_size);
+  if (model.HalvingAllreduce(bytes, world_size) < other) return Algorithm::kHalving;
+  return ring ? Algorithm::kRing : Algorithm::kTree;
+}
+
+Algorithm PickReduceScatter(std::size_t total_bytes, int world_size, const CostModel& model,
+                            bool hypercube) {
+  const double bytes = static_cast<double>(total_bytes);
+  return hypercube && world_size > 1 &&
+                 model.HalvingReduceScatter(bytes, world_size) <
+                     model.RingAllgather(bytes, world_size)
+             ? Algorithm::kHalving
+             : Algorithm::kRing;
+}
+
+Algorithm PickAllgather(std::size_t total_bytes, int world_size, const CostModel& model,
+                        bool hypercube) {
+  const Algorithm old =
+      UseTreeAllgather(total_bytes, world_size, model) ? Algorithm::kTree : Algorithm::kRing;
+  if (!hypercube || world_size <= 1) return old;
+  const double bytes = static_cast<double>(total_bytes);
+  const double other = old == Algorithm::kTree ? model.Tree(bytes, world_size)
+                                               : model.RingAllgather(bytes, world_size);
+  return model.DoublingAllgather(bytes, world_size) < other ? Algorithm::kHalving : old;
+}
+
+double ModelCost(const CostModel& model, Algorithm a, bool allreduce, double bytes, int world) {
+  switch (a) {
+    case Algorithm::kTree:
+      return model.Tree(bytes, world);
+    case Algorithm::kRing:
+      return allreduce ? model.RingAllreduce(bytes, world) : model.RingAllgather(bytes, world);
+    case Algorithm::kHalving:
+      return allreduce ? model.HalvingAllreduce(bytes, world)
+                       : model.DoublingAllgather(bytes, world);
+  }
+  return 0;
+}
+
+bool ReduceScatterPays(std::size_t bytes, std::size_t gather_bytes, int world_size,
+                       const CostModel& model) {
+  if (world_size <= 1) return false;
+  const std::size_t count = bytes / 8;  // int64 cells
+  const double allreduce = ModelCost(model, PickAllreduce(count, 8, world_size, 1, model, true),
+                                     true, bytes, world_size);
+  const double scatter = PickReduceScatter(bytes, world_size, model, true) == Algorithm::kHalving
+                             ? model.HalvingReduceScatter(bytes, world_size)
+                             : model.RingAllgather(bytes, world_size);
+  // The candidates' allgatherv: its sizes (an allreduce of one int64 a rank), then the blocks.
+  const double sizes =
+      ModelCost(model, PickAllreduce(world_size, 8, world_size, 1 << 30, model, true), true,
+                8.0 * world_size, world_size);
+  const double gather = ModelCost(model, PickAllgather(gather_bytes, world_size, model, true),
+                                  false, gather_bytes, world_size);
+  return scatter + sizes + gather < allreduce;
 }
 
 std::unique_ptr<Communicator> MakeTcpCommunicator(const TcpSettings& settings) {

@@ -43,13 +43,15 @@ constexpr SettingKey kSocketBuffer{"rabit_socket_buffer", nullptr, "RABIT_SOCKET
 constexpr SettingKey kLatency{"rabit_latency_us", nullptr, "RABIT_LATENCY_US"};
 constexpr SettingKey kBandwidth{"rabit_bandwidth_mbps", nullptr, "RABIT_BANDWIDTH_MBPS"};
 constexpr SettingKey kSpin{"rabit_spin_us", nullptr, "RABIT_SPIN_US"};
+constexpr SettingKey kAlgorithm{"rabit_algorithm", nullptr, "RABIT_ALGORITHM"};
 constexpr SettingKey kRecover{"rabit_recover", nullptr, "RABIT_RECOVER"};
 constexpr SettingKey kMock{"rabit_mock", nullptr, "RABIT_MOCK"};
 constexpr SettingKey kAllKeys[] = {
     kTrackerUri, kTrackerPort,  kTaskId,     kNumWorker,      kRole,
     kNumAttempt, kToken,        kTimeout,    kConnectTimeout, kHandshakeTimeout,
     kHeartbeat,  kPeerTimeout,  kListenHost, kRingMinCount,   kLatency,
-    kBandwidth,  kSocketBuffer, kSpin,       kRecover,        kMock};
+    kBandwidth,  kSocketBuffer, kSpin,       kAlgorithm,      kRecover,
+    kMock};
 
 // The value of a setting: the last matching key=value argument, else the environment.
 std::optional<std::pair<std::string, std::string>> Lookup(const CommunicatorConfig& config,
@@ -175,6 +177,13 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
   if (auto v = Lookup(config, kLatency)) t.latency_us = ParseNumber(*v, 0, 1e9);
   if (auto v = Lookup(config, kBandwidth)) t.bandwidth_mbps = ParseNumber(*v, 1e-3, 1e9);
   if (auto v = Lookup(config, kSpin)) t.spin_us = static_cast<int>(ParseInteger(*v, 0, 1000000));
+  if (auto v = Lookup(config, kAlgorithm)) {
+    if (v->second != "auto" && v->second != "tree" && v->second != "ring" &&
+        v->second != "halving") {
+      RB_FAIL(v->first << "=" << v->second << ": allowed: auto, tree, ring, halving");
+    }
+    t.algorithm = v->second;
+  }
   return t;
 }
 

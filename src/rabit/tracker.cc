@@ -142,6 +142,11 @@ class Session {
   TrackerState* impl_;
   int num_workers_;
   bool started_ = false;  // the first start fixed the world size and the link map
+  // Decided by the first batch: every worker of the job proven (ringboost workers), so all link
+  // the hypercube of halving and doubling as well (proto::HypercubePartners); told to proven
+  // workers after their ring neighbours.
+  bool batch_decided_ = false;
+  bool hypercube_ = false;
   proto::LinkMap links_;
   std::vector<int> todo_;       // ranks not handed out yet, ascending
   std::vector<Hello> pending_;  // workers waiting for the batch assignment
@@ -269,6 +274,12 @@ void Session::HandleStart(Hello hello) {
     return;
   }
   if (rank < 0 && hello.task_id != kNullTaskId) impl_->FindRank(hello.task_id, &rank);
+  if (hypercube_ && !hello.proven) {
+    impl_->Refuse(hello.host,
+                  "this job's ringboost workers link in a hypercube, which a foreign worker "
+                  "does not; it cannot join");
+    return;
+  }
   if (rank >= 0) {
     // A known rank (recover, restarted worker) is served at once.
     todo_.erase(std::remove(todo_.begin(), todo_.end(), rank), todo_.end());
@@ -303,6 +314,12 @@ void Session::AssignBatch() {
   const std::size_t count = std::min(batch.size(), todo_.size());
   for (std::size_t i = count; i < batch.size(); ++i) {
     impl_->Refuse(batch[i].host, "all " + std::to_string(num_workers_) + " ranks are taken");
+  }
+  if (!batch_decided_) {
+    batch_decided_ = true;
+    hypercube_ =
+        static_cast<int>(count) == num_workers_ &&
+        std::all_of(batch.begin(), batch.begin() + count, [](const Hello& h) { return h.proven; });
   }
   std::vector<int> ranks(todo_.begin(), todo_.begin() + count);
   todo_.erase(todo_.begin(), todo_.begin() + count);
@@ -368,8 +385,8 @@ bool Session::Assign(Hello* worker, int rank) {
   return true;
 }
 
-// Rank, parent, world size, tree neighbours, ring previous and next; *links gets the set of
-// peers the worker must be linked with.
+// Rank, parent, world size, tree neighbours, ring previous and next, and to a proven worker
+// whether it links the hypercube too; *links gets the set of peers the worker must be linked with.
 Status Session::SendAssignment(Hello* worker, int rank, std::set<int>* links) const {
   const Deadline deadline = Deadline::After(impl_->options.io_timeout_s);
   TcpSocket* w = worker->sock.get();
@@ -385,6 +402,10 @@ Status Session::SendAssignment(Hello* worker, int rank, std::set<int>* links) co
   links->insert(tree.begin(), tree.end());
   if (prev >= 0) links->insert(prev);
   if (next >= 0) links->insert(next);
+  if (worker->proven) message.push_back(hypercube_ ? 1 : 0);
+  if (hypercube_ && num_workers_ > 1) {
+    for (int r : proto::HypercubePartners(rank, num_workers_)) links->insert(r);
+  }
   return w->SendAll(message.data(), message.size() * sizeof(int32_t), deadline);
 }
 

@@ -85,6 +85,35 @@ TEST(HistSyncWorkers, EightWorkersOnSixFeatures) {
   }
 }
 
+// Recursive halving and doubling (rabit_algorithm=halving: every integer allreduce, the
+// histograms' reduce-scatter and the candidates' allgather over the hypercube, the extra ranks
+// folded in at 3, 5, 6, 7) under ringboost-submit: the model is one process's for either
+// hist_sync.
+class HistSyncHalving : public ::testing::TestWithParam<int> {};
+
+TEST_P(HistSyncHalving, ModelIsOneProcesss) {
+  const int n = GetParam();
+  test::TempDir dir;
+  test::WriteGeneratedSparse(dir.File("train.txt"), 1600, 12, 0.1);
+  test::WriteFile(dir.File("c.conf"),
+                  "objective = binary:logistic\nmax_depth = 4\nnum_round = 3\n"
+                  "data = \"train.txt\"\n");
+  const test::RunResult one = test::RunRingboost(dir.path(), "train c.conf model_out=one.json");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const std::string model = test::ReadFile(dir.File("one.json"));
+  ASSERT_FALSE(model.empty());
+  for (const char* mode : {"reduce_scatter", "allreduce"}) {
+    const test::RunResult r = test::RunSubmit(
+        dir.path(), n,
+        std::string("train c.conf nthread=1 rabit_algorithm=halving model_out=h.json hist_sync=") +
+            mode);
+    EXPECT_EQ(r.exit_code, 0) << mode << ": " << r.err;
+    EXPECT_EQ(test::ReadFile(dir.File("h.json")), model) << mode;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, HistSyncHalving, ::testing::Values(3, 5, 6, 7));
+
 struct CollectiveLine {
   double payload = 0, sent = 0;
 };
@@ -106,13 +135,20 @@ std::vector<CollectiveLine> CollectiveLines(const std::string& text) {
 // workers still take the tree), each worker sends 2 (N-1)/N of the payload; with reduce_scatter
 // (N-1)/N of it (the histograms' blocks but one's own; the candidates' allgather sends each
 // worker's candidates to the N-1 others, a few hundred bytes). Within 3% of those.
-TEST(HistSyncLog, BytesSentPerWorkerFollowTheRing) {
+// At 4 workers halving and doubling (rabit_algorithm=halving) send the same: at a power of two
+// a rank sends every block but its own in halving and (P-1)/P of the buffer in doubling.
+class HistSyncLog : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HistSyncLog, BytesSentPerWorkerFollowTheRing) {
   test::TempDir dir;
   test::WriteGeneratedDense(dir.File("train.txt"), 3000);
+  const bool halving = std::string(GetParam()) == "halving";
   test::WriteFile(dir.File("c.conf"),
-                  "objective = binary:logistic\nmax_depth = 5\nnum_round = 2\n"
-                  "data = \"train.txt\"\nverbosity = 3\nrabit_reduce_ring_mincount = 1\n");
-  const int n = 3;
+                  std::string("objective = binary:logistic\nmax_depth = 5\nnum_round = 2\n"
+                              "data = \"train.txt\"\nverbosity = 3\n"
+                              "rabit_reduce_ring_mincount = 1\nrabit_algorithm = ") +
+                      GetParam() + "\n");
+  const int n = halving ? 4 : 3;
   double allreduce_sent = 0;
   for (const char* mode : {"allreduce", "reduce_scatter"}) {
     const test::RunResult r = test::RunSubmit(
@@ -131,7 +167,9 @@ TEST(HistSyncLog, BytesSentPerWorkerFollowTheRing) {
   }
 }
 
-TEST(HistSyncLog, DeviceCudaRefusesReduceScatterByName) {
+INSTANTIATE_TEST_SUITE_P(Algorithms, HistSyncLog, ::testing::Values("auto", "halving"));
+
+TEST(HistSyncCuda, DeviceCudaRefusesReduceScatterByName) {
   test::TempDir dir;
   test::WriteFile(dir.File("c.conf"),
                   "objective = binary:logistic\ndata = \"missing.txt\"\nnum_round = 1\n");

@@ -83,9 +83,18 @@ INSTANTIATE_TEST_SUITE_P(
         // Allgatherv (the survivors name the call).
         Fault{"rank1_in_reduce_scatter", "1,2,4,0", 1, "ReduceScatter"},
         Fault{"rank2_in_split_allgather", "2,3,5,0", 1, "Allgatherv"},
-        // 6 workers with a latency of 1 ms in the cost model: the candidates'
-        // Allgatherv goes up and down the tree (tcp_communicator.h).
-        Fault{"rank4_in_tree_allgather", "4,3,5,0", 1, "Allgatherv", 6, "rabit_latency_us=1000"}),
+        // 6 workers, the candidates' Allgatherv forced up and down the tree
+        // (tcp_communicator.h).
+        Fault{"rank4_in_tree_allgather", "4,3,5,0", 1, "Allgatherv", 6, "rabit_algorithm=tree"},
+        // 6 workers by recursive halving and doubling (rank 1 is folded into rank 0,
+        // rank 5 a hypercube rank): killed in the histograms' ReduceScatter, and in the
+        // candidates' Allgatherv by doubling.
+        Fault{"rank1_in_halving_reduce_scatter", "1,2,4,0", 1, "ReduceScatter", 6,
+              "rabit_algorithm=halving"},
+        Fault{"rank5_in_halving_reduce_scatter", "5,1,4,0", 1, "ReduceScatter", 6,
+              "rabit_algorithm=halving"},
+        Fault{"rank3_in_doubling_allgather", "3,3,5,0", 1, "Allgatherv", 5,
+              "rabit_algorithm=halving"}),
     [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
 
 // 200k generated rows: rank 0 killed at a seeded round and rank 1 at the first collective call.

@@ -167,11 +167,105 @@ inline std::string CheckWireBytes(Communicator* comm, std::size_t count) {
   return "";
 }
 
-// An Allgatherv of 1000 bytes a rank on tcp, and whether it went up and down the tree (tree):
-// around the ring a rank sends every block but one, (N-1) 1000 bytes, plus its share of the
-// sizes' allreduce (8 N bytes on each of at most 3 tree links); on the tree it sends the whole
-// N 1000 bytes (or-ed) on each of its tree links, at least once.
-inline std::string CheckAllgathervAlgorithm(Communicator* comm, bool tree) {
+// The bytes a rank sends in halving and doubling over the hypercube of `world` ranks, derived
+// from the algorithm's description (docs/collective.md): P' the largest power of two <= world,
+// E = world - P'; ranks 2i+1 < 2E fold into rank 2i, the others are virtual ranks v (rank 2v for
+// v < E, else v + E) owning virtual block v (a folded pair's two blocks). In halving a virtual
+// rank sends every virtual block but its own once (S - vb); in doubling, at step d = 1, 2, ...,
+// P'/2, the d blocks of its aligned group [v - v % d, +d). A folded rank sends all S (allreduce,
+// reduce-scatter) or its block (allgather); its partner sends it the result: all S (allreduce,
+// allgather) or its block (reduce-scatter). block_bytes[r]: rank r's block; the allreduce's
+// virtual blocks are count (v+1) / P' - count v / P' elements.
+struct HalvingBytes {
+  int64_t allreduce, reduce_scatter, allgather;
+};
+inline HalvingBytes ExpectedHalvingBytes(int rank, int world, std::size_t count,
+                                         std::size_t elem_bytes,
+                                         const std::vector<int64_t>& block_bytes) {
+  int p = 1;
+  while (p * 2 <= world) p *= 2;
+  const int extra = world - p;
+  const int64_t s_ar = static_cast<int64_t>(count * elem_bytes);
+  int64_t s_blocks = 0;
+  for (int64_t b : block_bytes) s_blocks += b;
+  if (rank < 2 * extra && rank % 2 == 1) return {s_ar, s_blocks, block_bytes[rank]};
+  const int v = rank < 2 * extra ? rank / 2 : rank - extra;
+  const bool partner = rank < 2 * extra;
+  std::vector<int64_t> ar(p), blocks(p);
+  for (int u = 0; u < p; ++u) {
+    ar[u] = static_cast<int64_t>((count * (u + 1) / p - count * u / p) * elem_bytes);
+    blocks[u] = u < extra ? block_bytes[2 * u] + block_bytes[2 * u + 1] : block_bytes[u + extra];
+  }
+  auto doubling = [&](const std::vector<int64_t>& vb) {
+    int64_t sent = 0;
+    for (int d = 1; d < p; d *= 2) {
+      for (int u = v - v % d; u < v - v % d + d; ++u) sent += vb[u];
+    }
+    return sent;
+  };
+  return {s_ar - ar[v] + doubling(ar) + (partner ? s_ar : 0),
+          s_blocks - blocks[v] + (partner ? block_bytes[rank + 1] : 0),
+          doubling(blocks) + (partner ? s_blocks : 0)};
+}
+
+// With rabit_algorithm=halving on tcp: an allreduce of `count` int64, a reduce-scatter over
+// ScatterBlocks and an Allgather of 8 bytes a rank send exactly ExpectedHalvingBytes (the
+// allgather adds its sizes' allreduce of one int64 a rank); results checked too.
+inline std::string CheckHalvingBytes(Communicator* comm, std::size_t count) {
+  const int n = comm->WorldSize(), rank = comm->Rank();
+  const std::string me = "rank " + std::to_string(rank) + ": ";
+  std::vector<int64_t> buf(count, rank + 1);
+  int64_t before = comm->WireBytesSent();
+  comm->Allreduce(Span<int64_t>(buf), Op::kSum);
+  const int64_t allreduce = comm->WireBytesSent() - before;
+  for (int64_t x : buf) {
+    if (x != int64_t{n} * (n + 1) / 2) return me + "halving Allreduce sum " + std::to_string(x);
+  }
+  const std::vector<std::size_t> counts = ScatterBlocks(n, count / n);
+  std::vector<int64_t> block_bytes;
+  std::size_t total = 0;
+  for (std::size_t c : counts) {
+    block_bytes.push_back(static_cast<int64_t>(8 * c));
+    total += c;
+  }
+  buf.assign(total, rank + 1);
+  before = comm->WireBytesSent();
+  comm->ReduceScatter(Span<int64_t>(buf), counts, Op::kSum);
+  const int64_t scatter = comm->WireBytesSent() - before;
+  std::size_t first = 0;
+  for (int r = 0; r < rank; ++r) first += counts[r];
+  for (std::size_t i = first; i < first + counts[rank]; ++i) {
+    if (buf[i] != int64_t{n} * (n + 1) / 2) return me + "halving ReduceScatter sum wrong";
+  }
+  const int64_t mine = rank * 1000 + 7;
+  std::vector<int64_t> all(n);
+  before = comm->WireBytesSent();
+  ThrowIfError(comm->AllgatherRaw(&mine, sizeof(mine), all.data()));
+  const int64_t gather = comm->WireBytesSent() - before;
+  for (int r = 0; r < n; ++r) {
+    if (all[r] != r * 1000 + 7) return me + "doubling Allgather slot " + std::to_string(r);
+  }
+  const HalvingBytes want = ExpectedHalvingBytes(rank, n, count, 8, block_bytes);
+  const HalvingBytes sizes = ExpectedHalvingBytes(rank, n, n, 8, std::vector<int64_t>(n, 0));
+  const int64_t want_gather =
+      sizes.allreduce + ExpectedHalvingBytes(rank, n, 0, 8, std::vector<int64_t>(n, 8)).allgather;
+  if (allreduce != want.allreduce || scatter != want.reduce_scatter || gather != want_gather) {
+    return me + "halving sent " + std::to_string(allreduce) + " / " + std::to_string(scatter) +
+           " / " + std::to_string(gather) +
+           " bytes (allreduce / reduce-scatter / allgather), want " +
+           std::to_string(want.allreduce) + " / " + std::to_string(want.reduce_scatter) + " / " +
+           std::to_string(want_gather);
+  }
+  return "";
+}
+
+// An Allgatherv of 1000 bytes a rank on tcp, and whether it took `algorithm` (tree, ring or
+// halving): around the ring a rank sends every block but one, (N-1) 1000 bytes, plus its share of
+// the sizes' allreduce (8 N bytes on each of at most 3 tree links, or halving's); on the tree it
+// sends the whole N 1000 bytes (or-ed) on each of its tree links, at least once; by doubling
+// exactly ExpectedHalvingBytes' allgather plus the sizes' (so at 6 or 7 ranks the folded rank 1
+// sends 1000 bytes and little more, where the ring sends 5000 or 6000).
+inline std::string CheckAllgathervAlgorithm(Communicator* comm, const std::string& algorithm) {
   const int n = comm->WorldSize();
   const std::string me = "rank " + std::to_string(comm->Rank()) + ": ";
   const std::string mine(1000, static_cast<char>('a' + comm->Rank() % 26));
@@ -182,9 +276,15 @@ inline std::string CheckAllgathervAlgorithm(Communicator* comm, bool tree) {
   std::string want;
   for (int r = 0; r < n; ++r) want += std::string(1000, static_cast<char>('a' + r % 26));
   if (std::string(all.begin(), all.end()) != want) return me + "Allgatherv of 1000 bytes differs";
-  if ((sent >= 1000 * n) != tree) {
+  const int64_t doubling =
+      ExpectedHalvingBytes(comm->Rank(), n, 0, 1, std::vector<int64_t>(n, 1000)).allgather;
+  const int64_t sizes_at_most = 8 * n * 6;
+  const bool ok = algorithm == "tree"      ? sent >= 1000 * n
+                  : algorithm == "halving" ? sent >= doubling && sent <= doubling + sizes_at_most
+                                           : sent < 1000 * n && sent >= 1000 * (n - 1);
+  if (!ok) {
     return me + "Allgatherv of " + std::to_string(1000 * n) + " bytes sent " +
-           std::to_string(sent) + ": not the " + (tree ? "tree" : "ring");
+           std::to_string(sent) + ": not the " + algorithm;
   }
   return "";
 }

@@ -39,6 +39,9 @@ inline void LinkAsRankOne(int tracker_port, const std::string& token, int32_t fl
   const proto::TrackerLiveness beats{10, "its rank"};  // a proven worker hears beats first
   ASSERT_TRUE(proto::RecvAssignment(&t, d, &a, &neighbours, &beats).ok());
   ASSERT_EQ(a.rank, 1);
+  int32_t hypercube = -1;  // ours tells a proven worker whether it links the hypercube too
+  ASSERT_TRUE(proto::RecvInt(&t, &hypercube, d).ok());
+  ASSERT_EQ(hypercube, 1);  // a world of two: the hypercube's one link is the ring's
   ASSERT_TRUE(proto::SendInt(&t, 0, d).ok());  // no links held
   int32_t num_connect = 0, num_accept = 0, port = 0, rank = -1, peer_flags = 0;
   std::string host;

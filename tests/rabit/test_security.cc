@@ -243,7 +243,9 @@ TEST(PeerSecurity, AllgathervRefusesASizeBeyondWhatTheProtocolAllows) {
   std::string result;
   std::thread real([&] {
     try {
-      auto comm = MakeCommunicator(test::RealRankZero(tracker, kToken));
+      // The fake answers the sizes' allreduce as the tree's child does.
+      auto comm =
+          MakeCommunicator(test::RealRankZero(tracker, kToken, {{"rabit_algorithm", "tree"}}));
       std::vector<char> out;
       result = comm->AllgathervRaw("abc", 3, &out).message();
     } catch (const std::exception& e) {

@@ -227,6 +227,70 @@ TEST(TcpSettings, CostModelPicksTheTreeForManyRanks) {
   EXPECT_TRUE(UseTreeAllgather(1 << 20, 6, slow));  // 2 L = 4 steps against 5
 }
 
+// Halving and doubling over the hypercube, by hand (alpha 25 us, 0.8 ns a byte; P' the largest
+// power of two <= P, L' = log2 P', E = P - P' ranks folded in first).
+TEST(TcpSettings, CostModelPicksHalvingWhereItIsCheaper) {
+  const CostModel m;
+  // 8 ranks, 1 MB: 2 L' alpha + 2 (7/8) S beta = 150 + 1400 us.
+  EXPECT_NEAR(m.HalvingAllreduce(1e6, 8), 1550e-6, 1e-9);
+  // 6 ranks (P' 4, E 2): 100 + 1200 us, and the fold: 2 (25 + 800) us.
+  EXPECT_NEAR(m.HalvingAllreduce(1e6, 6), 2950e-6, 1e-9);
+  // Reduce-scatter at 6: 50 + 600 us, the fold 2 alpha + (S + S/6) beta = 50 + 933.33 us.
+  EXPECT_NEAR(m.HalvingReduceScatter(1e6, 6), 1633.333e-6, 1e-9);
+  EXPECT_NEAR(m.DoublingAllgather(1e6, 6), 1633.333e-6, 1e-9);
+  EXPECT_NEAR(m.HalvingReduceScatter(1e6, 1024), (250 + 1023.0 / 1024 * 800) * 1e-6, 1e-9);
+
+  // Allreduce of 115 KB (14375 int64) at 8: halving 150 + 161 us against the tree's
+  // 6 (25 + 184) us (the ring needs 32768 elements); without the hypercube, the tree.
+  EXPECT_EQ(PickAllreduce(14375, 8, 8, 32768, m, true), Algorithm::kHalving);
+  EXPECT_EQ(PickAllreduce(14375, 8, 8, 32768, m, false), Algorithm::kTree);
+  // Fewer elements than P': never halving.
+  EXPECT_EQ(PickAllreduce(7, 8, 8, 1, m, true), Algorithm::kTree);
+  // 64 bytes at 6: the tree's 4 alpha against halving's 6.
+  EXPECT_EQ(PickAllreduce(8, 8, 6, 32768, m, true), Algorithm::kTree);
+  // 1 MB at 6: ring 250 + 1333.3 us, tree 4 (25 + 1600) us, halving 2950 us: the ring.
+  EXPECT_EQ(PickAllreduce(125000, 8, 6, 32768, m, true), Algorithm::kRing);
+  // 1 MB at 1024: ring 51150 + 1598 us, tree 20 (25 + 1600) us, halving 500 + 1598 us.
+  EXPECT_EQ(PickAllreduce(125000, 8, 1024, 32768, m, true), Algorithm::kHalving);
+  // Only where the order of a reduction does not matter.
+  EXPECT_FALSE(OrderFree(DataType::kDouble, Op::kSum));
+  EXPECT_FALSE(OrderFree(DataType::kFloat, Op::kSum));
+  EXPECT_TRUE(OrderFree(DataType::kDouble, Op::kMax));
+  EXPECT_TRUE(OrderFree(DataType::kInt64, Op::kSum));
+
+  // Reduce-scatter. 2 ranks: one step either way, the same bytes: the ring keeps the tie.
+  EXPECT_EQ(PickReduceScatter(1000000, 2, m, true), Algorithm::kRing);
+  // 4 ranks: 2 alpha against 3, the same bytes.
+  EXPECT_EQ(PickReduceScatter(1000000, 4, m, true), Algorithm::kHalving);
+  EXPECT_EQ(PickReduceScatter(1000000, 4, m, false), Algorithm::kRing);
+  // 3 ranks, 1 MB: halving 25 + 400 + 50 + 1066.7 us against the ring's 50 + 533.3.
+  EXPECT_EQ(PickReduceScatter(1000000, 3, m, true), Algorithm::kRing);
+  // 6 ranks: 1 KB halving 101.5 us against the ring's 125.7; 1 MB 1633 against 791.7.
+  EXPECT_EQ(PickReduceScatter(1000, 6, m, true), Algorithm::kHalving);
+  EXPECT_EQ(PickReduceScatter(1000000, 6, m, true), Algorithm::kRing);
+  // 48 ranks (P' 32, E 16), 115 KB: 125 + 89.1 + 50 + 93.9 us against 47 alpha + 90.1 us.
+  EXPECT_EQ(PickReduceScatter(115000, 48, m, true), Algorithm::kHalving);
+
+  // Allgather. 1 KB at 8: doubling 75.7 us, the tree 6 (25 + 1.6) us.
+  EXPECT_EQ(PickAllgather(1000, 8, m, true), Algorithm::kHalving);
+  EXPECT_EQ(PickAllgather(1000, 8, m, false), Algorithm::kTree);
+  // 1 KB at 6: doubling 50 + 0.6 + 50 + 0.93 = 101.5 us, the tree 106.4 us.
+  EXPECT_EQ(PickAllgather(1000, 6, m, true), Algorithm::kHalving);
+  // 1 MB at 6: doubling 1633 us, the ring 125 + 666.7 us.
+  EXPECT_EQ(PickAllgather(1000000, 6, m, true), Algorithm::kRing);
+
+  // hist_sync=auto beyond 32 workers: one node's histogram of 115 KB at 64 workers. At 10 Gbit/s
+  // the allreduce (halving: 300 + 181.1 us) beats the reduce-scatter (150 + 90.6 us) plus the
+  // candidates' sizes (halving, 300.8 us) and allgather (3840 B by doubling, 153 us).
+  EXPECT_FALSE(ReduceScatterPays(115000, 60 * 64, 64, m));
+  // At 1 Gbit/s (9.2 us a KB): allreduce 300 + 1811.3 us; reduce-scatter 150 + 905.6, sizes
+  // 308.1, allgather 180.2 us: 1543.9 us, it pays.
+  CostModel gbit = m;
+  gbit.bytes_per_s = 1.25e8;
+  EXPECT_TRUE(ReduceScatterPays(115000, 60 * 64, 64, gbit));
+  EXPECT_FALSE(ReduceScatterPays(115000, 60, 1, gbit));
+}
+
 }  // namespace
 }  // namespace ringboost::rabit
 

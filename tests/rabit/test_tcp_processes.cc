@@ -66,16 +66,18 @@ TEST_P(TcpProcesses, EveryCollectiveUnderRingboostTracker) {
 
 INSTANTIATE_TEST_SUITE_P(Workers, TcpProcesses, ::testing::Values(2, 4));
 
-// With a latency of 1 ms in the cost model an Allgatherv of a few KB goes up and down the tree
-// where its 2 L steps are fewer than the ring's N - 1 (L = floor(log2 N): from 6 ranks; 5 ranks
-// tie at 4 and keep the ring). Waits sleep at once (rabit_spin_us=0). Every collective is checked
-// on small buffers, and the Allgatherv's algorithm by its bytes.
+// With a latency of 1 ms in the cost model an Allgatherv of a few KB takes the fewest steps:
+// recursive doubling over the hypercube where its log2 P' steps (and the fold's 2 at 6 and 7
+// ranks) are no more than the tree's 2 L and it moves fewer bytes (6 to 8 ranks); at 5 ranks
+// doubling's 4 steps tie the ring's 4 and the ring moves fewer bytes (docs/collective.md). Waits
+// sleep at once (rabit_spin_us=0). Every collective is checked on small buffers, and the
+// Allgatherv's algorithm by its bytes.
 class TcpCostModel : public ::testing::TestWithParam<int> {};
 
-TEST_P(TcpCostModel, TreeAllgatherFromSixRanks) {
+TEST_P(TcpCostModel, DoublingAllgatherFromSixRanks) {
   const int n = GetParam();
   test::TrackerThread tracker(n, "job-token-1");
-  const std::string algorithm = n >= 6 ? "tree" : "ring";
+  const std::string algorithm = n >= 6 ? "halving" : "ring";
   auto workers = RunProcesses(&tracker, n,
                               "expect=tcp rabit_timeout_sec=30 rabit_latency_us=1000 "
                               "rabit_spin_us=0 small=1 allgather=" +
@@ -85,6 +87,35 @@ TEST_P(TcpCostModel, TreeAllgatherFromSixRanks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, TcpCostModel, ::testing::Values(5, 6, 7, 8));
+
+// rabit_algorithm=tree: the Allgatherv goes up and down the tree (an or of placed blocks) even
+// where the hypercube's doubling is cheaper.
+TEST(TcpCostModelForced, TreeAllgatherAtSixRanks) {
+  test::TrackerThread tracker(6, "job-token-1");
+  auto workers = RunProcesses(&tracker, 6,
+                              "expect=tcp rabit_timeout_sec=30 rabit_spin_us=0 small=1 "
+                              "rabit_algorithm=tree allgather=tree",
+                              "RINGBOOST_JOB_TOKEN=job-token-1");
+  ExpectAllOk(workers, &tracker);
+}
+
+// rabit_algorithm=halving: every order-free collective (integer sums, min, max, or; floating-
+// point sums keep the model's choice) runs by recursive halving and doubling over the hypercube's
+// links that ringboost's tracker hands out, including the fold of the extra ranks at 3, 5, 6, 7:
+// results equal the reference, and each rank sends exactly the bytes the algorithm says.
+class TcpHalving : public ::testing::TestWithParam<int> {};
+
+TEST_P(TcpHalving, EveryCollectiveAndItsBytes) {
+  const int n = GetParam();
+  test::TrackerThread tracker(n, "job-token-1");
+  auto workers = RunProcesses(&tracker, n,
+                              "expect=tcp rabit_timeout_sec=30 rabit_spin_us=0 small=1 halving=1 "
+                              "rabit_algorithm=halving",
+                              "RINGBOOST_JOB_TOKEN=job-token-1");
+  ExpectAllOk(workers, &tracker);
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, TcpHalving, ::testing::Values(2, 3, 4, 5, 6, 7, 8));
 
 // XGBoost's tracker assigns the ranks and links; ringboost workers do the rest.
 class XGBoostTracker : public ::testing::TestWithParam<int> {};

@@ -147,8 +147,16 @@ std::string WorkerError(const std::vector<std::string>& script) {
   return result;
 }
 
-// Rank 1 of a world of two: parent 0, tree {0}, ring 0 <-> 0.
-const std::string kRankOneOfTwo = Int(1) + Int(0) + Int(2) + Int(1) + Int(0) + Int(0) + Int(0);
+// Rank 1 of a world of two: parent 0, tree {0}, ring 0 <-> 0, and (to a proven worker) no
+// hypercube.
+const std::string kRankOneOfTwo =
+    Int(1) + Int(0) + Int(2) + Int(1) + Int(0) + Int(0) + Int(0) + Int(0);
+
+TEST(WorkerReadsTheTracker, RefusesAHypercubeFlagOtherThanZeroOrOne) {
+  const std::string e =
+      WorkerError({Int(1) + Int(0) + Int(2) + Int(1) + Int(0) + Int(0) + Int(0) + Int(2)});
+  EXPECT_NE(e.find("sent an invalid hypercube flag 2"), std::string::npos) << e;
+}
 
 TEST(WorkerReadsTheTracker, RefusesAWorldPastTheBound) {
   const std::string e = WorkerError({Int(0) + Int(-1) + Int(proto::kMaxWorldSize + 1) + Int(0)});

@@ -100,8 +100,15 @@ HistogramSync::HistogramSync(const HistogramCuts* cuts, HistSync mode, rabit::Co
                              bool low_bit)
     : cuts_(cuts), comm_(comm), low_bit_(low_bit) {
   const int world = comm->WorldSize();
-  scatter_ = world > 1 && (mode == HistSync::kReduceScatter ||
-                           (mode == HistSync::kAuto && world <= kAutoMaxWorkers));
+  // auto: where the communicator says a reduce-scatter of one node's histogram (64-bit cells:
+  // the root's level, the smallest; deeper ones carry more nodes) and the candidates' allgather
+  // cost less than its allreduce: up to 32 workers, and beyond where tcp's cost model says so
+  // over the hypercube (docs/collective.md, "Training").
+  scatter_ =
+      world > 1 &&
+      (mode == HistSync::kReduceScatter ||
+       (mode == HistSync::kAuto && comm->ReduceScatterPays(std::size_t{cuts->TotalBins()} * 16,
+                                                           sizeof(WireCandidate) * world)));
   end_feature_ = cuts->NumFeatures();
   bin_blocks_ = {0, cuts->TotalBins()};
   if (!scatter_) return;

@@ -20,11 +20,6 @@ namespace ringboost {
 
 class HistogramSync {
  public:
-  // hist_sync=auto reduce-scatters from 2 workers up to this many: beyond, the ring's latency
-  // (two passes of N-1 steps a level, the reduce-scatter and the candidates' allgather) outweighs
-  // halving the bytes on fast links (docs/collective.md, "Training").
-  static constexpr int kAutoMaxWorkers = 32;
-
   // low_bit: histograms travel in the narrow cells of CellBitsFor (gradient.h).
   HistogramSync(const HistogramCuts* cuts, HistSync mode, rabit::Communicator* comm, bool low_bit);
 

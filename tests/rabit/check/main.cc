@@ -1,15 +1,16 @@
 // A worker that checks every collective (collective_checks.h) as a real process: mpirun starts it
 // (tests/rabit/test_mpi.cc), and so do the trackers of tests/rabit/test_tcp_processes.cc.
 //   rabit_check [communicator=auto|mpi|tcp] [expect=BACKEND] [die_rank=R] [stop_rank=R]
-//               [pid_file=PATH] [allgather=tree|ring] [small=1] [KEY=VALUE ...]
+//               [pid_file=PATH] [allgather=tree|ring|halving] [halving=1] [small=1] [KEY=VALUE ...]
 // KEY=VALUE go to the communicator (DMLC_*, rabit_*). die_rank=R: rank R exits with code 3 after
 // the first allreduce, so the others' next collective meets a dead peer; stop_rank=R: rank R stops
 // itself (SIGSTOP) there instead, a hung peer whose links stay open. pid_file=PATH: writes the
-// process id there first (tests stop a worker at a moment of their choosing). allgather=tree|ring:
-// also checks by the bytes it sends that an Allgatherv of 1000 bytes a rank took that algorithm.
-// small=1: buffers of up to 1000 elements and a 64 KB broadcast only, and no check of the ring's
-// bytes (for many processes on few cores).
-// Prints "rank R of N ok" and exits 0, or prints the first mismatch or error and exits 1.
+// process id there first (tests stop a worker at a moment of their choosing).
+// allgather=tree|ring|halving: also checks by the bytes it sends that an Allgatherv of 1000 bytes a
+// rank took that algorithm. halving=1 (with rabit_algorithm=halving): also checks the bytes halving
+// and doubling send (CheckHalvingBytes). small=1: buffers of up to 1000 elements and a 64 KB
+// broadcast only, and no check of the ring's bytes (for many processes on few cores). Prints "rank
+// R of N ok" and exits 0, or prints the first mismatch or error and exits 1.
 #include <unistd.h>
 
 #include <csignal>
@@ -25,7 +26,7 @@ namespace {
 int Run(int argc, char** argv) {
   CommunicatorConfig config;
   std::string expect, allgather;
-  bool small = false;
+  bool small = false, halving = false;
   int die_rank = -1, stop_rank = -1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -41,6 +42,8 @@ int Run(int argc, char** argv) {
       expect = value;
     } else if (key == "small") {
       small = value == "1";
+    } else if (key == "halving") {
+      halving = value == "1";
     } else if (key == "allgather") {
       allgather = value;
     } else if (key == "die_rank") {
@@ -88,8 +91,9 @@ int Run(int argc, char** argv) {
       std::printf("rank %d recovered: %s\n", comm->Rank(), e.what());
     }
   }
+  if (error.empty() && halving) error = test::CheckHalvingBytes(comm.get(), 10007);
   if (error.empty() && !allgather.empty()) {
-    error = test::CheckAllgathervAlgorithm(comm.get(), allgather == "tree");
+    error = test::CheckAllgathervAlgorithm(comm.get(), allgather);
   }
   if (!error.empty()) {
     std::printf("%s\n", error.c_str());
