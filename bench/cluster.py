@@ -195,10 +195,10 @@ def sweep_flags(size, seconds):
             "--min-iters=5"]
 
 
-def allreduce_tcp(c, size, seconds, extra=()):
+def allreduce_tcp(c, size, seconds, extra=(), submit_extra=()):
     argv = c.submit_argv(os.path.join(BUILD, "ringboost-submit"),
                          [os.path.join(BUILD, "bench", "allreduce_bench"), "communicator=tcp"] +
-                         list(extra) + sweep_flags(size, seconds))
+                         list(extra) + sweep_flags(size, seconds), submit_extra)
     code, out, _ = run(argv, env=dict(os.environ, **c.env()))
     return parse_lines(out).get(size), (out[-800:] if code else "")
 
@@ -247,14 +247,18 @@ def allreduce(args):
                     row = {"workers": n, "rate": rate, "bytes": size, "load": round(load(), 1)}
                     int64 = args.type == "int64"
                     row["type"] = args.type
+                    # Halving and doubling run only over the hypercube (ringboost-submit
+                    # --hypercube) and on int64 sums.
                     row["model_s"], row["algorithm"] = model_seconds(
-                        n, size, rate, alpha, netns_cluster.burst_bytes(rate), int64)
+                        n, size, rate, alpha, netns_cluster.burst_bytes(rate),
+                        int64 and args.hypercube)
                     # What all n hosts move at once, against what this box can move.
                     row["machine_s"] = n * wire_bytes(n, size, row["algorithm"]) / capacity
                     for impl in args.impls:
                         if impl == "tcp":
-                            t, err = allreduce_tcp(c, size, args.seconds,
-                                                   ["type=" + args.type] + args.tcp_args)
+                            t, err = allreduce_tcp(
+                                c, size, args.seconds, ["type=" + args.type] + args.tcp_args,
+                                ["--hypercube"] if args.hypercube else [])
                         elif impl == "mpi":
                             t, err = allreduce_mpi(c, size, args.seconds, work)
                         else:
@@ -525,6 +529,8 @@ def main():
     # More key=value for the tcp workers, e.g. rabit_algorithm=ring (the algorithm column then
     # still shows the default choice).
     a.add_argument("--tcp-args", type=lambda t: t.split(","), default=[])
+    # Link the tcp workers' hypercube too (ringboost-submit --hypercube; off by default there).
+    a.add_argument("--hypercube", action="store_true")
     a.add_argument("--xgboost-python", default=os.path.join(VENV, "bin", "python"))
     sub.add_parser("xgboost-venv")
     f = sub.add_parser("faults")

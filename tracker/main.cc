@@ -75,6 +75,7 @@ std::unique_ptr<rabit::Tracker> StartTracker(const SubmitOptions& options, const
   t.host = host;
   t.num_workers = options.num_workers;
   t.token = token;
+  t.hypercube = options.hypercube;
   t.verbose = options.log_level == "DEBUG";  // where each rank listens, for debugging links
   t.log = [log](const std::string& line) { log->Line(line); };
   Status last;
@@ -307,6 +308,10 @@ int Main(int argc, char** argv) {
   app.add_option("-o,--output", o.output,
                  "kubernetes: where to write the MPIJob (default JOBNAME-mpijob.yaml; - for "
                  "stdout)");
+  app.add_flag("--hypercube", o.hypercube,
+               "Also link the workers (ringboost workers only) in a hypercube for the recursive "
+               "halving and doubling collectives (rabit_algorithm=halving, and auto where the "
+               "cost model picks them); off: more links to set up, see docs/collective.md");
   app.add_option("--connect-timeout", o.connect_timeout_s,
                  "Seconds for all workers to reach the tracker before the job ends")
       ->check(CLI::Range(0.1, 1e7));

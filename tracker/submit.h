@@ -35,8 +35,9 @@ struct SubmitOptions {
   int slots_per_worker = 1;           // MPI ranks per worker pod (the hostfile's slots=)
   int gpus_per_worker = 0;            // nvidia.com/gpu per worker
   std::string k8s_namespace = "default";
-  std::string volume;  // CLAIM:PATH, a PersistentVolumeClaim mounted at PATH ("" = none)
-  std::string output;  // the manifest's path ("" = <jobname>-mpijob.yaml, "-" = stdout)
+  std::string volume;      // CLAIM:PATH, a PersistentVolumeClaim mounted at PATH ("" = none)
+  std::string output;      // the manifest's path ("" = <jobname>-mpijob.yaml, "-" = stdout)
+  bool hypercube = false;  // --hypercube: TrackerOptions::hypercube
   double connect_timeout_s = 600;    // a worker not connected to the tracker by then ends the job
   std::vector<std::string> command;  // COMMAND [ARGS...] (unknown options included)
 };

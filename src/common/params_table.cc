@@ -197,7 +197,8 @@ std::vector<ParamSpec> BuildTable() {
                "the sums of its own block of features, whose splits it evaluates, and the "
                "workers then agree on each node's best split by an allgather, sending about half "
                "the bytes; auto is reduce_scatter from 2 to 32 workers, and beyond where the tcp "
-               "backend's cost model says it pays over its halving links (docs/collective.md). "
+               "backend's cost model says it pays over its halving links (ringboost-submit "
+               "--hypercube; docs/collective.md). "
                "The model is the same "
                "either way. CPU only (device=cuda takes allreduce; reduce_scatter is refused "
                "there)."));

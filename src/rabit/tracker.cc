@@ -142,9 +142,9 @@ class Session {
   TrackerState* impl_;
   int num_workers_;
   bool started_ = false;  // the first start fixed the world size and the link map
-  // Decided by the first batch: every worker of the job proven (ringboost workers), so all link
-  // the hypercube of halving and doubling as well (proto::HypercubePartners); told to proven
-  // workers after their ring neighbours.
+  // Decided by the first batch where TrackerOptions::hypercube asks for it: every worker of the
+  // job proven (ringboost workers), so all link the hypercube of halving and doubling as well
+  // (proto::HypercubePartners); told to proven workers after their ring neighbours.
   bool batch_decided_ = false;
   bool hypercube_ = false;
   proto::LinkMap links_;
@@ -318,7 +318,7 @@ void Session::AssignBatch() {
   if (!batch_decided_) {
     batch_decided_ = true;
     hypercube_ =
-        static_cast<int>(count) == num_workers_ &&
+        impl_->options.hypercube && static_cast<int>(count) == num_workers_ &&
         std::all_of(batch.begin(), batch.begin() + count, [](const Hello& h) { return h.proven; });
   }
   std::vector<int> ranks(todo_.begin(), todo_.begin() + count);

@@ -33,6 +33,11 @@ struct TrackerOptions {
   int max_pending_per_source = 16;
   // Bound on each later exchange with a worker that passed its hello (ranks and links).
   double io_timeout_s = 30;
+  // Link a job of ringboost workers only (every one proven) in a hypercube too, for the
+  // collectives' recursive halving and doubling (docs/collective.md). Off by default: the extra
+  // links (log2 N + 1 a rank) slow the link-up of large jobs (1024 loopback workers: 52 s against
+  // 29.5 s), and halving measured slower than the ring from 1 MB on one host.
+  bool hypercube = false;
   // Also log where each rank listens for its peers ("rank R listens on HOST:PORT").
   bool verbose = false;
   // Where lines go: print messages ("[rank R] message"), refusals, progress. Default: stderr.

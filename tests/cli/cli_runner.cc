@@ -57,10 +57,11 @@ RunResult RunRingboost(const std::string& dir, const std::string& args) {
   return RunInDir(dir, "'" + std::string(RINGBOOST_EXE) + "' " + args);
 }
 
-RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& args) {
+RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& args,
+                    const std::string& submit_flags) {
   return RunInDir(dir, "timeout 300 '" + std::string(RINGBOOST_SUBMIT) +
-                           "' --cluster local --num-workers " + std::to_string(num_workers) + " '" +
-                           RINGBOOST_EXE + "' " + args);
+                           "' --cluster local --num-workers " + std::to_string(num_workers) + " " +
+                           submit_flags + " '" + RINGBOOST_EXE + "' " + args);
 }
 
 RunResult RunWith(const std::string& dir, const std::string& launcher, int n,

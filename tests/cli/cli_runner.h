@@ -22,7 +22,9 @@ RunResult RunRingboost(const std::string& dir, const std::string& args);
 
 // Runs `ringboost-submit --cluster local --num-workers N ringboost <args>` in `dir`, within
 // 300 s. The workers' output comes back prefixed with their rank ("[rank 0] ...").
-RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& args);
+// submit_flags: more ringboost-submit options (before the program).
+RunResult RunSubmit(const std::string& dir, int num_workers, const std::string& args,
+                    const std::string& submit_flags = "");
 
 // Runs `ringboost <args>` in `dir` with `launcher`: "ringboost" (one process), "ringboost-submit"
 // or "mpirun" (n workers; mpirun within 300 s, where the tests were built with MPI).

@@ -106,7 +106,8 @@ TEST_P(HistSyncHalving, ModelIsOneProcesss) {
     const test::RunResult r = test::RunSubmit(
         dir.path(), n,
         std::string("train c.conf nthread=1 rabit_algorithm=halving model_out=h.json hist_sync=") +
-            mode);
+            mode,
+        "--hypercube");
     EXPECT_EQ(r.exit_code, 0) << mode << ": " << r.err;
     EXPECT_EQ(test::ReadFile(dir.File("h.json")), model) << mode;
   }
@@ -152,7 +153,8 @@ TEST_P(HistSyncLog, BytesSentPerWorkerFollowTheRing) {
   double allreduce_sent = 0;
   for (const char* mode : {"allreduce", "reduce_scatter"}) {
     const test::RunResult r = test::RunSubmit(
-        dir.path(), n, std::string("train c.conf nthread=1 model_out=m.json hist_sync=") + mode);
+        dir.path(), n, std::string("train c.conf nthread=1 model_out=m.json hist_sync=") + mode,
+        halving ? "--hypercube" : "");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::vector<CollectiveLine> lines = CollectiveLines(r.out + r.err);
     ASSERT_EQ(lines.size(), static_cast<std::size_t>(n)) << r.out << r.err;

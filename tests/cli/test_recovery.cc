@@ -23,7 +23,8 @@ struct Fault {
   int kills;                // workers killed (each restarted once)
   const char* during = "";  // the call the survivors were in when the worker was lost, if given
   int workers = 3;
-  const char* args = "";  // more worker arguments
+  const char* args = "";    // more worker arguments
+  const char* submit = "";  // more ringboost-submit options
 };
 
 // Test names in ctest show the case, not its bytes.
@@ -32,12 +33,12 @@ void PrintTo(const Fault& c, std::ostream* os) { *os << c.name; }
 // Trains a.conf in `dir` with `workers` workers under ringboost-submit and the given faults; the
 // model must equal the one-process model, after `kills` restarts.
 void ExpectRecovered(const std::string& dir, const std::string& mock, int kills,
-                     const std::string& during = "", int workers = 3,
-                     const std::string& args = "") {
+                     const std::string& during = "", int workers = 3, const std::string& args = "",
+                     const std::string& submit = "") {
   ASSERT_EQ(test::RunRingboost(dir, "train a.conf model_out=full.json").exit_code, 0);
   const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT +
-                          "' --num-workers " + std::to_string(workers) +
-                          " --local-num-attempt 2 '" + RINGBOOST_EXE +
+                          "' --num-workers " + std::to_string(workers) + " --local-num-attempt 2 " +
+                          submit + " '" + RINGBOOST_EXE +
                           "' train a.conf model_out=r.json rabit_timeout_sec=60 " + args +
                           " rabit_mock='" + mock + "' > run.out 2> run.err < /dev/null";
   const int code = ExitCode(std::system(cmd.c_str()));
@@ -67,7 +68,8 @@ TEST_P(Recovery, AgaricusKilledWorkerIsReplacedAndTheModelIsUnchanged) {
   test::TempDir dir;
   test::WriteAgaricusSamplingConfig(dir.path());
   test::WriteFile(dir.File("a.conf"), test::ReadFile(dir.File("a.conf")) + "num_round = 6\n");
-  ExpectRecovered(dir.path(), fault.mock, fault.kills, fault.during, fault.workers, fault.args);
+  ExpectRecovered(dir.path(), fault.mock, fault.kills, fault.during, fault.workers, fault.args,
+                  fault.submit);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -90,11 +92,11 @@ INSTANTIATE_TEST_SUITE_P(
         // rank 5 a hypercube rank): killed in the histograms' ReduceScatter, and in the
         // candidates' Allgatherv by doubling.
         Fault{"rank1_in_halving_reduce_scatter", "1,2,4,0", 1, "ReduceScatter", 6,
-              "rabit_algorithm=halving"},
+              "rabit_algorithm=halving", "--hypercube"},
         Fault{"rank5_in_halving_reduce_scatter", "5,1,4,0", 1, "ReduceScatter", 6,
-              "rabit_algorithm=halving"},
+              "rabit_algorithm=halving", "--hypercube"},
         Fault{"rank3_in_doubling_allgather", "3,3,5,0", 1, "Allgatherv", 5,
-              "rabit_algorithm=halving"}),
+              "rabit_algorithm=halving", "--hypercube"}),
     [](const ::testing::TestParamInfo<Fault>& info) { return std::string(info.param.name); });
 
 // 200k generated rows: rank 0 killed at a seeded round and rank 1 at the first collective call.

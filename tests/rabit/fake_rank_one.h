@@ -41,7 +41,7 @@ inline void LinkAsRankOne(int tracker_port, const std::string& token, int32_t fl
   ASSERT_EQ(a.rank, 1);
   int32_t hypercube = -1;  // ours tells a proven worker whether it links the hypercube too
   ASSERT_TRUE(proto::RecvInt(&t, &hypercube, d).ok());
-  ASSERT_EQ(hypercube, 1);  // a world of two: the hypercube's one link is the ring's
+  ASSERT_EQ(hypercube, 0);  // the tracker's default: no hypercube
   ASSERT_TRUE(proto::SendInt(&t, 0, d).ok());  // no links held
   int32_t num_connect = 0, num_accept = 0, port = 0, rank = -1, peer_flags = 0;
   std::string host;

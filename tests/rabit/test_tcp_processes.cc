@@ -76,7 +76,7 @@ class TcpCostModel : public ::testing::TestWithParam<int> {};
 
 TEST_P(TcpCostModel, DoublingAllgatherFromSixRanks) {
   const int n = GetParam();
-  test::TrackerThread tracker(n, "job-token-1");
+  test::TrackerThread tracker(n, "job-token-1", [](TrackerOptions* o) { o->hypercube = true; });
   const std::string algorithm = n >= 6 ? "halving" : "ring";
   auto workers = RunProcesses(&tracker, n,
                               "expect=tcp rabit_timeout_sec=30 rabit_latency_us=1000 "
@@ -87,6 +87,18 @@ TEST_P(TcpCostModel, DoublingAllgatherFromSixRanks) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, TcpCostModel, ::testing::Values(5, 6, 7, 8));
+
+// Without the tracker's hypercube (ringboost-submit's default) no rank links it: at 6 ranks the
+// Allgatherv of a few KB goes up and down the tree (the model's choice without halving), even
+// where rabit_algorithm=halving asks for halving.
+TEST(TcpHypercube, OffUnlessTheTrackerLinksIt) {
+  test::TrackerThread tracker(6, "job-token-1");
+  auto workers = RunProcesses(&tracker, 6,
+                              "expect=tcp rabit_timeout_sec=30 rabit_latency_us=1000 "
+                              "rabit_spin_us=0 small=1 rabit_algorithm=halving allgather=tree",
+                              "RINGBOOST_JOB_TOKEN=job-token-1");
+  ExpectAllOk(workers, &tracker);
+}
 
 // rabit_algorithm=tree: the Allgatherv goes up and down the tree (an or of placed blocks) even
 // where the hypercube's doubling is cheaper.
@@ -107,7 +119,7 @@ class TcpHalving : public ::testing::TestWithParam<int> {};
 
 TEST_P(TcpHalving, EveryCollectiveAndItsBytes) {
   const int n = GetParam();
-  test::TrackerThread tracker(n, "job-token-1");
+  test::TrackerThread tracker(n, "job-token-1", [](TrackerOptions* o) { o->hypercube = true; });
   auto workers = RunProcesses(&tracker, n,
                               "expect=tcp rabit_timeout_sec=30 rabit_spin_us=0 small=1 halving=1 "
                               "rabit_algorithm=halving",
