@@ -64,18 +64,25 @@ INSTANTIATE_TEST_SUITE_P(
                  true}),
     [](const ::testing::TestParamInfo<SyncCase>& info) { return std::string(info.param.name); });
 
-// 8 workers on 6 features: some own no feature (their blocks are empty); the model is one
-// process's under every launcher.
-TEST(HistSyncWorkers, EightWorkersOnSixFeatures) {
-  test::TempDir dir;
-  test::WriteGeneratedSparse(dir.File("train.txt"), 1600, 6, 0.1);
+// Writes dir/c.conf over a generated sparse set of 1600 rows and `features` features (3 rounds of
+// depth 4) and trains it in one process: *model is that model file.
+void WriteSmallJob(const test::TempDir& dir, int features, std::string* model) {
+  test::WriteGeneratedSparse(dir.File("train.txt"), 1600, features, 0.1);
   test::WriteFile(dir.File("c.conf"),
                   "objective = binary:logistic\nmax_depth = 4\nnum_round = 3\n"
                   "data = \"train.txt\"\n");
   const test::RunResult one = test::RunRingboost(dir.path(), "train c.conf model_out=one.json");
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  const std::string model = test::ReadFile(dir.File("one.json"));
-  ASSERT_FALSE(model.empty());
+  *model = test::ReadFile(dir.File("one.json"));
+  ASSERT_FALSE(model->empty());
+}
+
+// 8 workers on 6 features: some own no feature (their blocks are empty); the model is one
+// process's under every launcher.
+TEST(HistSyncWorkers, EightWorkersOnSixFeatures) {
+  test::TempDir dir;
+  std::string model;
+  ASSERT_NO_FATAL_FAILURE(WriteSmallJob(dir, 6, &model));
   for (const std::string& launcher : test::WorkerLaunchers()) {
     const test::RunResult r =
         test::RunWith(dir.path(), launcher, 8,
@@ -94,14 +101,8 @@ class HistSyncHalving : public ::testing::TestWithParam<int> {};
 TEST_P(HistSyncHalving, ModelIsOneProcesss) {
   const int n = GetParam();
   test::TempDir dir;
-  test::WriteGeneratedSparse(dir.File("train.txt"), 1600, 12, 0.1);
-  test::WriteFile(dir.File("c.conf"),
-                  "objective = binary:logistic\nmax_depth = 4\nnum_round = 3\n"
-                  "data = \"train.txt\"\n");
-  const test::RunResult one = test::RunRingboost(dir.path(), "train c.conf model_out=one.json");
-  ASSERT_EQ(one.exit_code, 0) << one.err;
-  const std::string model = test::ReadFile(dir.File("one.json"));
-  ASSERT_FALSE(model.empty());
+  std::string model;
+  ASSERT_NO_FATAL_FAILURE(WriteSmallJob(dir, 12, &model));
   for (const char* mode : {"reduce_scatter", "allreduce"}) {
     const test::RunResult r = test::RunSubmit(
         dir.path(), n,
