@@ -26,9 +26,11 @@ import argparse
 import os
 import random
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 SKIP = 77
@@ -94,6 +96,7 @@ class Cluster:
         self.prefix = "rbc" + self.rid
         self.subnet = (random.randrange(128, 192), random.randrange(0, 256, 8))
         self.made = []  # namespaces made, deleted in teardown
+        self.tmpdir = None  # the hosts' TMPDIRs live below it (enter_host), removed in teardown
         self.old_handlers = {}
 
     # -- names ------------------------------------------------------------------------------
@@ -112,8 +115,10 @@ class Cluster:
         return ["nsenter", "--net=%s/%s" % (NS_DIR, self.ns(-1)), "--"] + list(argv)
 
     def env(self):
-        """What enter_host needs: the prefix of the worker namespaces."""
-        return {"RB_CLUSTER_PREFIX": self.prefix, "RB_CLUSTER_SUBNET_B": str(self.subnet[1])}
+        """What enter_host needs: the prefix of the worker namespaces, the subnet (to map an
+        address to its host) and the folder below which each host has its own TMPDIR."""
+        return {"RB_CLUSTER_PREFIX": self.prefix, "RB_CLUSTER_SUBNET_B": str(self.subnet[1]),
+                "RB_CLUSTER_TMPDIR": self.tmpdir}
 
     # -- setup ------------------------------------------------------------------------------
     def __enter__(self):
@@ -141,6 +146,7 @@ class Cluster:
         for tool in ("ip", "tc", "nsenter"):
             if run(["sh", "-c", "command -v " + tool], tool, check=False).returncode != 0:
                 raise Skip("the simulated cluster needs %s" % tool)
+        self.tmpdir = tempfile.mkdtemp(prefix=self.prefix + "-tmp-")
         br = "%s-br" % self.prefix
         names = [br, self.ns(-1)] + [self.ns(i) for i in range(self.n)]
         # One `ip -batch` for every namespace and veth pair: a process per command would cost
@@ -214,6 +220,9 @@ class Cluster:
                 run(["ip", "-force", "-batch", "-"], "ip netns del", "\n".join(lines) + "\n",
                     check=False)
             self.made = []
+            if self.tmpdir:
+                shutil.rmtree(self.tmpdir, ignore_errors=True)
+                self.tmpdir = None
         finally:
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, self._on_signal)
