@@ -110,6 +110,11 @@ class Cluster:
         k = 1 if i < 0 else i + 2
         return "10.%d.%d.%d" % (a, b + k // 256, k % 256)
 
+    def mac(self, i):
+        """Worker host i's hardware address (-1: the head), locally administered."""
+        k = i + 1
+        return "02:72:62:%02x:%02x:%02x" % ((k >> 16) & 255, (k >> 8) & 255, k & 255)
+
     def head_argv(self, argv):
         """argv run on the head host."""
         return ["nsenter", "--net=%s/%s" % (NS_DIR, self.ns(-1)), "--"] + list(argv)
@@ -162,15 +167,23 @@ class Cluster:
         self.made += names[1:]
         lines = ["link add br0 netns %s type bridge" % br]
         for k, name in enumerate(names[1:]):
-            lines.append("link add v%d netns %s type veth peer name eth0 netns %s" % (k, br, name))
+            lines.append("link add v%d netns %s type veth peer name eth0 address %s netns %s" %
+                         (k, br, self.mac(k - 1), name))
         run(["ip", "-batch", "-"], "veth pairs", "\n".join(lines) + "\n")
         lines = ["link set br0 up"]
         for k in range(len(names) - 1):
             lines.append("link set v%d master br0 up" % k)
         run(["ip", "-n", br, "-batch", "-"], "bridge ports", "\n".join(lines) + "\n")
+        # Every host knows every other's hardware address (permanent neighbour entries), as on
+        # a network whose ARP caches are warm: with 32-64 hosts busy on 2 cores, ARP replies came
+        # too late and connects failed with "No route to host" (XGBoost's bootstrap gave up;
+        # a ringboost worker's connect to the tracker timed out).
+        neighbours = ["neigh replace %s lladdr %s dev eth0 nud permanent" %
+                      (self.ip(i), self.mac(i)) for i in range(-1, self.n)]
         for k, name in enumerate(names[1:]):
             ip = self.ip(k - 1)
-            script = ("addr add %s/16 dev eth0\nlink set eth0 up\nlink set lo up\n" % ip)
+            script = ("addr add %s/16 dev eth0\nlink set eth0 up\nlink set lo up\n" % ip +
+                      "\n".join(n for n in neighbours if (" %s " % ip) not in n) + "\n")
             run(["ip", "-n", name, "-batch", "-"], "host " + name, script)
         if self.rate:
             self.shape(br, names[1:])
