@@ -187,4 +187,11 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
   return t;
 }
 
+CostModel MakeCostModel(const TcpSettings& settings) {
+  CostModel m;
+  m.alpha_s = settings.latency_us * 1e-6;
+  m.bytes_per_s = settings.bandwidth_mbps * 1e6 / 8;
+  return m;
+}
+
 }  // namespace ringboost::rabit
