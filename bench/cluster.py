@@ -45,9 +45,15 @@ def load():
 
 
 def run(argv, env=None, timeout=600):
+    """(exit status, output, seconds); a command past `timeout` is killed and gives status 124
+    with what it printed (processes it left in a cluster's hosts are the caller's to kill)."""
     t0 = time.monotonic()
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
+        return 124, (out or "") + "\ntimed out after %g s" % timeout, time.monotonic() - t0
     return p.returncode, p.stdout, time.monotonic() - t0
 
 
@@ -195,29 +201,30 @@ def sweep_flags(size, seconds):
             "--min-iters=5"]
 
 
-def allreduce_tcp(c, size, seconds, extra=(), submit_extra=()):
+def allreduce_tcp(c, size, seconds, extra=(), submit_extra=(), timeout=600):
     argv = c.submit_argv(os.path.join(BUILD, "ringboost-submit"),
                          [os.path.join(BUILD, "bench", "allreduce_bench"), "communicator=tcp"] +
                          list(extra) + sweep_flags(size, seconds), submit_extra)
-    code, out, _ = run(argv, env=dict(os.environ, **c.env()))
+    code, out, _ = run(argv, env=dict(os.environ, **c.env()), timeout=timeout)
     return parse_lines(out).get(size), (out[-800:] if code else "")
 
 
-def allreduce_mpi(c, size, seconds, work):
+def allreduce_mpi(c, size, seconds, work, timeout=600):
     hostfile = os.path.join(work, "hosts")
     c.mpi_hostfile(hostfile)
     argv = c.head_argv(["mpirun", "-np", str(c.n)] + c.mpirun_args(hostfile) +
                        [os.path.join(BUILD, "bench", "mpi_allreduce_bench")] +
                        sweep_flags(size, seconds))
-    code, out, _ = run(argv, env=dict(os.environ, **c.env(), **MPI_ENV))
+    code, out, _ = run(argv, env=dict(os.environ, **c.env(), **MPI_ENV), timeout=timeout)
     return parse_lines(out).get(size), (out[-800:] if code else "")
 
 
-def allreduce_xgboost(c, size, seconds, python):
+def allreduce_xgboost(c, size, seconds, python, timeout=600):
     """XGBoost 3.x's collective: its RabitTracker on the head host, n workers in the hosts."""
     argv = c.head_argv([python, XGB_WORKER, "--tracker", c.ip(-1), "--workers", str(c.n),
                         "--bytes", str(size), "--seconds", str(seconds)])
-    code, out, _ = run(argv, env=dict(os.environ, **c.env(), ENTER_HOST=netns_cluster.ENTER))
+    code, out, _ = run(argv, env=dict(os.environ, **c.env(), ENTER_HOST=netns_cluster.ENTER),
+                       timeout=timeout)
     return parse_lines(out).get(size), (out[-800:] if code else "")
 
 
@@ -258,14 +265,17 @@ def allreduce(args):
                         if impl == "tcp":
                             t, err = allreduce_tcp(
                                 c, size, args.seconds, ["type=" + args.type] + args.tcp_args,
-                                ["--hypercube"] if args.hypercube else [])
+                                ["--hypercube"] if args.hypercube else [], args.impl_timeout)
                         elif impl == "mpi":
-                            t, err = allreduce_mpi(c, size, args.seconds, work)
+                            t, err = allreduce_mpi(c, size, args.seconds, work, args.impl_timeout)
                         else:
-                            t, err = allreduce_xgboost(c, size, args.seconds, args.xgboost_python)
+                            t, err = allreduce_xgboost(c, size, args.seconds, args.xgboost_python,
+                                                       args.impl_timeout)
                         row[impl] = t
                         if err:
                             row[impl + "_error"] = err
+                        if err.endswith("timed out after %g s" % args.impl_timeout):
+                            c.kill_all()  # a hung run's workers must not meet the next run's
                     rows.append(row)
                     print(json.dumps(row), flush=True)
     head = "| workers | link | bytes | type | algorithm | model ms | machine ms |" + "".join(
@@ -532,6 +542,9 @@ def main():
     # Link the tcp workers' hypercube too (ringboost-submit --hypercube; off by default there).
     a.add_argument("--hypercube", action="store_true")
     a.add_argument("--xgboost-python", default=os.path.join(VENV, "bin", "python"))
+    # Seconds one implementation's run of one size may take; past it the run is killed (with
+    # every process in the cluster's hosts) and the row says "timed out".
+    a.add_argument("--impl-timeout", type=float, default=300)
     sub.add_parser("xgboost-venv")
     f = sub.add_parser("faults")
     f.add_argument("--workers", type=int, default=32)
