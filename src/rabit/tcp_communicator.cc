@@ -31,8 +31,6 @@ Status TcpCommunicator::Robust(const char* what, Call call) {
   }
 }
 
-// Each collective runs once; with rabit_recover a broken link leads to Recover() and a
-// Status::Recovered (RecoveredError) that sends the caller back to the checkpoint.
 Status TcpCommunicator::AllreduceRaw(void* buf, std::size_t count, DataType type, Op op) {
   return Robust("Allreduce", [&] { return AllreduceOnce(buf, count, type, op); });
 }
