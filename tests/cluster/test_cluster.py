@@ -8,6 +8,7 @@
 2. With --mpi: mpirun on the head host starts 8 ranks through the rsh agent enter_host; the same
    model again.
 3. Nothing is left behind: no namespace of the cluster, no process in one.
+Before 1: every host has a permanent neighbour entry for every other, and its own TMPDIR.
 Exit status 0 on success, 1 on a failure (the message says which), 77 (skip) where this machine
 cannot make namespaces.
 """
@@ -52,6 +53,29 @@ def run(argv, env=None, timeout=60):
 def leftovers(prefix):
     p = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE, text=True)
     return [line.split()[0] for line in p.stdout.splitlines() if line.startswith(prefix)]
+
+
+def check_hosts(cluster, env):
+    """What the harness promises each host: a permanent neighbour entry for every other host (no
+    ARP on a busy box) and, entered as Open MPI's rsh agent, a TMPDIR of its own (orted's session
+    directory)."""
+    for i in (-1, 0, cluster.n - 1):
+        p = subprocess.run(["ip", "-n", cluster.ns(i), "neigh", "show", "nud", "permanent"],
+                           stdout=subprocess.PIPE, text=True)
+        known = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
+        others = {cluster.ip(k) for k in range(-1, cluster.n) if k != i}
+        if known != others:
+            fail("host %d's permanent neighbours are %s, not every other host" % (i, sorted(known)))
+    dirs = set()
+    for i in range(cluster.n):
+        code, out = run([netns_cluster.ENTER, cluster.ip(i), 'test -d "$TMPDIR" && echo $TMPDIR'],
+                        env=env)
+        if code != 0 or not out.strip():
+            fail("enter_host %s gave no TMPDIR of its own" % cluster.ip(i), out)
+        dirs.add(out.strip())
+    if len(dirs) != cluster.n:
+        fail("%d hosts share %d TMPDIRs" % (cluster.n, len(dirs)))
+    print("ok: every host knows every other's address, and has its own TMPDIR")
 
 
 def cut_link(ringboost, submit, conf):
@@ -119,6 +143,7 @@ def main():
         cluster = netns_cluster.Cluster(WORKERS, RATE)
         with cluster:
             env = dict(os.environ, **cluster.env())
+            check_hosts(cluster, env)
             model = os.path.join(work, "submit.json")
             code, out = run(cluster.submit_argv(
                 submit, [ringboost, "train", conf, "model_out=" + model]), env=env)
