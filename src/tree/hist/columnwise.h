@@ -18,6 +18,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/memory.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
 #include "tree/gradient.h"
@@ -116,12 +117,16 @@ class ColumnwiseEvaluator {
   const HistogramCuts* cuts_;
   int nthread_;
   uint64_t num_rows_;
-  std::vector<uint64_t> col_ptr_;   // num_features + 1
-  std::vector<uint32_t> col_rows_;  // the row of each entry, ascending within a feature
-  std::vector<uint16_t> col_bins_;  // its local bin
+  std::vector<uint64_t> col_ptr_;  // num_features + 1
+  // The columns (and the gradients below) are not zeroed before they are filled, and lie on huge
+  // pages: the copy's stores, and the root's gather, spread over all the features' columns.
+  // The row of each entry, ascending within a feature, and its local bin:
+  std::vector<uint32_t, UninitializedAllocator<uint32_t>> col_rows_;
+  std::vector<uint16_t, UninitializedAllocator<uint16_t>> col_bins_;
   // Its row's quantized gradient, for the current tree (EntryGradient).
-  std::vector<EntryGradient> col_grad_;
-  std::vector<EntryGradient> row_grad_;  // the rows' gradients packed, gathered by the root
+  std::vector<EntryGradient, UninitializedAllocator<EntryGradient>> col_grad_;
+  // The rows' gradients packed, gathered by the root.
+  std::vector<EntryGradient, UninitializedAllocator<EntryGradient>> row_grad_;
   bool gradients_current_ = false;
   bool small_gradients_ = true;  // the current tree's are all EntryGradient::Small
   bool zero_gradients_ = false;  // some row of the current tree has a zero gradient
