@@ -20,6 +20,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/memory.h"
 #include "tree/bins/quantile.h"
 
 namespace ringboost::detail {
@@ -73,6 +74,8 @@ class BlockSearch {
       const uint32_t blocks = (cuts.FeatureBins(f) + kBlock - 1) / kBlock;
       total += RoundUp(blocks) + static_cast<std::size_t>(blocks) * kBlock;
     }
+    storage_.reserve(total + kBlock);  // the hint before the pages are touched
+    AdviseHugePages(storage_.data(), (total + kBlock) * sizeof(float));
     storage_.assign(total + kBlock, std::numeric_limits<float>::infinity());
     const std::size_t misalign = reinterpret_cast<uintptr_t>(storage_.data()) % 64 / sizeof(float);
     base_ = storage_.data() + (misalign == 0 ? 0 : kBlock - misalign);

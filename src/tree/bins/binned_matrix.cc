@@ -137,7 +137,9 @@ void FillSparseAllKept(const DataSet& data, const HistogramCuts& cuts, const Blo
 }
 
 void FillSparse(const DataSet& data, const HistogramCuts& cuts, const BlockSearch& search,
-                int nthread, const std::vector<uint64_t>& row_ptr, std::vector<uint32_t>* out) {
+                int nthread, const std::vector<uint64_t>& row_ptr, BinnedMatrix::SparseBins* out) {
+  out->reserve(row_ptr.back());
+  AdviseHugePages(out->data(), row_ptr.back() * sizeof(uint32_t));
   out->resize(row_ptr.back());
   if (row_ptr.back() == data.NumNonZero()) {
     FillSparseAllKept(data, cuts, search, nthread, out->data());

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/memory.h"
 #include "data/data.h"
 #include "tree/bins/bundles.h"
 #include "tree/bins/quantile.h"
@@ -28,6 +29,8 @@ namespace ringboost {
 class BinnedMatrix {
  public:
   enum class Layout { kDense, kSparse };
+  // The sparse layout's global bins: filled right after they are sized, so never zeroed first.
+  using SparseBins = std::vector<uint32_t, UninitializedAllocator<uint32_t>>;
 
   // bundles: used when given (non-empty) and the data is not dense in every row.
   static BinnedMatrix Build(const DataSet& data, const HistogramCuts& cuts, int nthread,
@@ -67,7 +70,7 @@ class BinnedMatrix {
   const std::vector<uint16_t>& columns16() const { return columns16_; }
   // Sparse: CSR of global bins.
   const std::vector<uint64_t>& row_ptr() const { return row_ptr_; }
-  const std::vector<uint32_t>& sparse_bins() const { return sparse_bins_; }
+  const SparseBins& sparse_bins() const { return sparse_bins_; }
 
   // Global bin of (row, feature), or -1 when missing (slow; for tests and prediction checks).
   int64_t GetBin(uint64_t row, uint32_t feature, const HistogramCuts& cuts) const;
@@ -92,7 +95,7 @@ class BinnedMatrix {
   std::vector<uint8_t> columns8_;
   std::vector<uint16_t> columns16_;
   std::vector<uint64_t> row_ptr_{0};
-  std::vector<uint32_t> sparse_bins_;
+  SparseBins sparse_bins_;
 };
 
 }  // namespace ringboost

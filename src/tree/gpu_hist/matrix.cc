@@ -36,7 +36,7 @@ template <typename T>
 std::vector<uint8_t> SparseSymbols(const BinnedMatrix& m, const EllpackShape& shape, int nthread) {
   std::vector<T> out(shape.NumSymbols(), static_cast<T>(shape.null_symbol));
   const std::vector<uint64_t>& ptr = m.row_ptr();
-  const std::vector<uint32_t>& bins = m.sparse_bins();
+  const BinnedMatrix::SparseBins& bins = m.sparse_bins();
 #pragma omp parallel for schedule(static) num_threads(nthread)
   for (int64_t i = 0; i < static_cast<int64_t>(shape.num_rows); ++i) {
     T* row = out.data() + i * shape.row_stride;

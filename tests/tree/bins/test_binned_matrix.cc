@@ -94,7 +94,8 @@ TEST(BinnedMatrix, SparseWhenAValueIsMissing) {
   EXPECT_EQ(m.layout(), BinnedMatrix::Layout::kSparse);
   EXPECT_EQ(m.BinBytes(), 4);
   EXPECT_EQ(m.row_ptr(), d.row_ptr);
-  EXPECT_EQ(m.sparse_bins(), (std::vector<uint32_t>{0, 3, 2, 1, 4}));
+  EXPECT_EQ(std::vector<uint32_t>(m.sparse_bins().begin(), m.sparse_bins().end()),
+            (std::vector<uint32_t>{0, 3, 2, 1, 4}));
   EXPECT_EQ(m.MemoryBytes(), 5 * 8u + 5 * 4u);
   EXPECT_EQ(m.GetBin(0, 1, cuts), -1);
   EXPECT_EQ(m.GetBin(1, 1, cuts), 2);
