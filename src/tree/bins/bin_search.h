@@ -10,15 +10,18 @@
 // Here each feature's cuts are cut into blocks of 16 (one 64-byte line each, padded with +inf)
 // with a root array holding the last cut of every block: a search counts the root entries <= v
 // (the blocks lying wholly at or below v), then the cuts <= v in the next block. Both counts are
-// fixed-length loops the compiler vectorises; a search touches two cache lines for up to 256
-// bins. Measured on the sparse benchmark: half the time of PaddedBinarySearch; on the dense one,
-// twice it.
+// four SSE compares of 4 lanes; a search touches two cache lines for up to 256 bins. Measured
+// on the sparse benchmark: half the time of PaddedBinarySearch (with scalar counts; the SSE
+// counts took the sparse set's binning from 0.56 s to 0.27-0.42 s); on the dense one, twice it.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/memory.h"
 #include "tree/bins/quantile.h"
@@ -128,10 +131,23 @@ class BlockSearch {
   };
 
   static uint32_t RoundUp(uint32_t n) { return (n + kBlock - 1) / kBlock * kBlock; }
+  // How many of a block's 16 floats are <= v (none where v is NaN). With SSE2, four compares
+  // whose all-ones lanes (-1 each) are summed: GCC leaves the plain loop as 16 scalar compares.
   static uint32_t CountAtMost(const float* block, float v) {
+#if defined(__SSE2__)
+    const __m128 x = _mm_set1_ps(v);
+    __m128i sum = _mm_castps_si128(_mm_cmple_ps(_mm_loadu_ps(block), x));
+    for (uint32_t i = 4; i < kBlock; i += 4) {
+      sum = _mm_add_epi32(sum, _mm_castps_si128(_mm_cmple_ps(_mm_loadu_ps(block + i), x)));
+    }
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(1, 0, 3, 2)));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(2, 3, 0, 1)));
+    return static_cast<uint32_t>(-_mm_cvtsi128_si32(sum));
+#else
     uint32_t count = 0;
     for (uint32_t i = 0; i < kBlock; ++i) count += block[i] <= v ? 1 : 0;
     return count;
+#endif
   }
 
   std::vector<float> storage_;  // +inf padded; base_ is its first 64-byte aligned float
