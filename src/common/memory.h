@@ -77,6 +77,15 @@ struct UninitializedAllocator : std::allocator<T> {
   }
 };
 
+// v->resize(n) for a vector of UninitializedAllocator about to be filled, its pages advised for
+// huge pages first (AdviseHugePages): nothing is written, the pages are touched by the filling.
+template <typename V>
+void ResizeOnHugePages(V* v, std::size_t n) {
+  v->reserve(n);
+  AdviseHugePages(v->data(), n * sizeof(*v->data()));
+  v->resize(n);
+}
+
 void CheckAllocation(uint64_t bytes, const std::string& what, const std::string& how,
                      const std::string& fix);
 

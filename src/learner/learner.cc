@@ -149,7 +149,9 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
                                       << cuts_.NumFeatures() << " features ("
                                       << bundles.NumBundled() << " in bundles of 2 or more)");
   }
-  matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(train, cuts_, nthread_, &bundles));
+  matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(
+      train, cuts_, nthread_, &bundles,
+      RoundTrainer::ReadsSparseColumns(params_.device, cuts_, comm_->WorldSize())));
   times.binning_s = Seconds(start);
   train_.name = "train";
   // The binned matrix replaces the training values from here on; keep labels, weights, groups.

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/params.h"
 #include "tree/gpu_hist/trainer.h"
+#include "tree/hist/grower.h"
 #include "tree/hist/trainer.h"
 
 namespace ringboost {
@@ -31,6 +32,11 @@ void RoundTrainer::CheckDeviceOptions(const Params& params) {
         "hist_sync=reduce_scatter is not on the GPU yet: train with device=cpu, or set "
         "hist_sync=allreduce (auto takes allreduce on the GPU)");
   }
+}
+
+bool RoundTrainer::ReadsSparseColumns(const std::string& device, const HistogramCuts& cuts,
+                                      int world_size) {
+  return device == "cpu" && TreeGrower::ReadsColumns(cuts, world_size);
 }
 
 }  // namespace ringboost

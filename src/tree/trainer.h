@@ -46,6 +46,10 @@ class RoundTrainer {
   // (enable_bundle=true, hist_sync=reduce_scatter); before CheckDevice, so that a CPU-only build
   // says it too.
   static void CheckDeviceOptions(const Params& params);
+  // Whether `device` reads a sparse training matrix under `cuts` by column, on `world_size`
+  // workers: then the learner builds it so (BinnedMatrix::Build's by_column).
+  static bool ReadsSparseColumns(const std::string& device, const HistogramCuts& cuts,
+                                 int world_size);
 
   // Round `round`'s trees, one per output group, each grown from the gradients of the margins
   // and then added to them. Throws what the objective would for a refused label.

@@ -14,11 +14,17 @@
 //    the present member's offset in the bundle plus its local bin. A histogram is built over the
 //    bundles' bins (HistBins() cells: each column's at ColumnOffsets()[c], then one cell that is
 //    never written) and mapped back to the features' global bins with GlobalToHist().
+//  * kSparse built by column (Build's `by_column`, for the column-wise split finding of wide
+//    sparse data on one worker, src/tree/hist/columnwise.h): the same entries column by column
+//    (SparseColumns), binned a feature at a time straight from the values, and the CSR only
+//    when something asks for it (EnsureRows): on the bench's sparse set that skips the row-major
+//    binning and the column-wise evaluator's transposition of it.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "common/error.h"
 #include "common/memory.h"
 #include "data/data.h"
 #include "tree/bins/bundles.h"
@@ -26,15 +32,30 @@
 
 namespace ringboost {
 
+// Sparse entries column by column: feature f's entries at [ptr[f], ptr[f + 1]), their rows
+// ascending, each with its local bin (global bin - cuts.ptr[f]).
+struct SparseColumns {
+  std::vector<uint64_t> ptr;  // num_features + 1; empty: none built
+  // Filled right after they are sized, on huge pages: written and read at scattered columns.
+  std::vector<uint32_t, UninitializedAllocator<uint32_t>> rows;
+  std::vector<uint16_t, UninitializedAllocator<uint16_t>> bins;
+
+  bool empty() const { return ptr.empty(); }
+  // Whether every feature's local bins fit 16 bits.
+  static bool Fit(const HistogramCuts& cuts);
+};
+
 class BinnedMatrix {
  public:
   enum class Layout { kDense, kSparse };
   // The sparse layout's global bins: filled right after they are sized, so never zeroed first.
   using SparseBins = std::vector<uint32_t, UninitializedAllocator<uint32_t>>;
 
-  // bundles: used when given (non-empty) and the data is not dense in every row.
+  // bundles: used when given (non-empty) and the data is not dense in every row. by_column: a
+  // sparse layout is built by column (see above; taken only where SparseColumns::Fit and the
+  // rows fit 32 bits).
   static BinnedMatrix Build(const DataSet& data, const HistogramCuts& cuts, int nthread,
-                            const FeatureBundles* bundles = nullptr);
+                            const FeatureBundles* bundles = nullptr, bool by_column = false);
 
   Layout layout() const { return layout_; }
   uint64_t NumRows() const { return num_rows_; }
@@ -68,9 +89,20 @@ class BinnedMatrix {
   void BuildColumns(int nthread);
   const std::vector<uint8_t>& columns8() const { return columns8_; }
   const std::vector<uint16_t>& columns16() const { return columns16_; }
-  // Sparse: CSR of global bins.
+  // Sparse: CSR of global bins. A matrix built by column has its row offsets from the start and
+  // its bins once EnsureRows() has run.
   const std::vector<uint64_t>& row_ptr() const { return row_ptr_; }
-  const SparseBins& sparse_bins() const { return sparse_bins_; }
+  const SparseBins& sparse_bins() const {
+    RB_CHECK_MSG(!rows_pending_, "the sparse bins of a matrix built by column before EnsureRows()");
+    return sparse_bins_;
+  }
+  // Sparse, built by column: the columns (empty otherwise), and the CSR's bins made from them
+  // where they are not yet (once; not thread-safe: call outside parallel regions).
+  const SparseColumns& sparse_columns() const { return columns_; }
+  bool rows_pending() const { return rows_pending_; }
+  void EnsureRows(const HistogramCuts& cuts, int nthread) const;
+  // Sparse: the entries column by column, from the CSR (for a matrix not built by column).
+  SparseColumns TransposeSparse(const HistogramCuts& cuts, int nthread) const;
 
   // Global bin of (row, feature), or -1 when missing (slow; for tests and prediction checks).
   int64_t GetBin(uint64_t row, uint32_t feature, const HistogramCuts& cuts) const;
@@ -95,7 +127,9 @@ class BinnedMatrix {
   std::vector<uint8_t> columns8_;
   std::vector<uint16_t> columns16_;
   std::vector<uint64_t> row_ptr_{0};
-  SparseBins sparse_bins_;
+  mutable SparseBins sparse_bins_;
+  SparseColumns columns_;
+  mutable bool rows_pending_ = false;  // built by column, sparse_bins_ not yet made
 };
 
 }  // namespace ringboost

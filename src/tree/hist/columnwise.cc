@@ -60,80 +60,25 @@ std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Sp
 }  // namespace
 
 bool ColumnwiseEvaluator::Supports(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
-  if (matrix.layout() != BinnedMatrix::Layout::kSparse) return false;
-  for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
-    if (cuts.FeatureBins(f) > 0x10000u) return false;
-  }
-  return matrix.NumRows() < (uint64_t{1} << 32);
+  return matrix.layout() == BinnedMatrix::Layout::kSparse && SparseColumns::Fit(cuts) &&
+         matrix.NumRows() < (uint64_t{1} << 32);
 }
 
-// Two passes over the CSR by row blocks (one per thread): count each block's entries per
-// feature, then copy them to the block's place in its features' columns, so rows stay ascending.
-// Each entry's feature comes from a table by global bin, 16 bits a bin where the ids fit (on the
-// bench's sparse set, 2.5M bins, that halved the counting pass); the columns are written on huge
-// pages, not zeroed first (scattered over 10,000 columns, 4 KiB pages cost a TLB miss a store:
-// the copy took 0.66-0.79 s there, now 0.38-0.42 s).
+// The matrix's own columns where it was built by column, else its CSR transposed (with the
+// columns on huge pages: scattered over the bench's 10,000 columns, 4 KiB pages cost a TLB miss a
+// store, and the copy took 0.66-0.79 s there; 0.38-0.42 s on huge pages).
 ColumnwiseEvaluator::ColumnwiseEvaluator(const BinnedMatrix& matrix, const HistogramCuts& cuts,
                                          int nthread)
     : cuts_(&cuts), nthread_(nthread), num_rows_(matrix.NumRows()) {
   RB_CHECK(Supports(matrix, cuts));
-  const uint32_t nf = cuts.NumFeatures();
-  for (uint32_t f = 0; f < nf; ++f) {
+  for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
     max_feature_bins_ = std::max(max_feature_bins_, cuts.FeatureBins(f));
   }
-  const uint64_t rows = matrix.NumRows();
-  const uint64_t* row_ptr = matrix.row_ptr().data();
-  const uint32_t* bins = matrix.sparse_bins().data();
-  std::vector<uint64_t> cursor(static_cast<std::size_t>(nthread) * nf, 0);
-  auto block_rows = [&](int b) {
-    return std::make_pair(rows * b / nthread, rows * (b + 1) / nthread);
-  };
-  auto copy = [&](auto feature_id) {  // the table's type by a value of it
-    std::vector<decltype(feature_id)> bin_feature(cuts.TotalBins());
-    for (uint32_t f = 0; f < nf; ++f) {
-      std::fill(bin_feature.begin() + cuts.ptr[f], bin_feature.begin() + cuts.ptr[f + 1], f);
-    }
-#pragma omp parallel for num_threads(nthread) schedule(static, 1)
-    for (int b = 0; b < nthread; ++b) {
-      uint64_t* count = cursor.data() + static_cast<std::size_t>(b) * nf;
-      const auto [begin, end] = block_rows(b);
-      for (uint64_t k = row_ptr[begin]; k < row_ptr[end]; ++k) ++count[bin_feature[bins[k]]];
-    }
-    col_ptr_.assign(nf + 1, 0);
-    uint64_t sum = 0;
-    for (uint32_t f = 0; f < nf; ++f) {
-      col_ptr_[f] = sum;
-      for (int b = 0; b < nthread; ++b) {
-        const uint64_t count = cursor[static_cast<std::size_t>(b) * nf + f];
-        cursor[static_cast<std::size_t>(b) * nf + f] = sum;
-        sum += count;
-      }
-    }
-    col_ptr_[nf] = sum;
-    col_rows_.reserve(sum);
-    col_bins_.reserve(sum);
-    AdviseHugePages(col_rows_.data(), sum * sizeof(uint32_t));
-    AdviseHugePages(col_bins_.data(), sum * sizeof(uint16_t));
-    col_rows_.resize(sum);
-    col_bins_.resize(sum);
-#pragma omp parallel for num_threads(nthread) schedule(static, 1)
-    for (int b = 0; b < nthread; ++b) {
-      uint64_t* next = cursor.data() + static_cast<std::size_t>(b) * nf;
-      const auto [begin, end] = block_rows(b);
-      for (uint64_t row = begin; row < end; ++row) {
-        for (uint64_t k = row_ptr[row]; k < row_ptr[row + 1]; ++k) {
-          const uint32_t f = bin_feature[bins[k]];
-          const uint64_t at = next[f]++;
-          col_rows_[at] = static_cast<uint32_t>(row);
-          col_bins_[at] = static_cast<uint16_t>(bins[k] - cuts.ptr[f]);
-        }
-      }
-    }
-  };
-  if (nf <= 0x10000u) {
-    copy(uint16_t{0});
+  if (matrix.sparse_columns().empty()) {
+    own_ = matrix.TransposeSparse(cuts, nthread);
+    columns_ = &own_;
   } else {
-    copy(uint32_t{0});
+    columns_ = &matrix.sparse_columns();
   }
 }
 
@@ -144,15 +89,15 @@ bool ColumnwiseEvaluator::Fits(std::size_t num_nodes) const {
 }
 
 std::size_t ColumnwiseEvaluator::MemoryBytes() const {
-  return col_ptr_.size() * sizeof(uint64_t) + col_rows_.size() * sizeof(uint32_t) +
-         col_bins_.size() * sizeof(uint16_t) +
+  return own_.ptr.size() * sizeof(uint64_t) + own_.rows.size() * sizeof(uint32_t) +
+         own_.bins.size() * sizeof(uint16_t) +
          (col_grad_.size() + row_grad_.size()) * sizeof(EntryGradient) + slot8_.size() +
          slot16_.size() * sizeof(uint16_t);
 }
 
 uint64_t ColumnwiseEvaluator::ColumnEntries(const std::vector<Split>& splits) const {
   uint64_t entries = 0;
-  for (uint32_t f : DistinctFeatures(splits)) entries += col_ptr_[f + 1] - col_ptr_[f];
+  for (uint32_t f : DistinctFeatures(splits)) entries += columns_->ptr[f + 1] - columns_->ptr[f];
   return entries;
 }
 
@@ -194,12 +139,12 @@ void ColumnwiseEvaluator::DirectionsBy(const std::vector<Split>& splits,
 #pragma omp parallel for num_threads(nthread_) schedule(dynamic, 1)
   for (int64_t i = 0; i < num_features; ++i) {
     const uint32_t f = features[i];
-    const uint64_t end = col_ptr_[f + 1];
-    for (uint64_t k = col_ptr_[f]; k < end; ++k) {
-      const uint32_t row = col_rows_[k];
+    const uint64_t end = columns_->ptr[f + 1];
+    for (uint64_t k = columns_->ptr[f]; k < end; ++k) {
+      const uint32_t row = columns_->rows[k];
       const SlotT t = mark[row];
       if (t == kNone || splits[t].feature != f) continue;
-      goes_left[row] = static_cast<int32_t>(col_bins_[k]) <= splits[t].split_bin;
+      goes_left[row] = static_cast<int32_t>(columns_->bins[k]) <= splits[t].split_bin;
     }
   }
 }
@@ -225,9 +170,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
                  "a tree's first level evaluated by column is its root");
     gradients_current_ = true;
     if (row_grad_.empty()) {  // huge pages: the root's gather reads it at scattered rows
-      row_grad_.reserve(num_rows_);
-      AdviseHugePages(row_grad_.data(), num_rows_ * sizeof(EntryGradient));
-      row_grad_.resize(num_rows_);
+      ResizeOnHugePages(&row_grad_, num_rows_);
     }
     bool inexact = false, large = false, zero = false;
 #pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large, zero)
@@ -241,9 +184,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
     small_gradients_ = !large;
     zero_gradients_ = zero;
     if (col_grad_.empty()) {
-      col_grad_.reserve(col_rows_.size());
-      AdviseHugePages(col_grad_.data(), col_rows_.size() * sizeof(EntryGradient));
-      col_grad_.resize(col_rows_.size());
+      ResizeOnHugePages(&col_grad_, columns_->rows.size());
     }
     return small_gradients_ ? EvaluateLevel<uint8_t, true, true>(nodes, allowed, evaluator)
                             : EvaluateLevel<uint8_t, true, false>(nodes, allowed, evaluator);
@@ -302,8 +243,8 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
   } else {
     slot = slot16_.data();
   }
-  const uint32_t* rows = col_rows_.data();
-  const uint16_t* col_bins = col_bins_.data();
+  const uint32_t* rows = columns_->rows.data();
+  const uint16_t* col_bins = columns_->bins.data();
   EntryGradient* col_grad = col_grad_.data();
   const EntryGradient* row_grad = row_grad_.data();
   const std::size_t num_nodes = nodes.size();
@@ -332,9 +273,9 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       const uint32_t f = static_cast<uint32_t>(fi);
       const uint32_t nb = cuts_->FeatureBins(f);
       const std::size_t words = (nb + 63) / 64;
-      const uint64_t end = col_ptr_[f + 1];
+      const uint64_t end = columns_->ptr[f + 1];
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
-      for (uint64_t k = col_ptr_[f]; k < end && kGather; ++k) {
+      for (uint64_t k = columns_->ptr[f]; k < end && kGather; ++k) {
         if (k + kPrefetch < end) __builtin_prefetch(row_grad + rows[k + kPrefetch]);
         const uint32_t bin = col_bins[k];
         const EntryGradient e = row_grad[rows[k]];
@@ -342,7 +283,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         e.AddTo<kSmall>(&hist[bin]);
         bits[bin >> 6] |= uint64_t{1} << (bin & 63);
       }
-      for (uint64_t k = col_ptr_[f]; k < end && !kGather; ++k) {
+      for (uint64_t k = columns_->ptr[f]; k < end && !kGather; ++k) {
         if (k + kSlotPrefetch < end) __builtin_prefetch(slot + rows[k + kSlotPrefetch]);
         const SlotT s = slot[rows[k]];
         if (s == kNone) continue;

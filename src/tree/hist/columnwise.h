@@ -29,8 +29,11 @@ namespace ringboost {
 
 class ColumnwiseEvaluator {
  public:
-  // Builds the column-major copy of a sparse-layout matrix (rows ascending within a feature).
+  // The column-major entries of a sparse-layout matrix (rows ascending within a feature): the
+  // matrix's own where it was built by column, else a copy.
   ColumnwiseEvaluator(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread);
+  ColumnwiseEvaluator(const ColumnwiseEvaluator&) = delete;  // columns_ may point at own_
+  ColumnwiseEvaluator& operator=(const ColumnwiseEvaluator&) = delete;
 
   // Whether the column-major way serves these cuts at all (local bins fit 16 bits).
   static bool Supports(const BinnedMatrix& matrix, const HistogramCuts& cuts);
@@ -117,12 +120,11 @@ class ColumnwiseEvaluator {
   const HistogramCuts* cuts_;
   int nthread_;
   uint64_t num_rows_;
-  std::vector<uint64_t> col_ptr_;  // num_features + 1
-  // The columns (and the gradients below) are not zeroed before they are filled, and lie on huge
-  // pages: the copy's stores, and the root's gather, spread over all the features' columns.
-  // The row of each entry, ascending within a feature, and its local bin:
-  std::vector<uint32_t, UninitializedAllocator<uint32_t>> col_rows_;
-  std::vector<uint16_t, UninitializedAllocator<uint16_t>> col_bins_;
+  // The columns: the matrix's (built by column) or own_, its CSR transposed.
+  const SparseColumns* columns_ = nullptr;
+  SparseColumns own_;
+  // The gradients below are not zeroed before they are filled, and lie on huge pages: the
+  // root's gather spreads over all the features' columns.
   // Its row's quantized gradient, for the current tree (EntryGradient).
   std::vector<EntryGradient, UninitializedAllocator<EntryGradient>> col_grad_;
   // The rows' gradients packed, gathered by the root.

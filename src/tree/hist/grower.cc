@@ -94,7 +94,16 @@ void TreeGrower::AllreduceWide() {
   hist_builder_.SetWideChunks(std::move(chunks));
 }
 
+// A matrix built by column makes its CSR the first time a row-wise step needs it.
+void TreeGrower::EnsureMatrixRows() {
+  if (!matrix_->rows_pending()) return;
+  const auto start = PhaseTimer::Clock::now();
+  matrix_->EnsureRows(*cuts_, nthread_);
+  timer_.Add("rows from columns", start);
+}
+
 void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid) {
+  EnsureMatrixRows();
   auto start = PhaseTimer::Clock::now();
   hist_builder_.BuildWide(gpair, *partitioner_, nid);
   timer_.Add("histograms", start);
@@ -142,6 +151,11 @@ std::vector<int> TreeGrower::ExpandChildren(const std::vector<GradientSum>& gpai
     for (int child : children) BuildAndEvaluateWide(gpair, child);
   }
   return children;
+}
+
+bool TreeGrower::ReadsColumns(const HistogramCuts& cuts, int world_size) {
+  return world_size == 1 && cuts.is_cat.empty() &&
+         cuts.TotalBins() * sizeof(GradientSum) > kWideHistogramBytes && SparseColumns::Fit(cuts);
 }
 
 bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
@@ -221,6 +235,7 @@ void TreeGrower::PartitionRows(const std::vector<Expansion>& expansions) {
     timer_.Add("partition", start);
     return;
   }
+  EnsureMatrixRows();
   std::vector<SplitRule> rules;
   for (const Expansion& e : expansions) rules.emplace_back(*matrix_, *cuts_, nodes_[e.nid].split);
   const SplitRule* r = rules.data();
@@ -303,6 +318,7 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, GradientSum loca
   partitioner_ = std::make_unique<RowPartitioner>(matrix_->NumRows());
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;
+  if (!wide_) EnsureMatrixRows();
   RegTree tree;
   nodes_.Reset(&quantizer);
   InitRoot(gpair, local_sum, &tree);

@@ -48,6 +48,10 @@ class TreeGrower {
   // Wide sparse data on one worker evaluates whole levels feature by feature (columnwise.h) when
   // most rows are in the level; tests turn it off to compare with the row-wise way.
   void SetColumnwise(bool on) { columnwise_on_ = on; }
+  // Whether training on a sparse matrix under `cuts` with `world_size` workers reads it column by
+  // column from the root down (wide, one worker, no categorical feature): then the matrix is best
+  // built by column (BinnedMatrix::Build's by_column), its CSR made only if some level needs it.
+  static bool ReadsColumns(const HistogramCuts& cuts, int world_size);
   // Monotone and interaction constraints for every tree from now on (tree/constraints.h).
   void SetConstraints(TreeConstraints constraints);
   // Time spent in each phase over every tree grown so far.
@@ -77,6 +81,8 @@ class TreeGrower {
   void EvaluateNodes(const std::vector<int>& nids);
   // Several workers, wide data: reduces the touched chunks of the node's histogram.
   void AllreduceWide();
+  // A matrix built by column: its CSR, made (and timed) the first time a row-wise step needs it.
+  void EnsureMatrixRows();
   // Wide data: builds `nid`'s histogram on its own (no subtraction, none kept) and evaluates it.
   void BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int nid);
   // Wide data, the columnwise way: evaluates all of `nids` at once; false when it does not serve

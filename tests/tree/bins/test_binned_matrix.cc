@@ -163,5 +163,51 @@ TEST(BinnedMatrix, DenseRandomMatchesSearchBin) {
   }
 }
 
+// Built by column: the columns are the row-major matrix's transposed (rows ascending, local
+// bins), entries of features beyond the cuts dropped; its CSR, made on demand, is the row-major
+// build's, for 1 to 3 threads. Dense data keeps its dense layout.
+TEST(BinnedMatrix, BuiltByColumnIsTheCsrColumnByColumn) {
+  DataSet d;
+  uint64_t s = 5;
+  d.row_ptr = {0};
+  for (int i = 0; i < 3000; ++i) {
+    for (uint32_t f = 0; f < 30; ++f) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      if ((s >> 40) % 3 != 0) continue;
+      d.index.push_back(f);
+      d.value.push_back(static_cast<float>((s >> 20) % 1000) / 7.0f);
+    }
+    d.row_ptr.push_back(d.index.size());
+    d.label.push_back(0.0f);
+  }
+  d.num_col = 30;
+  const HistogramCuts cuts = Cuts(d, 27, 64);  // features 27-29 beyond the cuts: dropped
+  for (int nthread : {1, 2, 3}) {
+    const BinnedMatrix rows = BinnedMatrix::Build(d, cuts, nthread);
+    const BinnedMatrix columns = BinnedMatrix::Build(d, cuts, nthread, nullptr, true);
+    ASSERT_EQ(columns.layout(), BinnedMatrix::Layout::kSparse);
+    EXPECT_TRUE(rows.sparse_columns().empty());
+    const SparseColumns expected = rows.TransposeSparse(cuts, nthread);
+    const SparseColumns& got = columns.sparse_columns();
+    EXPECT_EQ(got.ptr, expected.ptr);
+    EXPECT_TRUE(
+        std::equal(got.rows.begin(), got.rows.end(), expected.rows.begin(), expected.rows.end()));
+    EXPECT_TRUE(
+        std::equal(got.bins.begin(), got.bins.end(), expected.bins.begin(), expected.bins.end()));
+    EXPECT_THROW(columns.sparse_bins(), Error);
+    columns.EnsureRows(cuts, nthread);
+    EXPECT_EQ(columns.row_ptr(), rows.row_ptr());
+    EXPECT_TRUE(std::equal(columns.sparse_bins().begin(), columns.sparse_bins().end(),
+                           rows.sparse_bins().begin(), rows.sparse_bins().end()));
+    ExpectMatchesSearchBin(d, cuts, columns);
+  }
+  const DataSet dense =
+      MakeRows({{{0, 1.0f}, {1, 2.0f}}, {{0, 3.0f}, {1, 4.0f}}, {{0, 5.0f}, {1, 6.0f}}});
+  const HistogramCuts dense_cuts = Cuts(dense, 2, 16);
+  const BinnedMatrix m = BinnedMatrix::Build(dense, dense_cuts, 2, nullptr, true);
+  EXPECT_EQ(m.layout(), BinnedMatrix::Layout::kDense);
+  EXPECT_TRUE(m.sparse_columns().empty());
+}
+
 }  // namespace
 }  // namespace ringboost

@@ -17,12 +17,15 @@ struct Fixture {
   std::unique_ptr<rabit::Communicator> comm = rabit::MakeLocalCommunicator();
   TreeConstraints constraints;  // of every tree Grow grows
 
-  // bundle: the matrix bundles the features (enable_bundle=true, max_conflict_rate 0).
-  explicit Fixture(DataSet d, int nthread = 2, bool bundle = false) : data(std::move(d)) {
+  // bundle: the matrix bundles the features (enable_bundle=true, max_conflict_rate 0);
+  // by_column: a sparse matrix is built by column (BinnedMatrix::Build).
+  explicit Fixture(DataSet d, int nthread = 2, bool bundle = false, bool by_column = false)
+      : data(std::move(d)) {
     cuts = ComputeCuts(data, data.num_col, 256, comm.get(), nthread);
     const FeatureBundles bundles =
         bundle ? DecideBundles(data, cuts, {"true", 0.0}, comm.get(), nthread) : FeatureBundles{};
-    matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(data, cuts, nthread, &bundles));
+    matrix = std::make_unique<BinnedMatrix>(
+        BinnedMatrix::Build(data, cuts, nthread, &bundles, by_column));
     matrix->BuildColumns(nthread);
   }
 
@@ -45,6 +48,30 @@ struct Fixture {
     return tree;
   }
 };
+
+// n rows of `features` features, each present with probability 3/4, its value in [0, range) (a
+// 64-bit LCG seeded with `seed`); the label adds +-(f % 7 + 1) for each present feature f with
+// f % 13 == 5, + where its value is above range / 2.
+DataSet SignalRows(int n, int features, uint64_t range, uint64_t seed) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  uint64_t s = seed;
+  for (int i = 0; i < n; ++i) {
+    std::vector<float> r;
+    float y = 0;
+    for (int f = 0; f < features; ++f) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      const uint64_t v = (s >> 33) % range;
+      const bool present = (s >> 20) % 4 != 0;
+      r.push_back(present ? static_cast<float>(v) : NAN);
+      if (present && f % 13 == 5)
+        y += (2 * v > range ? 1.0f : -1.0f) * static_cast<float>(f % 7 + 1);
+    }
+    rows.push_back(r);
+    labels.push_back(y);
+  }
+  return test::DenseRows(rows, labels);
+}
 
 Params StumpParams() {
   Params p;
@@ -234,29 +261,37 @@ TEST(TreeGrower, ColumnwiseLargeQuantizedGradientsGrowTheRowwiseTree) {
 // Many features, so both threads take some (16 at a time) and prune with each other's finds:
 // still the row-wise tree of one thread. Several features carry signal, of different strength.
 TEST(TreeGrower, ColumnwiseThreadsShareTheirFinds) {
-  std::vector<std::vector<float>> rows;
-  std::vector<float> labels;
-  uint64_t s = 7;
-  for (int i = 0; i < 6000; ++i) {
-    std::vector<float> r;
-    float y = 0;
-    for (int f = 0; f < 96; ++f) {
-      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-      const float v = static_cast<float>((s >> 33) % 500);
-      const bool present = (s >> 20) % 4 != 0;
-      r.push_back(present ? v : NAN);
-      if (present && f % 13 == 5) y += (v > 250 ? 1.0f : -1.0f) * static_cast<float>(f % 7 + 1);
-    }
-    rows.push_back(r);
-    labels.push_back(y);
-  }
-  Fixture fx1(test::DenseRows(rows, labels), 1);
-  Fixture fx2(test::DenseRows(rows, labels), 2);
+  Fixture fx1(SignalRows(6000, 96, 500, 7), 1);
+  Fixture fx2(SignalRows(6000, 96, 500, 7), 2);
   Params p;
   p.max_depth = 6;
   const RegTree a = fx1.Grow(p, 1);
   EXPECT_GT(a.NumNodes(), 63);
   test::ExpectSameTree(a, fx2.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns));
+}
+
+// A matrix built by column (the learner's choice for wide sparse data on one worker) grows the
+// row-major matrix's trees whichever way the grower reads it: by column from the root (where a
+// level's split features hold many entries its partition reads rows, from the CSR the matrix then
+// makes), the wide way by rows, histograms per node; and with four rows in five left out.
+TEST(TreeGrower, MatrixBuiltByColumnGrowsTheSameTrees) {
+  const DataSet data = SignalRows(5000, 40, 300, 11);
+  Fixture by_rows(data, 2);
+  Params p;
+  p.max_depth = 6;
+  const RegTree expected = by_rows.Grow(p, 2);
+  EXPECT_GT(expected.NumNodes(), 31);
+  std::vector<uint8_t> keep(data.NumRows(), 0);
+  for (std::size_t i = 0; i < keep.size(); i += 5) keep[i] = 1;
+  const RegTree expected_kept = by_rows.Grow(p, 2, nullptr, Fixture::Mode::kNormal, keep);
+  for (Fixture::Mode mode :
+       {Fixture::Mode::kNormal, Fixture::Mode::kWideRows, Fixture::Mode::kWideColumns}) {
+    Fixture by_column(data, 2, false, true);
+    ASSERT_FALSE(by_column.matrix->sparse_columns().empty());
+    test::ExpectSameTree(expected, by_column.Grow(p, 2, nullptr, mode));
+    Fixture kept(data, 2, false, true);
+    test::ExpectSameTree(expected_kept, kept.Grow(p, 2, nullptr, mode, keep));
+  }
 }
 
 // One grower, two trees: the column-wise way copies each tree's own gradients (the second tree
