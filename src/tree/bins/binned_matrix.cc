@@ -321,9 +321,11 @@ BinnedMatrix BinnedMatrix::Build(const DataSet& data, const HistogramCuts& cuts,
   }
   const uint64_t entries =
       columns.empty() ? data.NumNonZero() : MulSat(m.num_rows_, columns.size());
-  // At most 4 bytes an entry (2 when dense), with a column-major copy of dense data.
-  CheckAllocation(MulSat(entries, 4), "the binned matrix",
-                  std::to_string(entries) + " entries x 4 bytes",
+  // At most 4 bytes an entry (2 when dense), with a column-major copy of dense data; sparse by
+  // column, 6 (row and local bin) and the values' 4 while they are binned.
+  const uint64_t entry_bytes = columns.empty() && by_column ? 10 : 4;
+  CheckAllocation(MulSat(entries, entry_bytes), "the binned matrix",
+                  std::to_string(entries) + " entries x " + std::to_string(entry_bytes) + " bytes",
                   "use fewer rows or features a worker (more workers)");
   if (!columns.empty()) {
     m.layout_ = Layout::kDense;
@@ -370,6 +372,11 @@ void BinnedMatrix::EnsureRows(const HistogramCuts& cuts, int nthread) const {
   if (!rows_pending_) return;
   const int threads = NumThreads(nthread);
   const uint32_t nf = num_features_;
+  CheckAllocation(AddSat(MulSat(row_ptr_.back(), 4), MulSat(num_rows_, 8)),
+                  "the binned matrix's rows (made from its columns)",
+                  std::to_string(row_ptr_.back()) + " entries x 4 bytes + " +
+                      std::to_string(num_rows_) + " rows x 8 bytes",
+                  "use fewer rows or features a worker (more workers)");
   ResizeOnHugePages(&sparse_bins_, row_ptr_.back());
   std::vector<uint64_t> next(row_ptr_.begin(), row_ptr_.end() - 1);  // each row's next entry
   const uint32_t* rows = columns_.rows.data();
