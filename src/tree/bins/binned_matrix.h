@@ -41,8 +41,9 @@ struct SparseColumns {
   std::vector<uint16_t, UninitializedAllocator<uint16_t>> bins;
 
   bool empty() const { return ptr.empty(); }
-  // Whether every feature's local bins fit 16 bits.
-  static bool Fit(const HistogramCuts& cuts);
+  // Whether the columns hold a matrix of `num_rows` rows under `cuts`: rows in 32 bits, every
+  // feature's local bins in 16.
+  static bool Fit(const HistogramCuts& cuts, uint64_t num_rows);
 };
 
 class BinnedMatrix {
@@ -52,8 +53,7 @@ class BinnedMatrix {
   using SparseBins = std::vector<uint32_t, UninitializedAllocator<uint32_t>>;
 
   // bundles: used when given (non-empty) and the data is not dense in every row. by_column: a
-  // sparse layout is built by column (see above; taken only where SparseColumns::Fit and the
-  // rows fit 32 bits).
+  // sparse layout is built by column (see above; taken only where SparseColumns::Fit).
   static BinnedMatrix Build(const DataSet& data, const HistogramCuts& cuts, int nthread,
                             const FeatureBundles* bundles = nullptr, bool by_column = false);
 

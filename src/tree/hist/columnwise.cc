@@ -60,13 +60,11 @@ std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Sp
 }  // namespace
 
 bool ColumnwiseEvaluator::Supports(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
-  return matrix.layout() == BinnedMatrix::Layout::kSparse && SparseColumns::Fit(cuts) &&
-         matrix.NumRows() < (uint64_t{1} << 32);
+  return matrix.layout() == BinnedMatrix::Layout::kSparse &&
+         SparseColumns::Fit(cuts, matrix.NumRows());
 }
 
-// The matrix's own columns where it was built by column, else its CSR transposed (with the
-// columns on huge pages: scattered over the bench's 10,000 columns, 4 KiB pages cost a TLB miss a
-// store, and the copy took 0.66-0.79 s there; 0.38-0.42 s on huge pages).
+// The matrix's own columns where it was built by column, else its CSR transposed.
 ColumnwiseEvaluator::ColumnwiseEvaluator(const BinnedMatrix& matrix, const HistogramCuts& cuts,
                                          int nthread)
     : cuts_(&cuts), nthread_(nthread), num_rows_(matrix.NumRows()) {

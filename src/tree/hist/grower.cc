@@ -155,7 +155,7 @@ std::vector<int> TreeGrower::ExpandChildren(const std::vector<GradientSum>& gpai
 
 bool TreeGrower::ReadsColumns(const HistogramCuts& cuts, int world_size) {
   return world_size == 1 && cuts.is_cat.empty() &&
-         cuts.TotalBins() * sizeof(GradientSum) > kWideHistogramBytes && SparseColumns::Fit(cuts);
+         cuts.TotalBins() * sizeof(GradientSum) > kWideHistogramBytes;
 }
 
 bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,

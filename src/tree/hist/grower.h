@@ -50,7 +50,8 @@ class TreeGrower {
   void SetColumnwise(bool on) { columnwise_on_ = on; }
   // Whether training on a sparse matrix under `cuts` with `world_size` workers reads it column by
   // column from the root down (wide, one worker, no categorical feature): then the matrix is best
-  // built by column (BinnedMatrix::Build's by_column), its CSR made only if some level needs it.
+  // built by column (BinnedMatrix::Build's by_column, where SparseColumns::Fit), its CSR made
+  // only if some level needs it.
   static bool ReadsColumns(const HistogramCuts& cuts, int world_size);
   // Monotone and interaction constraints for every tree from now on (tree/constraints.h).
   void SetConstraints(TreeConstraints constraints);
