@@ -17,9 +17,18 @@ RB_HOST_DEVICE inline uint64_t Mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// CounterHash's first three mixes, for many draws of one (seed, a, b): a loop over c computes
+// this once and then CounterHashFrom(prefix, c), one mix a draw (the same bits).
+RB_HOST_DEVICE inline uint64_t CounterPrefix(uint64_t seed, uint64_t a, uint64_t b) {
+  return Mix64(Mix64(Mix64(seed) ^ a) ^ b);
+}
+RB_HOST_DEVICE inline uint64_t CounterHashFrom(uint64_t prefix, uint64_t c) {
+  return Mix64(prefix ^ c);
+}
+
 // 64 random bits for (seed, a, b, c).
 RB_HOST_DEVICE inline uint64_t CounterHash(uint64_t seed, uint64_t a, uint64_t b, uint64_t c = 0) {
-  return Mix64(Mix64(Mix64(Mix64(seed) ^ a) ^ b) ^ c);
+  return CounterHashFrom(CounterPrefix(seed, a, b), c);
 }
 
 // Uniform double in [0, 1) for (seed, a, b, c).

@@ -87,7 +87,8 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
   const std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
   out->resize(n);
   GradientSum* q = out->data();
-  const uint64_t stream = static_cast<uint64_t>(RandomStream::kLowBitGradient);
+  const uint64_t prefix =
+      CounterPrefix(seed, static_cast<uint64_t>(RandomStream::kLowBitGradient), key);
   int64_t sum_g = 0, sum_h = 0;
 #pragma omp parallel for schedule(static) num_threads(nthread) reduction(+ : sum_g, sum_h)
   for (std::size_t i = 0; i < n; ++i) {
@@ -96,7 +97,7 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
       continue;
     }
     q[i] = LowBitQuantize(gpair[i * stride + group], grad_scale_, hess_scale_,
-                          CounterHash(seed, stream, key, first_row + i));
+                          CounterHashFrom(prefix, first_row + i));
     sum_g += q[i].g;
     sum_h += q[i].h;
   }

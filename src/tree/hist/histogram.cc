@@ -14,6 +14,8 @@ namespace ringboost {
 namespace {
 
 constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task
+// Low-bit builds: rows summed into 16-bit cells before they are widened (CellBitsFor's k16).
+constexpr uint64_t kNarrowChunkRows = 32767 / LowBitPolicy::kLevels;
 
 constexpr uint64_t kPrefetchRows = 16;  // rows ahead whose bins and gradient are prefetched
 
@@ -40,8 +42,29 @@ struct SplitRows {  // the matrix's row-major bins and the gradient array
   }
 };
 
+// A row's gradient as a cell of the build's type, and its addition to a cell: two fields, or
+// one word of packed halves (PackedCell).
+template <typename Cell>
+struct CellOps {
+  static Cell Make(int64_t g, int64_t h) {
+    Cell c;
+    c.g = static_cast<decltype(c.g)>(g);
+    c.h = static_cast<decltype(c.h)>(h);
+    return c;
+  }
+  static void Add(Cell& d, const Cell& s) {
+    d.g += s.g;
+    d.h += s.h;
+  }
+};
+template <>
+struct CellOps<uint32_t> {  // Packed16
+  static uint32_t Make(int64_t g, int64_t h) { return Packed16::Pack(g, h); }
+  static void Add(uint32_t& d, uint32_t s) { d += s; }
+};
+
 // HistogramBuilder's row records: the gradient first (a `Stored`: a GradientSum of 16 bytes, or
-// in low-bit mode a NarrowCell<int8_t> of 2), the bins after it, read into a `Cell` of the
+// in low-bit mode a LowBitGradient of 2), the bins after it, read into a `Cell` of the
 // build's width. kStore: the gradient comes from `gpair` and is stored into the record; else it
 // is read from there.
 template <typename BinT, bool kStore, typename Stored = GradientSum, typename Cell = GradientSum>
@@ -66,43 +89,20 @@ struct RecordRows {
     } else {
       std::memcpy(&s, rec, sizeof(Stored));
     }
-    g->g = s.g;
-    g->h = s.h;
+    *g = CellOps<Cell>::Make(s.g, s.h);
     return reinterpret_cast<const BinT*>(rec + sizeof(Stored));
   }
 };
 // Low-bit mode's stored gradient: |g|, |h| <= LowBitPolicy::kLevels fit int8.
-using LowBitGradient = NarrowCell<int8_t>;
+struct LowBitGradient {
+  int8_t g;
+  int8_t h;
+};
 constexpr std::size_t kLowBitRecordGradientBytes = sizeof(LowBitGradient);
 
-std::size_t CellBytes(CellBits bits) {
-  return bits == CellBits::k16 ? 4 : bits == CellBits::k32 ? 8 : sizeof(GradientSum);
-}
-
-// dst[b] += src[b] for b in [begin, end), src of narrow cells.
-template <typename Cell>
-void WidenAdd(const Cell* src, GradientSum* dst, std::size_t begin, std::size_t end) {
-  for (std::size_t b = begin; b < end; ++b) {
-    dst[b].g += src[b].g;
-    dst[b].h += src[b].h;
-  }
-}
-void WidenAdd(CellBits bits, const void* src, GradientSum* dst, std::size_t begin,
-              std::size_t end) {
-  switch (bits) {
-    case CellBits::k16:
-      return WidenAdd(static_cast<const NarrowCell<int16_t>*>(src), dst, begin, end);
-    case CellBits::k32:
-      return WidenAdd(static_cast<const NarrowCell<int32_t>*>(src), dst, begin, end);
-    case CellBits::k64:
-      return WidenAdd(static_cast<const GradientSum*>(src), dst, begin, end);
-  }
-}
-
-// A zeroed histogram of n_bins cells of `bits` in `buf` (its storage reused).
-void* ClearedCells(std::vector<uint64_t>* buf, std::size_t n_bins, CellBits bits) {
-  buf->assign((n_bins * CellBytes(bits) + 7) / 8, 0);
-  return buf->data();
+// dst[b] += src[b] for every bin b, src of packed 16-bit cells.
+void WidenAdd(const uint32_t* src, GradientSum* dst, std::size_t n_bins) {
+  for (std::size_t b = 0; b < n_bins; ++b) dst[b] += Packed16::Unpack(src[b]);
 }
 
 // Dense rows into the histogram whose feature f starts at base[f]. Four rows at a time: their
@@ -124,21 +124,13 @@ void BuildDense(const Rows& src, uint32_t num_features, Cell* const* base, const
     for (uint64_t k = 0; k < kWays; ++k) b[k] = src.Row(rows[i + k], &g[k]);
     for (uint32_t f = 0; f < num_features; ++f) {
       Cell* h = base[f];
-      for (uint64_t k = 0; k < kWays; ++k) {
-        Cell& d = h[b[k][f]];
-        d.g += g[k].g;
-        d.h += g[k].h;
-      }
+      for (uint64_t k = 0; k < kWays; ++k) CellOps<Cell>::Add(h[b[k][f]], g[k]);
     }
   }
   for (; i < n; ++i) {
     Cell g;
     const BinT* b = src.Row(rows[i], &g);
-    for (uint32_t f = 0; f < num_features; ++f) {
-      Cell& d = base[f][b[f]];
-      d.g += g.g;
-      d.h += g.h;
-    }
+    for (uint32_t f = 0; f < num_features; ++f) CellOps<Cell>::Add(base[f][b[f]], g);
   }
 }
 
@@ -226,10 +218,11 @@ HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCu
   }
 }
 
-template <typename BinT, typename Cell>
+template <typename BinT>
 void HistogramBuilder::BuildNarrowDense(const std::vector<BinT>& bins, const GradientSum* gpair,
-                                        const uint32_t* rows, uint64_t n, Cell* hist,
+                                        const uint32_t* rows, uint64_t n, uint32_t* hist,
                                         bool reuse_gradients) {
+  using Cell = uint32_t;  // Packed16
   const uint32_t num_features = feature_offsets_.size();
   Cell* on_stack[kMaxRecordBytes];  // a record holds fewer features than bytes
   for (uint32_t f = 0; f < num_features; ++f) on_stack[f] = hist + feature_offsets_[f];
@@ -245,25 +238,11 @@ void HistogramBuilder::BuildNarrowDense(const std::vector<BinT>& bins, const Gra
 }
 
 void HistogramBuilder::BuildNarrowBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
-                                        uint64_t n, CellBits bits, void* hist,
-                                        bool reuse_gradients) {
-  auto build = [&](const auto& bins) {
-    switch (bits) {
-      case CellBits::k16:
-        return BuildNarrowDense(bins, gpair.data(), rows, n,
-                                static_cast<NarrowCell<int16_t>*>(hist), reuse_gradients);
-      case CellBits::k32:
-        return BuildNarrowDense(bins, gpair.data(), rows, n,
-                                static_cast<NarrowCell<int32_t>*>(hist), reuse_gradients);
-      case CellBits::k64:
-        return BuildNarrowDense(bins, gpair.data(), rows, n, static_cast<GradientSum*>(hist),
-                                reuse_gradients);
-    }
-  };
+                                        uint64_t n, uint32_t* hist, bool reuse_gradients) {
   if (matrix_->BinBytes() == 1) {
-    build(matrix_->dense8());
+    BuildNarrowDense(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients);
   } else {
-    build(matrix_->dense16());
+    BuildNarrowDense(matrix_->dense16(), gpair.data(), rows, n, hist, reuse_gradients);
   }
 }
 
@@ -386,44 +365,37 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   for (auto& t : tls_) {
     if (t.size() < nids.size()) t.resize(nids.size());
   }
-  for (auto& t : narrow_tls_) {  // one per node of the level, and the whole tasks' scratch last
-    if (Narrow() && t.size() < nids.size() + 1) t.resize(nids.size() + 1);
-  }
   ParallelErrors errors;  // the histograms are allocated here, inside the region
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     errors.Run([&] {
       const int t = omp_get_thread_num();
       const Task& task = tasks[i];
+      GradientSum* hist;
       if (task.whole) {
         out[task.node]->assign(n_bins, GradientSum{});
-        if (Narrow()) {  // into this thread's scratch cells, then widened
-          const CellBits bits = CellBitsFor(task.n);
-          std::vector<uint64_t>& scratch = narrow_tls_[t].back();
-          void* cells = ClearedCells(&scratch, n_bins, bits);
-          BuildNarrowBlock(gpair, task.rows, task.n, bits, cells, reuse_gradients);
-          WidenAdd(bits, cells, out[task.node]->data(), 0, n_bins);
-        } else {
-          BuildBlock(gpair, task.rows, task.n, out[task.node]->data(), reuse_gradients);
-        }
-        return;
-      }
-      if (Narrow()) {
-        const CellBits bits = CellBitsFor(partitioner.NodeRange(nids[task.node]).size());
-        std::vector<uint64_t>& cells = narrow_tls_[t][task.node];
+        hist = out[task.node]->data();
+      } else {
+        Histogram& h = tls_[t][task.node];
         if (!used[t][task.node]) {
-          ClearedCells(&cells, n_bins, bits);
+          h.assign(n_bins, GradientSum{});
           used[t][task.node] = 1;
         }
-        BuildNarrowBlock(gpair, task.rows, task.n, bits, cells.data(), reuse_gradients);
+        hist = h.data();
+      }
+      if (!Narrow()) {
+        BuildBlock(gpair, task.rows, task.n, hist, reuse_gradients);
         return;
       }
-      Histogram& h = tls_[t][task.node];
-      if (!used[t][task.node]) {
-        h.assign(n_bins, GradientSum{});
-        used[t][task.node] = 1;
+      // Low-bit: at most kNarrowChunkRows rows at a time into this thread's 16-bit cells (a
+      // dense node's fit L1), each chunk then widened into the histogram.
+      for (uint64_t b = 0; b < task.n; b += kNarrowChunkRows) {
+        const uint64_t m = std::min(task.n - b, kNarrowChunkRows);
+        std::vector<uint32_t>& cells = narrow_tls_[t];
+        cells.assign(n_bins, 0);
+        BuildNarrowBlock(gpair, task.rows + b, m, cells.data(), reuse_gradients);
+        WidenAdd(cells.data(), hist, n_bins);
       }
-      BuildBlock(gpair, task.rows, task.n, h.data(), reuse_gradients);
     });
   }
   errors.Rethrow();
@@ -444,11 +416,6 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       std::fill(dst + begin, dst + end, GradientSum{});
       for (int t = 0; t < nthread_; ++t) {
         if (!used[t][k]) continue;
-        if (Narrow()) {
-          const CellBits bits = CellBitsFor(partitioner.NodeRange(nids[k]).size());
-          WidenAdd(bits, narrow_tls_[t][k].data(), dst, begin, end);
-          continue;
-        }
         const GradientSum* src = tls_[t][k].data();
         for (std::size_t b = begin; b < end; ++b) dst[b] += src[b];
       }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "tree/bins/binned_matrix.h"
@@ -15,15 +16,31 @@
 
 namespace ringboost {
 
-// Low-bit mode (gradient.h): while a histogram is being built, its cells are the narrowest
-// integers that cannot overflow for the node's rows (each |q| <= LowBitPolicy::kLevels): 16+16
-// bits up to 32767 / kLevels rows, 32+32 bits up to 2^31 / kLevels rows, else 64+64. The built
-// histograms are widened into Histogram (64+64), so that subtraction and evaluation stay one code.
-template <typename T>
-struct NarrowCell {
-  T g = 0;
-  T h = 0;
+// Low-bit mode (gradient.h): the builds sum at most 32767 / LowBitPolicy::kLevels rows at a time
+// into 16+16-bit cells (a dense node's 28 x 256 of them fit L1), then widen them into Histogram
+// (64+64), so that subtraction and evaluation stay one code. The allreduce moves each node's
+// histogram in the narrowest cells its rows over all workers allow (CellBitsFor: 16+16 bits up
+// to 32767 / kLevels rows, 32+32 up to 2^31 / kLevels, else 64+64; histogram_sync.cc).
+//
+// A 16+16 cell is one unsigned word, g * 2^16 + h, so that a row adds to it with one integer add
+// (wrapping). While every partial sum of g and of h is within +-32767, the word is G * 2^16 + H
+// exactly: H is the low half read as a signed integer, and G = (word - H) / 2^16, whatever the
+// signs.
+template <typename Word, typename Half>
+struct PackedCell {
+  static constexpr int kHalfBits = 8 * sizeof(Half);
+  static Word Pack(int64_t g, int64_t h) {
+    return static_cast<Word>(static_cast<Word>(g) << kHalfBits) + static_cast<Word>(h);
+  }
+  static GradientSum Unpack(Word w) {
+    using Signed = std::make_signed_t<Word>;
+    const int64_t h = static_cast<Half>(w);  // the low half, sign-extended
+    const int64_t g =
+        (static_cast<int64_t>(static_cast<Signed>(w)) - h) / (int64_t{1} << kHalfBits);
+    return GradientSum{g, h};
+  }
 };
+using Packed16 = PackedCell<uint32_t, int16_t>;  // CellBits::k16
 enum class CellBits { k16 = 0, k32 = 1, k64 = 2 };
 CellBits CellBitsFor(uint64_t rows);
 
@@ -78,12 +95,12 @@ class HistogramBuilder {
                        const uint32_t* rows, uint64_t n, GradientSum* hist, bool reuse_gradients);
   template <typename BinT>
   void InitRecords(const std::vector<BinT>& bins);
-  // Low-bit mode, dense records: rows into `hist`, whose cells are of `bits`.
+  // Low-bit mode, dense records: at most kNarrowChunkRows rows into `hist`, of Packed16 cells.
   void BuildNarrowBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows, uint64_t n,
-                        CellBits bits, void* hist, bool reuse_gradients);
-  template <typename BinT, typename Cell>
+                        uint32_t* hist, bool reuse_gradients);
+  template <typename BinT>
   void BuildNarrowDense(const std::vector<BinT>& bins, const GradientSum* gpair,
-                        const uint32_t* rows, uint64_t n, Cell* hist, bool reuse_gradients);
+                        const uint32_t* rows, uint64_t n, uint32_t* hist, bool reuse_gradients);
   // Bundled matrix: each built histogram (over the bundles' cells) becomes one over the cuts'
   // global bins; a member's cells are a slice of its bundle's, the "no member" cell is dropped.
   void ToGlobalBins(const std::vector<Histogram*>& out) const;
@@ -113,8 +130,8 @@ class HistogramBuilder {
   bool low_bit_ = false;
   uint32_t record_gradient_bytes_ = 0;  // 16 (a GradientSum), or 2 in low-bit mode (int8 g, h)
   std::vector<uint8_t> records_;
-  // Low-bit mode: per thread, per node of the level, a histogram of narrow cells (raw storage).
-  std::vector<std::vector<std::vector<uint64_t>>> narrow_tls_;
+  // Low-bit mode: per thread, the 16-bit cells of the chunk being built (raw storage).
+  std::vector<std::vector<uint32_t>> narrow_tls_;
   std::vector<std::vector<Histogram>> tls_;  // per thread, per node of the level
   // Wide mode: per thread a histogram kept all zero between calls, its touched-chunk flags and
   // list; the output and its chunks.

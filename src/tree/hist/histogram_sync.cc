@@ -9,10 +9,10 @@
 namespace ringboost {
 namespace {
 
-// How a cell (g, h) travels. 64- and 32-bit cells: two elements. Packed 16: histograms whose
-// every sum, partial or whole, is within +-32767 (CellBits::k16) send a cell as one int32,
-// g * 2^16 + h; sums of such words are exact (|G * 2^16 + H| < 2^31) and decode uniquely: H is
-// the int16 congruent to the word mod 2^16, G = (word - H) / 2^16.
+// How a cell (g, h) travels. 64- and 32-bit cells: two elements. 16-bit cells: histograms whose
+// every sum, partial or whole, is within +-32767 (CellBits::k16) send a cell as one int32, the
+// builder's packed word (Packed16, histogram.h): g * 2^16 + h, whose sums are exact
+// (|G * 2^16 + H| < 2^31) and decode uniquely.
 template <typename T>
 struct Pair {
   using Type = T;
@@ -26,15 +26,14 @@ struct Pair {
     s->h = in[1];
   }
 };
-struct Packed16 {
+struct Packed16Wire {
   using Type = int32_t;
   static constexpr std::size_t kPerCell = 1;
   static void Put(const GradientSum& s, int32_t* out) {
-    *out = static_cast<int32_t>(s.g * 65536 + s.h);
+    *out = static_cast<int32_t>(Packed16::Pack(s.g, s.h));
   }
   static void Get(const int32_t* in, GradientSum* s) {
-    s->h = static_cast<int16_t>(static_cast<uint32_t>(*in) & 0xffffu);
-    s->g = (static_cast<int64_t>(*in) - s->h) / 65536;
+    *s = Packed16::Unpack(static_cast<uint32_t>(*in));
   }
 };
 
@@ -191,7 +190,7 @@ void HistogramSync::Sync(const std::vector<Histogram*>& hists,
   }
   SyncAs<Pair<int64_t>>(hists, by_bits[static_cast<int>(CellBits::k64)]);
   SyncAs<Pair<int32_t>>(hists, by_bits[static_cast<int>(CellBits::k32)]);
-  SyncAs<Packed16>(hists, by_bits[static_cast<int>(CellBits::k16)]);
+  SyncAs<Packed16Wire>(hists, by_bits[static_cast<int>(CellBits::k16)]);
 }
 
 void HistogramSync::AgreeOnSplits(std::vector<SplitCandidate>* best) const {

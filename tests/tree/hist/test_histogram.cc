@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "tree/hist/histogram.h"
 #include "tree/tree_builders.h"
@@ -193,9 +195,33 @@ TEST(Histogram, CellBitsFollowTheNodesRows) {
   EXPECT_EQ(CellBitsFor(2147483647 / kLevels + 1), CellBits::k64);
 }
 
-// Low-bit builds (2-byte gradients in the records, narrow cells widened at the end) sum what the
-// direct sum gives: a root of 12,000 rows (32-bit cells, in blocks) and children of 1,000 rows
-// (16-bit, one task) and 11,000 (32-bit, blocks), the children from the records' gradients.
+// A packed 16+16 cell is g * 2^16 + h in one word: sums of packed rows, wrapping, decode to the
+// sums of g and of h wherever both stay within +-32767, whatever their signs (the low half is
+// borrowed from or carried into the high one on the way).
+TEST(Histogram, PackedCellsDecodeTheirSums) {
+  const std::vector<std::pair<int64_t, int64_t>> sums = {
+      {0, 0},          {1, -1},         {-1, 1},         {32767, 32767}, {-32767, -32767},
+      {32767, -32767}, {-32767, 32767}, {-32768, 12345}, {-2, 32767}};
+  for (const auto& [g, h] : sums) {
+    EXPECT_EQ(Packed16::Unpack(Packed16::Pack(g, h)), (GradientSum{g, h})) << g << " " << h;
+    // As a build reaches it: rows of -7..7 each, added one word at a time.
+    uint32_t word = 0;
+    int64_t left_g = g, left_h = h;
+    while (left_g != 0 || left_h != 0) {
+      const int64_t dg = std::clamp<int64_t>(left_g, -7, 7);
+      const int64_t dh = std::clamp<int64_t>(left_h, -7, 7);
+      word += Packed16::Pack(dg, dh);
+      left_g -= dg;
+      left_h -= dh;
+    }
+    EXPECT_EQ(Packed16::Unpack(word), (GradientSum{g, h})) << g << " " << h;
+  }
+}
+
+// Low-bit builds (2-byte gradients in the records, rows summed in chunks of at most
+// 32767 / kLevels into packed 16-bit cells, each chunk widened) sum what the direct sum gives: a
+// root of 12,000 rows (three chunks a task at one thread, in blocks at more) and children of
+// 1,000 rows (one task) and 11,000 (blocks), the children from the records' gradients.
 TEST(Histogram, LowBitNarrowCellsEqualDirectSum) {
   HistFixture fx(false, 12000);
   for (GradientSum& g : fx.gpair) {  // values a low-bit quantizer gives: |q| <= kLevels
