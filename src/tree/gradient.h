@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -44,6 +45,28 @@ struct GradientSum {
   }
   friend bool operator!=(const GradientSum& a, const GradientSum& b) { return !(a == b); }
 };
+
+// A cell (g, h) of small sums packed in one unsigned word, g * 2^half + h, so that adding a row
+// to it is one integer add (wrapping): low-bit histograms (16+16 bits) and the column-wise
+// evaluator's cells (32+32). While every partial sum of g and of h stays within the half's signed
+// range, the word is G * 2^half + H exactly: H is the low half read as a signed integer, and
+// G = (word - H) / 2^half, whatever the signs.
+template <typename Word, typename Half>
+struct PackedCell {
+  static constexpr int kHalfBits = 8 * sizeof(Half);
+  static Word Pack(int64_t g, int64_t h) {
+    return static_cast<Word>(static_cast<Word>(g) << kHalfBits) + static_cast<Word>(h);
+  }
+  static GradientSum Unpack(Word w) {
+    using Signed = std::make_signed_t<Word>;
+    const int64_t h = static_cast<Half>(w);  // the low half, sign-extended
+    const int64_t g =
+        (static_cast<int64_t>(static_cast<Signed>(w)) - h) / (int64_t{1} << kHalfBits);
+    return GradientSum{g, h};
+  }
+};
+using Packed16 = PackedCell<uint32_t, int16_t>;  // sums within +-32767
+using Packed32 = PackedCell<uint64_t, int32_t>;  // sums within +-(2^31 - 1)
 
 // std::llrint in the default rounding mode (to nearest, ties to even), inline: without
 // -fno-math-errno the compiler calls libm's llrint through the PLT, two calls a row.

@@ -50,6 +50,18 @@ void StreamingStoresDone() {
 #endif
 }
 
+// The column copy's 8 bytes of an entry as a packed word (Packed32) and back (packed trees).
+uint64_t WordOf(const ColumnwiseEvaluator::EntryGradient& e) {
+  uint64_t w;
+  std::memcpy(&w, &e, sizeof(w));
+  return w;
+}
+ColumnwiseEvaluator::EntryGradient FromWord(uint64_t w) {
+  ColumnwiseEvaluator::EntryGradient e;
+  std::memcpy(&e, &w, sizeof(w));
+  return e;
+}
+
 std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Split>& splits) {
   std::vector<uint32_t> features;
   for (const ColumnwiseEvaluator::Split& s : splits) features.push_back(s.feature);
@@ -170,22 +182,40 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
     if (row_grad_.empty()) {  // huge pages: the root's gather reads it at scattered rows
       ResizeOnHugePages(&row_grad_, num_rows_);
     }
-    bool inexact = false, large = false, zero = false;
-#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large, zero)
+    // Where no sum of the tree's gradients can leave 32 bits (low-bit gradients), each entry
+    // carries one packed word and the cells are words too: one integer add an entry.
+    int64_t largest = 0;
+    bool zero = false;
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(max        \
+                                                                          : largest) \
+    reduction(||                                                                     \
+              : zero)
     for (uint64_t r = 0; r < num_rows_; ++r) {
+      largest = std::max({largest, gpair[r].g < 0 ? -gpair[r].g : gpair[r].g,
+                          gpair[r].h < 0 ? -gpair[r].h : gpair[r].h});
+      zero = zero || gpair[r] == GradientSum{};
+    }
+    zero_gradients_ = zero;
+    packed_ = static_cast<uint64_t>(largest) <= INT32_MAX / std::max<uint64_t>(num_rows_, 1);
+    bool inexact = false, large = false;
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large)
+    for (uint64_t r = 0; r < num_rows_; ++r) {
+      if (packed_) {
+        row_grad_[r] = FromWord(Packed32::Pack(gpair[r].g, gpair[r].h));
+        continue;
+      }
       row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
       inexact = inexact || row_grad_[r].Unpack() != gpair[r];
       large = large || !row_grad_[r].Small();
-      zero = zero || gpair[r] == GradientSum{};
     }
     RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
     small_gradients_ = !large;
-    zero_gradients_ = zero;
     if (col_grad_.empty()) {
       ResizeOnHugePages(&col_grad_, columns_->rows.size());
     }
-    return small_gradients_ ? EvaluateLevel<uint8_t, true, true>(nodes, allowed, evaluator)
-                            : EvaluateLevel<uint8_t, true, false>(nodes, allowed, evaluator);
+    if (packed_) return EvaluateLevel<uint8_t, true, Sum::kPacked>(nodes, allowed, evaluator);
+    return small_gradients_ ? EvaluateLevel<uint8_t, true, Sum::kSmall>(nodes, allowed, evaluator)
+                            : EvaluateLevel<uint8_t, true, Sum::kFloat>(nodes, allowed, evaluator);
   }
   // Each row's node slot. Rows outside the nodes, and rows whose gradient is zero (they add
   // nothing, as in the row-wise build), get none.
@@ -195,12 +225,16 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
   } else {
     FillSlots(gpair, partitioner, nodes, &slot16_);
   }
-  if (small_gradients_) {
-    return narrow ? EvaluateLevel<uint8_t, false, true>(nodes, allowed, evaluator)
-                  : EvaluateLevel<uint16_t, false, true>(nodes, allowed, evaluator);
+  if (packed_) {
+    return narrow ? EvaluateLevel<uint8_t, false, Sum::kPacked>(nodes, allowed, evaluator)
+                  : EvaluateLevel<uint16_t, false, Sum::kPacked>(nodes, allowed, evaluator);
   }
-  return narrow ? EvaluateLevel<uint8_t, false, false>(nodes, allowed, evaluator)
-                : EvaluateLevel<uint16_t, false, false>(nodes, allowed, evaluator);
+  if (small_gradients_) {
+    return narrow ? EvaluateLevel<uint8_t, false, Sum::kSmall>(nodes, allowed, evaluator)
+                  : EvaluateLevel<uint16_t, false, Sum::kSmall>(nodes, allowed, evaluator);
+  }
+  return narrow ? EvaluateLevel<uint8_t, false, Sum::kFloat>(nodes, allowed, evaluator)
+                : EvaluateLevel<uint16_t, false, Sum::kFloat>(nodes, allowed, evaluator);
 }
 
 // Nodes own disjoint rows: their pieces are filled in parallel. Without zero gradients in the
@@ -230,11 +264,13 @@ void ColumnwiseEvaluator::FillSlots(const std::vector<GradientSum>& gpair,
   }
 }
 
-template <typename SlotT, bool kGather, bool kSmall>
+template <typename SlotT, bool kGather, ColumnwiseEvaluator::Sum kSum>
 std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
     const SplitEvaluator& evaluator) {
   constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
+  constexpr bool kPacked = kSum == Sum::kPacked;
+  [[maybe_unused]] constexpr bool kSmall = kSum == Sum::kSmall;
   const SlotT* slot = nullptr;
   if constexpr (sizeof(SlotT) == 1) {
     slot = slot8_.data();
@@ -257,76 +293,99 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
   {
     const int t = omp_get_thread_num();
     const std::size_t max_words = (max_feature_bins_ + 63) / 64;
-    std::vector<GradientSum> hist;  // zero between features
-    std::vector<uint64_t> bits;     // bins with entries, per node
+    // The level's cells, nodes x the feature's bins, zero between features: GradientSums, or
+    // (kPacked) Packed32 words, each node's non-zero ones unpacked into `hist` to be evaluated.
+    std::vector<GradientSum> hist;
+    std::vector<uint64_t> packed;
+    std::vector<uint64_t> bits;  // bins with entries, per node
     std::vector<uint32_t> nonzero;
     errors.Run([&] {
-      hist.resize(num_nodes * max_feature_bins_);
+      hist.resize(kPacked ? max_feature_bins_ : num_nodes * max_feature_bins_);
+      if (kPacked) packed.resize(num_nodes * max_feature_bins_);
       bits.assign(num_nodes * max_words, 0);
       nonzero.reserve(max_feature_bins_);
     });
+    // Evaluates feature f (`words` words of bits) for node s from the cells `h` (or
+    // packed `cells`) and bits `w`, and leaves them zero.
+    auto evaluate_node = [&](uint32_t f, std::size_t words, std::size_t s, GradientSum* h,
+                             uint64_t* cells, uint64_t* w) {
+      if (std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) return;
+      nonzero.clear();
+      // The present sums, the range of the prefix sums of g and the or of every h (negative
+      // if one is), in scalars the compiler keeps in registers.
+      int64_t present_g = 0, present_h = 0, lo = 0, hi = 0, hess_or = 0;
+      for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
+        for (uint64_t word = w[i]; word != 0; word &= word - 1) {
+          const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(word));
+          if constexpr (kPacked) {
+            h[b] = Packed32::Unpack(cells[b]);
+            cells[b] = 0;
+          }
+          const int64_t g = h[b].g, hb = h[b].h;
+          if ((g | hb) == 0) continue;  // zero-gradient rows only
+          nonzero.push_back(b);
+          present_g += g;
+          present_h += hb;
+          lo = std::min(lo, present_g);
+          hi = std::max(hi, present_g);
+          hess_or |= hb;
+        }
+        w[i] = 0;
+      }
+      const GradientSum present{present_g, present_h};
+      const bool nonnegative_hess = hess_or >= 0;
+      // Column sampling, then a feature that provably cannot reach a loss change found for
+      // the node (no candidate of it could win or tie the final choice either) is not scanned.
+      const float must_beat =
+          std::max(best[t][s].loss_chg, found[s].load(std::memory_order_relaxed));
+      if ((allowed[s].empty() || allowed[s][f]) &&
+          !(evaluator.LossChangeBound(present, SplitEvaluator::SideGradBound(lo, hi, present.g),
+                                      nonnegative_hess, nodes[s].sum, nodes[s].gain) < must_beat)) {
+        best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
+                                                 nodes[s].sum, nodes[s].gain, f, must_beat,
+                                                 nodes[s].bounds));
+        if (best[t][s].found) AtomicMax(&found[s], best[t][s].loss_chg);
+      }
+      for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
+    };
+    auto add = [&](const EntryGradient& e, std::size_t cell) {
+      if constexpr (kPacked) {
+        packed[cell] += WordOf(e);
+      } else {
+        e.AddTo<kSmall>(&hist[cell]);
+      }
+    };
 #pragma omp for schedule(dynamic, 16)
     for (int64_t fi = 0; fi < static_cast<int64_t>(nf); ++fi) {
-      if (hist.size() != num_nodes * max_feature_bins_) continue;  // this thread's buffers failed
+      if (bits.size() != num_nodes * max_words) continue;  // this thread's buffers failed
       const uint32_t f = static_cast<uint32_t>(fi);
       const uint32_t nb = cuts_->FeatureBins(f);
       const std::size_t words = (nb + 63) / 64;
-      const uint64_t end = columns_->ptr[f + 1];
+      const uint64_t begin = columns_->ptr[f], end = columns_->ptr[f + 1];
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
-      for (uint64_t k = columns_->ptr[f]; k < end && kGather; ++k) {
+      for (uint64_t k = begin; k < end && kGather; ++k) {
         if (k + kPrefetch < end) __builtin_prefetch(row_grad + rows[k + kPrefetch]);
         const uint32_t bin = col_bins[k];
         const EntryGradient e = row_grad[rows[k]];
         StoreStreaming(e, col_grad + k);
-        e.AddTo<kSmall>(&hist[bin]);
+        add(e, bin);
         bits[bin >> 6] |= uint64_t{1} << (bin & 63);
       }
-      for (uint64_t k = columns_->ptr[f]; k < end && !kGather; ++k) {
+      if (kGather) {
+        evaluate_node(f, words, 0, hist.data(), packed.data(), bits.data());
+        continue;
+      }
+      for (uint64_t k = begin; k < end; ++k) {
         if (k + kSlotPrefetch < end) __builtin_prefetch(slot + rows[k + kSlotPrefetch]);
         const SlotT s = slot[rows[k]];
         if (s == kNone) continue;
         const uint32_t bin = col_bins[k];
-        col_grad[k].AddTo<kSmall>(&hist[static_cast<std::size_t>(s) * nb + bin]);
+        add(col_grad[k], static_cast<std::size_t>(s) * nb + bin);
         bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
       }
       for (std::size_t s = 0; s < num_nodes; ++s) {
-        uint64_t* w = bits.data() + s * words;
-        if (std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) continue;
-        GradientSum* h = hist.data() + s * nb;
-        nonzero.clear();
-        // The present sums, the range of the prefix sums of g and the or of every h (negative
-        // if one is), in scalars the compiler keeps in registers.
-        int64_t present_g = 0, present_h = 0, lo = 0, hi = 0, hess_or = 0;
-        for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
-          for (uint64_t word = w[i]; word != 0; word &= word - 1) {
-            const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(word));
-            const int64_t g = h[b].g, hb = h[b].h;
-            if ((g | hb) == 0) continue;  // zero-gradient rows only
-            nonzero.push_back(b);
-            present_g += g;
-            present_h += hb;
-            lo = std::min(lo, present_g);
-            hi = std::max(hi, present_g);
-            hess_or |= hb;
-          }
-          w[i] = 0;
-        }
-        const GradientSum present{present_g, present_h};
-        const bool nonnegative_hess = hess_or >= 0;
-        // Column sampling, then a feature that provably cannot reach a loss change found for
-        // the node (no candidate of it could win or tie the final choice either) is not scanned.
-        const float must_beat =
-            std::max(best[t][s].loss_chg, found[s].load(std::memory_order_relaxed));
-        if ((allowed[s].empty() || allowed[s][f]) &&
-            !(evaluator.LossChangeBound(present, SplitEvaluator::SideGradBound(lo, hi, present.g),
-                                        nonnegative_hess, nodes[s].sum,
-                                        nodes[s].gain) < must_beat)) {
-          best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
-                                                   nodes[s].sum, nodes[s].gain, f, must_beat,
-                                                   nodes[s].bounds));
-          if (best[t][s].found) AtomicMax(&found[s], best[t][s].loss_chg);
-        }
-        for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
+        evaluate_node(f, words, s, hist.data() + (kPacked ? 0 : s * nb),
+                      packed.data() + (kPacked ? s * nb : 0), bits.data() + s * words);
       }
     }
     if (kGather) StreamingStoresDone();

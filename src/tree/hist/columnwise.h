@@ -5,7 +5,8 @@
 // in cache), evaluates the feature for every node its entries reached, clears what it touched and
 // moves on. No histogram of all bins is built, cleared or subtracted per node, so the work
 // follows the entries. Each tree copies the rows' gradients beside the entries once (two floats,
-// 8 bytes an entry), so a level reads them in order; the one random read per entry is of its row's
+// 8 bytes an entry; low-bit gradients, whose sums fit 32 bits, as one Packed32 word added to word
+// cells), so a level reads them in order; the one random read per entry is of its row's
 // node slot, one byte a row (a few hundred levels of nodes: two), which stays in the core's cache.
 // The candidates are the row-wise way's (the same evaluator over the same non-empty bins, the same
 // order-free tie rule across features), so the trees are too.
@@ -109,10 +110,14 @@ class ColumnwiseEvaluator {
   static constexpr std::size_t kMaxScratchBytes = std::size_t{4} << 20;  // per thread
   static constexpr std::size_t kMaxNodes = 0xffff;  // slots are 16 bits at most
 
+  // How a level adds an entry's gradient to its cell: kFloat, the two floats converted
+  // (EntryGradient::AddTo<false>); kSmall, every gradient of the tree EntryGradient::Small
+  // (AddTo<true>); kPacked, every sum of the tree within 32 bits (low-bit gradients): the entry's
+  // 8 bytes are a Packed32 word, added to a word cell.
+  enum class Sum { kFloat, kSmall, kPacked };
   // The level's nodes' histograms and bests, with each row's slot of type SlotT (all ones: none);
   // kGather: one node of every row, no slots, the gradients copied from row_grad_ on the way.
-  // kSmall: every gradient of the tree is EntryGradient::Small.
-  template <typename SlotT, bool kGather, bool kSmall>
+  template <typename SlotT, bool kGather, Sum kSum>
   std::vector<SplitCandidate> EvaluateLevel(const std::vector<Node>& nodes,
                                             const std::vector<std::vector<uint8_t>>& allowed,
                                             const SplitEvaluator& evaluator);
@@ -131,6 +136,7 @@ class ColumnwiseEvaluator {
   std::vector<EntryGradient, UninitializedAllocator<EntryGradient>> row_grad_;
   bool gradients_current_ = false;
   bool small_gradients_ = true;  // the current tree's are all EntryGradient::Small
+  bool packed_ = false;          // the current tree's entries are Packed32 words (Sum::kPacked)
   bool zero_gradients_ = false;  // some row of the current tree has a zero gradient
   uint32_t max_feature_bins_ = 1;
   std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)

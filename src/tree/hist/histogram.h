@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 #include "tree/bins/binned_matrix.h"
@@ -20,27 +19,8 @@ namespace ringboost {
 // into 16+16-bit cells (a dense node's 28 x 256 of them fit L1), then widen them into Histogram
 // (64+64), so that subtraction and evaluation stay one code. The allreduce moves each node's
 // histogram in the narrowest cells its rows over all workers allow (CellBitsFor: 16+16 bits up
-// to 32767 / kLevels rows, 32+32 up to 2^31 / kLevels, else 64+64; histogram_sync.cc).
-//
-// A 16+16 cell is one unsigned word, g * 2^16 + h, so that a row adds to it with one integer add
-// (wrapping). While every partial sum of g and of h is within +-32767, the word is G * 2^16 + H
-// exactly: H is the low half read as a signed integer, and G = (word - H) / 2^16, whatever the
-// signs.
-template <typename Word, typename Half>
-struct PackedCell {
-  static constexpr int kHalfBits = 8 * sizeof(Half);
-  static Word Pack(int64_t g, int64_t h) {
-    return static_cast<Word>(static_cast<Word>(g) << kHalfBits) + static_cast<Word>(h);
-  }
-  static GradientSum Unpack(Word w) {
-    using Signed = std::make_signed_t<Word>;
-    const int64_t h = static_cast<Half>(w);  // the low half, sign-extended
-    const int64_t g =
-        (static_cast<int64_t>(static_cast<Signed>(w)) - h) / (int64_t{1} << kHalfBits);
-    return GradientSum{g, h};
-  }
-};
-using Packed16 = PackedCell<uint32_t, int16_t>;  // CellBits::k16
+// to 32767 / kLevels rows, 32+32 up to 2^31 / kLevels, else 64+64; histogram_sync.cc). The
+// 16+16 cells are Packed16 words (gradient.h).
 enum class CellBits { k16 = 0, k32 = 1, k64 = 2 };
 CellBits CellBitsFor(uint64_t rows);
 

@@ -34,15 +34,25 @@ struct Fixture {
   enum class Mode { kNormal, kWideRows, kWideColumns };
 
   // Squared error at margin 0: g = -y, h = 1.
+  // low_bit: the tree's structure from low-bit gradients (quantized_grad=on), as HistTrainer.
   RegTree Grow(const Params& p, int nthread = 2, std::vector<float>* preds = nullptr,
-               Mode mode = Mode::kNormal, const std::vector<uint8_t>& keep = {}) {
+               Mode mode = Mode::kNormal, const std::vector<uint8_t>& keep = {},
+               bool low_bit = false) {
     std::vector<GradPair> g;
     for (float y : data.label) g.push_back(GradPair{-y, 1.0f});
     GradientQuantizer q(g, 1, 0, comm.get());
-    TreeGrower grower(matrix.get(), &cuts, TreeParams::From(p, 0.0f), comm.get(), nthread);
+    TreeGrower grower(matrix.get(), &cuts, TreeParams::From(p, 0.0f), comm.get(), nthread, low_bit);
     if (mode != Mode::kNormal) grower.SetWideHistogramBytes(0);
     grower.SetColumnwise(mode == Mode::kWideColumns);
     grower.SetConstraints(constraints);
+    if (low_bit) {
+      const GradientQuantizer low = q.LowBit();
+      std::vector<GradientSum> low_grad;
+      const GradientSum sum = low.QuantizeAllLowBit(g, 1, 0, keep, 7, 0, 0, nthread, &low_grad);
+      RegTree tree = grower.Grow(low_grad, sum, low, 0);
+      if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
+      return tree;
+    }
     RegTree tree = grower.Grow(q.QuantizeAll(g, 1, 0, keep, nthread), q, 0);
     if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
     return tree;
@@ -256,6 +266,23 @@ TEST(TreeGrower, ColumnwiseLargeQuantizedGradientsGrowTheRowwiseTree) {
   const RegTree b = fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns);
   EXPECT_GE(a.NumNodes(), 15);
   test::ExpectSameTree(a, b);
+}
+
+// Low-bit gradients (every sum within 32 bits): the column-wise way adds each entry's packed word
+// to a word cell; the tree is the row-wise way's from the same low-bit gradients, with and
+// without rows left out.
+TEST(TreeGrower, ColumnwiseLowBitGradientsGrowTheRowwiseTree) {
+  Fixture fx(SignalRows(4000, 60, 300, 5), 2);
+  Params p;
+  p.max_depth = 6;
+  std::vector<uint8_t> keep(4000);
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = i % 5 != 2;
+  for (const std::vector<uint8_t>& k : {std::vector<uint8_t>{}, keep}) {
+    const RegTree a = fx.Grow(p, 2, nullptr, Fixture::Mode::kNormal, k, /*low_bit=*/true);
+    EXPECT_GT(a.NumNodes(), 31);
+    test::ExpectSameTree(a, fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns, k, true));
+    test::ExpectSameTree(a, fx.Grow(p, 1, nullptr, Fixture::Mode::kWideColumns, k, true));
+  }
 }
 
 // Many features, so both threads take some (16 at a time) and prune with each other's finds:
