@@ -79,6 +79,44 @@ GradientQuantizer GradientQuantizer::LowBit() const {
   return q;
 }
 
+namespace {
+#if defined(__SSE2__)
+// LowBitQuantize with g and h in the two lanes: the same operations in the same order, each as
+// exact as the scalar one (the draws' halves to doubles through 2^52; the clamp by max and min,
+// which equal the scalar comparisons for numbers; the floor as the truncation less one where it
+// rounded up), so the same values, which the device's scalar code gives too.
+struct LowBitRounder {
+  __m128d scale;
+  const __m128d unit = _mm_set1_pd(1.0 / 4294967296.0);
+  const __m128d magic = _mm_set1_pd(0x1p52);
+  const __m128d lo = _mm_set1_pd(-LowBitPolicy::kLevels);
+  const __m128d hi = _mm_set1_pd(LowBitPolicy::kLevels);
+  const __m128d one = _mm_set1_pd(1.0);
+  LowBitRounder(double grad_scale, double hess_scale) : scale(_mm_set_pd(hess_scale, grad_scale)) {}
+  GradientSum operator()(const GradPair& p, uint64_t bits) const {
+    static_assert(sizeof(GradPair) == 8, "two floats: grad, then hess");
+    const __m128d x =
+        _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(&p))));
+    const __m128i halves =
+        _mm_set_epi64x(static_cast<int64_t>(bits & 0xffffffffu), static_cast<int64_t>(bits >> 32));
+    const __m128d u = _mm_mul_pd(
+        _mm_sub_pd(_mm_castsi128_pd(_mm_or_si128(halves, _mm_castpd_si128(magic))), magic), unit);
+    const __m128d v = _mm_min_pd(_mm_max_pd(_mm_add_pd(_mm_mul_pd(x, scale), u), lo), hi);
+    const __m128d t = _mm_cvtepi32_pd(_mm_cvttpd_epi32(v));
+    const __m128i q = _mm_cvttpd_epi32(_mm_sub_pd(t, _mm_and_pd(_mm_cmpgt_pd(t, v), one)));
+    return GradientSum{_mm_cvtsi128_si32(q), _mm_cvtsi128_si32(_mm_srli_si128(q, 4))};
+  }
+};
+#else
+struct LowBitRounder {
+  double grad_scale, hess_scale;
+  GradientSum operator()(const GradPair& p, uint64_t bits) const {
+    return LowBitQuantize(p, grad_scale, hess_scale, bits);
+  }
+};
+#endif
+}  // namespace
+
 GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride,
                                                  int group, const std::vector<uint8_t>& keep,
                                                  uint64_t seed, uint64_t key, uint64_t first_row,
@@ -89,6 +127,7 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
   GradientSum* q = out->data();
   const uint64_t prefix =
       CounterPrefix(seed, static_cast<uint64_t>(RandomStream::kLowBitGradient), key);
+  const LowBitRounder round{grad_scale_, hess_scale_};
   int64_t sum_g = 0, sum_h = 0;
 #pragma omp parallel for schedule(static) num_threads(nthread) reduction(+ : sum_g, sum_h)
   for (std::size_t i = 0; i < n; ++i) {
@@ -96,8 +135,7 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
       q[i] = GradientSum{};
       continue;
     }
-    q[i] = LowBitQuantize(gpair[i * stride + group], grad_scale_, hess_scale_,
-                          CounterHashFrom(prefix, first_row + i));
+    q[i] = round(gpair[i * stride + group], CounterHashFrom(prefix, first_row + i));
     sum_g += q[i].g;
     sum_h += q[i].h;
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/random.h"
 #include "tree/gradient.h"
 
 namespace ringboost {
@@ -169,6 +170,39 @@ TEST(GradientQuantizer, LowBitRoundsToANeighbouringLevelWithoutBias) {
   low.QuantizeAllLowBit(g, 1, 0, keep, 42, 3, 0, 1, &q2);
   EXPECT_EQ(q2[5], GradientSum{});
   EXPECT_EQ(q2[6], q1[6]);
+}
+
+// The host rounds two lanes at a time; the device calls LowBitQuantize, one value at a time. Both
+// give the same values for every row: gradients on the levels, just off them either way, at the
+// clamps, negative fractions, zeros and subnormals, and a second stride and group.
+TEST(GradientQuantizer, LowBitRoundingIsTheScalarRounding) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::vector<GradPair> g{{1.0f, 2.0f}, {-1.0f, -2.0f}, {0.0f, -0.0f}, {1e-40f, -1e-40f}};
+  for (int i = -70; i <= 70; ++i) {
+    const float x = static_cast<float>(i) / 70.0f;
+    for (float e : {0.0f, 1e-7f, -1e-7f, 0.0049f, -0.0051f}) g.push_back({x + e, 2.0f * (x - e)});
+  }
+  for (int i = 0; i < 3000; ++i) {
+    g.push_back({0.999f * std::sin(1.37f * i), 1.99f * std::cos(0.91f * i)});
+  }
+  for (int group : {0, 1}) {
+    const GradientQuantizer low = GradientQuantizer(g, 2, group, comm.get(), 1).LowBit();
+    for (uint64_t key : {0, 3}) {
+      std::vector<GradientSum> q;
+      const GradientSum sum = low.QuantizeAllLowBit(g, 2, group, {}, 17, key, 500, 2, &q);
+      ASSERT_EQ(q.size(), g.size() / 2);
+      GradientSum expected_sum;
+      for (std::size_t i = 0; i < q.size(); ++i) {
+        const uint64_t bits =
+            CounterHash(17, static_cast<uint64_t>(RandomStream::kLowBitGradient), key, 500 + i);
+        const GradientSum scalar =
+            LowBitQuantize(g[i * 2 + group], low.grad_scale(), low.hess_scale(), bits);
+        ASSERT_EQ(q[i], scalar) << "row " << i << " group " << group << " key " << key;
+        expected_sum += scalar;
+      }
+      EXPECT_EQ(sum, expected_sum);
+    }
+  }
 }
 
 }  // namespace ringboost

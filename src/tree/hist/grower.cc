@@ -333,8 +333,9 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, GradientSum loca
   return tree;
 }
 
-void TreeGrower::RefitLeaves(const std::vector<GradientSum>& gpair,
-                             const GradientQuantizer& quantizer, RegTree* tree) {
+void TreeGrower::RefitLeaves(const std::vector<GradPair>& gpair, int stride, int group,
+                             const std::vector<uint8_t>& keep, const GradientQuantizer& quantizer,
+                             RegTree* tree) {
   const auto start = PhaseTimer::Clock::now();
   const int n = tree->NumNodes();
   std::vector<int64_t> sums(2 * static_cast<std::size_t>(n), 0);
@@ -346,9 +347,15 @@ void TreeGrower::RefitLeaves(const std::vector<GradientSum>& gpair,
     int64_t g = 0, h = 0;
     constexpr uint64_t kAhead = 16;  // the rows ascend with gaps: prefetched, not streamed
     for (uint64_t j = 0; j < size; ++j) {
-      if (j + kAhead < size) __builtin_prefetch(&gpair[rows[j + kAhead]]);
-      g += gpair[rows[j]].g;
-      h += gpair[rows[j]].h;
+      if (j + kAhead < size) {
+        __builtin_prefetch(&gpair[static_cast<std::size_t>(rows[j + kAhead]) * stride + group]);
+      }
+      const uint32_t row = rows[j];
+      if (!keep.empty() && !keep[row]) continue;
+      const GradientSum q =
+          quantizer.Quantize(gpair[static_cast<std::size_t>(row) * stride + group]);
+      g += q.g;
+      h += q.h;
     }
     sums[2 * nid] = g;
     sums[2 * nid + 1] = h;

@@ -59,9 +59,11 @@ class TreeGrower {
   const PhaseTimer& timer() const { return timer_; }
 
   // Low-bit gradients (gradient.h): gives every node of the last grown `tree` the weight, leaf
-  // value and cover of its rows' exact gradients `gpair` (quantized by `quantizer`), summed
-  // over every worker; the splits stay those the low-bit sums chose.
-  void RefitLeaves(const std::vector<GradientSum>& gpair, const GradientQuantizer& quantizer,
+  // value and cover of its rows' exact gradients, gpair[row * stride + group] quantized by
+  // `quantizer` (zero where `keep` is 0, as QuantizeAll), summed over every worker; the splits
+  // stay those the low-bit sums chose.
+  void RefitLeaves(const std::vector<GradPair>& gpair, int stride, int group,
+                   const std::vector<uint8_t>& keep, const GradientQuantizer& quantizer,
                    RegTree* tree);
 
   // Adds each leaf's value to preds[row * stride + group] for the rows of the last grown tree.

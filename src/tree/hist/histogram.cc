@@ -100,8 +100,12 @@ struct LowBitGradient {
 };
 constexpr std::size_t kLowBitRecordGradientBytes = sizeof(LowBitGradient);
 
-// dst[b] += src[b] for every bin b, src of packed 16-bit cells.
-void WidenAdd(const uint32_t* src, GradientSum* dst, std::size_t n_bins) {
+// dst[b] += src[b] (add) or dst[b] = src[b] for every bin b, src of packed 16-bit cells.
+void Widen(const uint32_t* src, GradientSum* dst, std::size_t n_bins, bool add) {
+  if (!add) {
+    for (std::size_t b = 0; b < n_bins; ++b) dst[b] = Packed16::Unpack(src[b]);
+    return;
+  }
   for (std::size_t b = 0; b < n_bins; ++b) dst[b] += Packed16::Unpack(src[b]);
 }
 
@@ -371,30 +375,27 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
     errors.Run([&] {
       const int t = omp_get_thread_num();
       const Task& task = tasks[i];
-      GradientSum* hist;
-      if (task.whole) {
-        out[task.node]->assign(n_bins, GradientSum{});
-        hist = out[task.node]->data();
-      } else {
-        Histogram& h = tls_[t][task.node];
-        if (!used[t][task.node]) {
-          h.assign(n_bins, GradientSum{});
-          used[t][task.node] = 1;
-        }
-        hist = h.data();
-      }
+      // The histogram this task adds to: its node's, or this thread's copy for a node of
+      // blocks; `fresh` where nothing of this level is in it yet.
+      Histogram& hist = task.whole ? *out[task.node] : tls_[t][task.node];
+      const bool fresh = task.whole || !used[t][task.node];
+      if (!task.whole) used[t][task.node] = 1;
       if (!Narrow()) {
-        BuildBlock(gpair, task.rows, task.n, hist, reuse_gradients);
+        if (fresh) hist.assign(n_bins, GradientSum{});
+        BuildBlock(gpair, task.rows, task.n, hist.data(), reuse_gradients);
         return;
       }
       // Low-bit: at most kNarrowChunkRows rows at a time into this thread's 16-bit cells (a
-      // dense node's fit L1), each chunk then widened into the histogram.
+      // dense node's fit L1), each chunk then widened into the histogram (the first of a fresh
+      // one written over it, not added to zeros).
+      if (fresh && task.n == 0) hist.assign(n_bins, GradientSum{});
+      if (fresh) hist.resize(n_bins);
       for (uint64_t b = 0; b < task.n; b += kNarrowChunkRows) {
         const uint64_t m = std::min(task.n - b, kNarrowChunkRows);
         std::vector<uint32_t>& cells = narrow_tls_[t];
         cells.assign(n_bins, 0);
         BuildNarrowBlock(gpair, task.rows + b, m, cells.data(), reuse_gradients);
-        WidenAdd(cells.data(), hist, n_bins);
+        Widen(cells.data(), hist.data(), n_bins, /*add=*/!(fresh && b == 0));
       }
     });
   }

@@ -45,16 +45,16 @@ std::vector<RegTree> HistTrainer::BoostOneRound(const Objective& objective, cons
         have_maxima && maxima_[k].finite
             ? GradientQuantizer(maxima_[k].grad, maxima_[k].hess, train.NumRows(), comm_)
             : GradientQuantizer(gpair_, groups_, k, comm_, nthread_);
-    const GradientSum sum = quantizer.QuantizeAll(gpair_, groups_, k, keep, nthread_, &qgrad_);
     const uint64_t tree_key = static_cast<uint64_t>(round) * groups_ + k;
-    if (low_bit_) {
+    if (low_bit_) {  // the exact values only for the refit, which quantizes its rows itself
       const GradientQuantizer low = quantizer.LowBit();
       const GradientSum low_sum = low.QuantizeAllLowBit(
           gpair_, groups_, k, keep, params_.seed, tree_key, train.first_row, nthread_, &low_grad_);
       timer_.Add("quantize", start);
       trees.push_back(grower_.Grow(low_grad_, low_sum, low, tree_key));
-      grower_.RefitLeaves(qgrad_, quantizer, &trees.back());
+      grower_.RefitLeaves(gpair_, groups_, k, keep, quantizer, &trees.back());
     } else {
+      const GradientSum sum = quantizer.QuantizeAll(gpair_, groups_, k, keep, nthread_, &qgrad_);
       timer_.Add("quantize", start);
       trees.push_back(grower_.Grow(qgrad_, sum, quantizer, tree_key));
     }
