@@ -184,8 +184,8 @@ TEST(Histogram, WideEqualsBuildAndListsTouchedChunks) {
   }
 }
 
-// The narrow cells of the low-bit mode: 16+16 bits while rows * kLevels fits 32767, 32+32 while
-// it fits 2^31 - 1, else 64+64.
+// The cells a low-bit histogram travels in (the allreduce): 16+16 bits while rows * kLevels fits
+// 32767, 32+32 while it fits 2^31 - 1, else 64+64.
 TEST(Histogram, CellBitsFollowTheNodesRows) {
   constexpr uint64_t kLevels = LowBitPolicy::kLevels;
   EXPECT_EQ(CellBitsFor(0), CellBits::k16);
