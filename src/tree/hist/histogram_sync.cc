@@ -11,7 +11,7 @@ namespace {
 
 // How a cell (g, h) travels. 64- and 32-bit cells: two elements. 16-bit cells: histograms whose
 // every sum, partial or whole, is within +-32767 (CellBits::k16) send a cell as one int32, the
-// builder's packed word (Packed16, histogram.h): g * 2^16 + h, whose sums are exact
+// builder's packed word (Packed16, tree/gradient.h): g * 2^16 + h, whose sums are exact
 // (|G * 2^16 + H| < 2^31) and decode uniquely.
 template <typename T>
 struct Pair {
