@@ -182,33 +182,33 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
     if (row_grad_.empty()) {  // huge pages: the root's gather reads it at scattered rows
       ResizeOnHugePages(&row_grad_, num_rows_);
     }
-    // Where no sum of the tree's gradients can leave 32 bits (low-bit gradients), each entry
-    // carries one packed word and the cells are words too: one integer add an entry.
+    // The rows' gradients as two floats each, checked exact. Where no sum of the tree's gradients
+    // can leave 32 bits (low-bit gradients), each entry carries one packed word instead and the
+    // cells are words too: one integer add an entry.
+    bool inexact = false, large = false, zero = false;
     int64_t largest = 0;
-    bool zero = false;
-#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(max        \
-                                                                          : largest) \
-    reduction(||                                                                     \
-              : zero)
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(||                      \
+                                                                          : inexact, large, zero) \
+    reduction(max                                                                                 \
+              : largest)
     for (uint64_t r = 0; r < num_rows_; ++r) {
-      largest = std::max({largest, gpair[r].g < 0 ? -gpair[r].g : gpair[r].g,
-                          gpair[r].h < 0 ? -gpair[r].h : gpair[r].h});
-      zero = zero || gpair[r] == GradientSum{};
-    }
-    zero_gradients_ = zero;
-    packed_ = static_cast<uint64_t>(largest) <= INT32_MAX / std::max<uint64_t>(num_rows_, 1);
-    bool inexact = false, large = false;
-#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large)
-    for (uint64_t r = 0; r < num_rows_; ++r) {
-      if (packed_) {
-        row_grad_[r] = FromWord(Packed32::Pack(gpair[r].g, gpair[r].h));
-        continue;
-      }
       row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
       inexact = inexact || row_grad_[r].Unpack() != gpair[r];
       large = large || !row_grad_[r].Small();
+      zero = zero || gpair[r] == GradientSum{};
+      largest = std::max({largest, gpair[r].g < 0 ? -gpair[r].g : gpair[r].g,
+                          gpair[r].h < 0 ? -gpair[r].h : gpair[r].h});
     }
-    RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
+    zero_gradients_ = zero;
+    packed_ = static_cast<uint64_t>(largest) <= INT32_MAX / std::max<uint64_t>(num_rows_, 1);
+    if (packed_) {
+#pragma omp parallel for schedule(static) num_threads(nthread_)
+      for (uint64_t r = 0; r < num_rows_; ++r) {
+        row_grad_[r] = FromWord(Packed32::Pack(gpair[r].g, gpair[r].h));
+      }
+    } else {
+      RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
+    }
     small_gradients_ = !large;
     if (col_grad_.empty()) {
       ResizeOnHugePages(&col_grad_, columns_->rows.size());
