@@ -74,17 +74,32 @@ for mode in "${MODES[@]}"; do
       model_out="$OUT/cuda$CPU_ROUNDS-parity$m.json" >/dev/null 2>&1 || status=1
   fi
 done
-# A step measured against the build before it (BASE_RINGBOOST: that build's program): REPS pairs
-# of 500-round runs, base then this build, on the same warm card; the per-round means of each and
-# their ratio (this build's over the base's), and whether the two write the same model file.
-# AB_ARGS: key=value settings both sides train with (e.g. quantized_grad=on).
+# A step measured against the build before it (BASE_RINGBOOST: that build's program): REPS rounds
+# of 500-round runs on the same warm card, each round every side of AB_SIDES in turn (default
+# "base new": the base build, then this one; a side NAME=VALUE[,NAME=VALUE] runs this build with
+# those environment settings, e.g. RINGBOOST_HIST_TILES=block), for each mode of AB_MODES (exact,
+# lowbit; default exact); the per-round means of each side, its ratio to the first side's, and
+# whether every side writes the first side's model file. AB_ARGS: key=value settings every side
+# trains with.
+AB_SIDES="${AB_SIDES:-base new}"
+AB_MODES="${AB_MODES:-exact}"
+ab_name() { echo "$1" | tr '=,' '-_'; }  # a side as a file name
 if [[ -n "${BASE_RINGBOOST:-}" ]]; then
-  for rep in $(seq 1 "${REPS:-2}"); do
-    for side in base new; do
-      prog="$RINGBOOST"
-      [[ "$side" == base ]] && prog="$BASE_RINGBOOST"
-      "$prog" train "$OUT/gpu.conf" device=cuda num_round=500 ${AB_ARGS:-} model_out="$OUT/ab-$side.json" \
-        >"$OUT/ab-$side-$rep.log" 2>&1 || { status=1; tail -5 "$OUT/ab-$side-$rep.log"; }
+  for mode in $AB_MODES; do
+    for rep in $(seq 1 "${REPS:-2}"); do
+      for side in $AB_SIDES; do
+        prog="$RINGBOOST"
+        env=()
+        if [[ "$side" == base ]]; then
+          prog="$BASE_RINGBOOST"
+        elif [[ "$side" != new ]]; then
+          IFS=, read -r -a env <<<"$side"
+        fi
+        f="$OUT/ab-$mode-$(ab_name "$side")"
+        env "${env[@]}" "$prog" train "$OUT/gpu.conf" device=cuda num_round=500 ${AB_ARGS:-} \
+          $(mode_args "$mode") model_out="$f.json" >"$f-$rep.log" 2>&1 ||
+          { status=1; tail -5 "$f-$rep.log"; }
+      done
     done
   done
 fi
@@ -125,8 +140,9 @@ if [[ "${PEERS:-1}" == 1 ]]; then
 fi
 # Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
 # kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
+# NCU_MODES: the modes to profile (default every mode run).
 if command -v ncu >/dev/null && [[ "${NCU:-1}" == 1 ]]; then
-  for mode in "${MODES[@]}"; do
+  for mode in ${NCU_MODES:-${MODES[@]}}; do
     m="$(mode_suffix "$mode")"
     timeout "${NCU_TIMEOUT:-240}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
       --print-summary per-kernel --csv \
@@ -179,16 +195,25 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
     done
   fi
   if [[ -n "${BASE_RINGBOOST:-}" ]]; then
-    for side in base new; do
-      for f in "$OUT"/ab-$side-*.log; do echo "$side $(device_round "$f")"; done
-    done | awk -v args="${AB_ARGS:-}" '{s[$1] += $2; n[$1]++; printf "a/b %s run %s: %.5f s/round (CUDA events)\n", $1, args, $2}
-      END {if (n["base"] && n["new"]) printf "a/b: this build / base = %.3f (means of %d pairs)\n",
-           (s["new"] / n["new"]) / (s["base"] / n["base"]), n["new"]}'
-    if cmp -s "$OUT/ab-base.json" "$OUT/ab-new.json"; then
-      echo "a/b: the 500-round models of both builds are the same file"
-    else
-      echo "a/b: the 500-round models of both builds DIFFER"
-    fi
+    for mode in $AB_MODES; do
+      first="$(ab_name "${AB_SIDES%% *}")"
+      for side in $AB_SIDES; do
+        for f in "$OUT"/ab-$mode-$(ab_name "$side")-*.log; do echo "$side $(device_round "$f")"; done
+      done | awk -v mode="$mode" -v args="${AB_ARGS:-}" -v first="${AB_SIDES%% *}" '
+        {s[$1] += $2; n[$1]++; if (!($1 in seen)) {seen[$1] = 1; order[++k] = $1}
+         printf "a/b %s%s %s: %.5f s/round (CUDA events)\n", mode, args == "" ? "" : " " args, $1, $2}
+        END {for (i = 1; i <= k; i++) if (n[order[i]] && n[first])
+               printf "a/b %s: %s / %s = %.3f (means of %d runs)\n", mode, order[i], first,
+                      (s[order[i]] / n[order[i]]) / (s[first] / n[first]), n[order[i]]}'
+      for side in $AB_SIDES; do
+        f="$OUT/ab-$mode-$(ab_name "$side").json"
+        if cmp -s "$OUT/ab-$mode-$first.json" "$f"; then
+          echo "a/b $mode: $side writes the model file of ${AB_SIDES%% *}"
+        else
+          echo "a/b $mode: $side's model DIFFERS from ${AB_SIDES%% *}'s"
+        fi
+      done
+    done
   fi
   grep -h "prediction:" "$OUT/pred.log" |
     sed 's/^.*device prediction:/ringboost prediction on the device:/; t; s/^.*prediction:/ringboost prediction:/'

@@ -2,6 +2,10 @@
 #include "tree/gpu_hist/histogram.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "common/error.h"
 
 namespace ringboost {
 namespace {
@@ -76,6 +80,15 @@ std::vector<FeatureGroup> GroupFeatures(const HistogramCuts& cuts, uint32_t max_
     if (!g.shared) g.depth = g.lane_stride = 0;
   }
   return groups;
+}
+
+HistTiles DefaultHistTiles() {
+  const char* value = std::getenv("RINGBOOST_HIST_TILES");
+  if (value == nullptr || *value == '\0') return HistTiles::kWarp;
+  const std::string v = value;
+  if (v == "warp") return HistTiles::kWarp;
+  if (v == "block") return HistTiles::kBlock;
+  RB_FAIL("RINGBOOST_HIST_TILES=" << v << ": allowed values are warp and block");
 }
 
 std::vector<HistBlockTask> MakeHistBlockTasks(const std::vector<HistNode>& nodes,

@@ -254,37 +254,57 @@ __device__ uint32_t TileRow(const HistBlockTask& task, uint64_t start, uint32_t 
   return task.rows != nullptr ? task.rows[pos] : static_cast<uint32_t>(pos);
 }
 
-// Copies this thread's row of the tile (n rows) into the buffer.
-template <typename Grad>
-__device__ void LoadTileRow(const EllpackView& m, const Grad* gpair, const FeatureGroup& group,
-                            uint32_t n, uint32_t row, const TileBuffer<Grad>& buf) {
-  if (threadIdx.x >= n) return;
-  const uint32_t bytes = m.shape.symbol_bytes;
-  const uint32_t row_bytes = (group.slot_end - group.slot_begin) * bytes;
-  buf.gpair[threadIdx.x] = gpair[row];
-  const uint8_t* src =
-      m.symbols + (static_cast<uint64_t>(row) * m.shape.row_stride + group.slot_begin) * bytes;
-  uint8_t* dst = buf.symbols + threadIdx.x * row_bytes;
-  if (((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) | row_bytes) & 3) ==
-      0) {
-    for (uint32_t i = 0; i < row_bytes; i += 4) {
-      *reinterpret_cast<uint32_t*>(dst + i) = *reinterpret_cast<const uint32_t*>(src + i);
+// Copies n items from global to shared memory, kBatch loads in flight before their stores (a
+// plain copy loop waits for each load before the next: the stores may alias in its eyes).
+template <typename T>
+__device__ __forceinline__ void CopyInFlight(const T* __restrict__ src, T* __restrict__ dst,
+                                             uint32_t n) {
+  constexpr uint32_t kBatch = 8;
+  for (uint32_t i = 0; i < n; i += kBatch) {
+    T v[kBatch];
+#pragma unroll
+    for (uint32_t j = 0; j < kBatch; ++j) {
+      if (i + j < n) v[j] = __ldg(src + i + j);
     }
-  } else {
-    for (uint32_t i = 0; i < row_bytes; ++i) dst[i] = src[i];
+#pragma unroll
+    for (uint32_t j = 0; j < kBatch; ++j) {
+      if (i + j < n) dst[i + j] = v[j];
+    }
   }
 }
 
-// Adds the n rows of a tile from shared memory.
+// Copies row `row` (its gradient and the symbols of the group's slots) to place `at` of the tile.
+template <typename Grad>
+__device__ void LoadTileRow(const EllpackView& m, const Grad* gpair, const FeatureGroup& group,
+                            uint32_t row, uint32_t at, const TileBuffer<Grad>& buf) {
+  const uint32_t bytes = m.shape.symbol_bytes;
+  const uint32_t row_bytes = (group.slot_end - group.slot_begin) * bytes;
+  const Grad g = gpair[row];  // in flight with the symbols
+  const uint8_t* src =
+      m.symbols + (static_cast<uint64_t>(row) * m.shape.row_stride + group.slot_begin) * bytes;
+  uint8_t* dst = buf.symbols + at * row_bytes;
+  if (((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) | row_bytes) & 3) ==
+      0) {
+    CopyInFlight(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst),
+                 row_bytes / 4);
+  } else {
+    CopyInFlight(src, dst, row_bytes);
+  }
+  buf.gpair[at] = g;
+}
+
+// Adds the n rows of a tile from shared memory: this thread takes the flattened (row, slot)
+// positions first, first + stride, ... (the block's threads, or a warp's lanes).
 template <typename Sums, typename Grad>
 __device__ void AddTile(const EllpackView& m, const FeatureGroup& group,
-                        const TileBuffer<Grad>& buf, uint32_t n, const Sums& sums) {
+                        const TileBuffer<Grad>& buf, uint32_t n, const Sums& sums, uint32_t first,
+                        uint32_t stride) {
   const uint32_t width = group.slot_end - group.slot_begin;
-  const uint32_t step_r = blockDim.x / width, step_s = blockDim.x % width;
-  uint32_t r = threadIdx.x / width, s = threadIdx.x % width;
+  const uint32_t step_r = stride / width, step_s = stride % width;
+  uint32_t r = first / width, s = first % width;
   const uint32_t total = n * width;
 #pragma unroll 4
-  for (uint32_t idx = threadIdx.x; idx < total; idx += blockDim.x) {
+  for (uint32_t idx = first; idx < total; idx += stride) {
     const uint32_t symbol = m.shape.symbol_bytes == 1
                                 ? buf.symbols[idx]
                                 : reinterpret_cast<const uint16_t*>(buf.symbols)[idx];
@@ -323,7 +343,7 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
   for (bool more = true; more;) {
     const HistBlockTask task = tasks[at.task];
     const uint32_t n = RowsIn(task, at.start, tile_rows);
-    LoadTileRow(m, gpair, group, n, row, buf);
+    if (threadIdx.x < n) LoadTileRow(m, gpair, group, row, threadIdx.x, buf);
     TileRef next = at;
     more = NextTile(tasks, share.last, tile_rows, &next);
     if (more) row = TileRow(tasks[next.task], next.start, tile_rows);  // used after the adds
@@ -338,11 +358,71 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
       __syncthreads();
       unfolded = 0;
     }
-    AddTile(m, group, buf, n, sums);
+    AddTile(m, group, buf, n, sums, threadIdx.x, blockDim.x);
     unfolded += n;
     __syncthreads();  // the buffer is refilled next
     at = next;
   }
+  sums.FlushTo(m, group, out + static_cast<uint64_t>(current) * total_bins);
+}
+
+// The same sums with the tiles cut among the warps (HistTiles::kWarp): each warp loads 32 rows of
+// the task into its own part of the tile buffer and adds them, between warp barriers; the block
+// waits only where the output changes or the sums fold (its threads take the same tasks, so they
+// agree on both). Needs a tile of a row a thread (tile_rows == blockDim.x).
+template <typename Sums, typename Grad>
+__global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
+    WarpTiledHistogramKernel(EllpackView m, const Grad* __restrict__ gpair,
+                             const HistBlockTask* tasks, uint64_t n_tasks,
+                             const FeatureGroup* groups, uint32_t total_bins, GradientSum* out,
+                             uint32_t max_cells, uint32_t tile_rows) {
+  constexpr uint32_t kWarpRows = 32;
+  extern __shared__ uint4 smem_aligned[];
+  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_aligned);
+  const FeatureGroup group = groups[blockIdx.y];
+  const Sums sums{smem, group.Cells()};
+  const TaskShare share = TaskShare::Of(n_tasks);
+  if (share.first == share.last || group.slot_end == group.slot_begin) return;
+  // The block's buffer as TiledHistogramKernel lays it out; this warp's rows are its 32 places
+  // from warp * 32 (gradients and symbols alike).
+  const uint32_t warp = threadIdx.x / kWarpRows, lane = threadIdx.x % kWarpRows;
+  Grad* tile_gpair = reinterpret_cast<Grad*>(smem + (Sums::kWordsPerCell * max_cells + 3) / 4 * 4);
+  const uint32_t row_bytes = (group.slot_end - group.slot_begin) * m.shape.symbol_bytes;
+  const TileBuffer<Grad> buf{
+      tile_gpair + warp * kWarpRows,
+      reinterpret_cast<uint8_t*>(tile_gpair + tile_rows) + warp * kWarpRows * row_bytes};
+  uint32_t current = tasks[share.first].out;
+  uint64_t unfolded = 0;  // rows added since the sums were last folded (or zeroed)
+  sums.Zero();
+  __syncthreads();
+  for (uint64_t t = share.first; t < share.last; ++t) {
+    const HistBlockTask task = tasks[t];
+    const uint64_t n_rows = task.end - task.begin;
+    if (task.out != current) {
+      SwitchOutput(m, group, sums, out, total_bins, &current, task.out);
+      unfolded = 0;
+    }
+    if (unfolded + n_rows > Sums::kFoldRows) {
+      __syncthreads();
+      sums.Fold();
+      __syncthreads();
+      unfolded = 0;
+    }
+    for (uint64_t start = warp * kWarpRows; start < n_rows; start += blockDim.x) {
+      const uint32_t n = static_cast<uint32_t>(
+          n_rows - start < kWarpRows ? n_rows - start : static_cast<uint64_t>(kWarpRows));
+      if (lane < n) {
+        const uint64_t pos = task.begin + start + lane;
+        const uint32_t row = task.rows != nullptr ? task.rows[pos] : static_cast<uint32_t>(pos);
+        LoadTileRow(m, gpair, group, row, lane, buf);
+      }
+      __syncwarp();
+      AddTile(m, group, buf, n, sums, lane, kWarpRows);
+      __syncwarp();  // the warp's buffer is refilled next
+    }
+    unfolded += n_rows;
+  }
+  __syncthreads();
   sums.FlushTo(m, group, out + static_cast<uint64_t>(current) * total_bins);
 }
 
@@ -422,6 +502,27 @@ HistSharedLaunch PlanLaunch(Kernel kernel, std::size_t optin, uint32_t words_per
   return plan;
 }
 
+// The tiled kernel of `plan`: the warps' (warp_tiles) or the block's.
+template <typename Sums, typename Grad>
+auto TiledKernel(bool warp_tiles) {
+  return warp_tiles ? WarpTiledHistogramKernel<Sums, Grad> : TiledHistogramKernel<Sums, Grad>;
+}
+
+// The launch of the tiled kernel for Sums and Grad (tile_rows 0: no useful tile fits): the warps'
+// where `tiles` asks for it and a tile of a row a thread fits.
+template <typename Sums, typename Grad>
+HistSharedLaunch PlanTiled(std::size_t optin, uint32_t max_cells, uint32_t row_bytes,
+                           HistTiles tiles) {
+  HistSharedLaunch plan = PlanLaunch(TiledKernel<Sums, Grad>(false), optin, Sums::kWordsPerCell,
+                                     max_cells, true, row_bytes, sizeof(Grad));
+  if (tiles == HistTiles::kWarp && plan.tile_rows == static_cast<uint32_t>(kThreads)) {
+    plan = PlanLaunch(TiledKernel<Sums, Grad>(true), optin, Sums::kWordsPerCell, max_cells, true,
+                      row_bytes, sizeof(Grad));
+    plan.warp_tiles = plan.tile_rows == static_cast<uint32_t>(kThreads);
+  }
+  return plan;
+}
+
 // Launches the shared-memory kernel that `plan` (tile_rows > 0: tiled) and the sums type say.
 template <typename Sums, typename Grad>
 void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const Grad* gpair,
@@ -432,7 +533,7 @@ void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const G
       static_cast<unsigned int>(std::min<std::size_t>(n_tasks, plan.max_blocks));
   const dim3 grid(blocks, static_cast<unsigned int>(groups.size()));
   if (plan.tile_rows > 0) {
-    const auto kernel = TiledHistogramKernel<Sums, Grad>;
+    const auto kernel = TiledKernel<Sums, Grad>(plan.warp_tiles);
     AllowSharedBytes(kernel, plan.shared_bytes);
     kernel<<<grid, kThreads, plan.shared_bytes>>>(view, gpair, tasks.data(), n_tasks, groups.data(),
                                                   total_bins, out, max_cells, plan.tile_rows);
@@ -447,8 +548,11 @@ void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const G
 }  // namespace
 
 DeviceHistogramBuilder::DeviceHistogramBuilder(const DeviceMatrix* matrix,
-                                               const HistogramCuts& cuts, uint32_t max_group_cells)
+                                               const HistogramCuts& cuts, uint32_t max_group_cells,
+                                               HistTiles tiles)
     : matrix_(matrix), total_bins_(cuts.TotalBins()) {
+  // The warps' tiles fold at task boundaries: a task must fit the narrow cells.
+  static_assert(DevicePolicy::kHistRowsPerTask <= NarrowSums::kFoldRows, "narrow cells overflow");
   const std::size_t optin = SharedOptin();
   const uint32_t fit = static_cast<uint32_t>(std::min(optin, DevicePolicy::kHistSharedOptinBytes) /
                                              DevicePolicy::kHistSharedBytesPerCell);
@@ -469,9 +573,7 @@ DeviceHistogramBuilder::DeviceHistogramBuilder(const DeviceMatrix* matrix,
   d_global_groups_.CopyFrom(h_global);
   // Dense rows go through a tile buffer (TiledHistogramKernel) where a useful tile fits.
   const bool dense = matrix->shape().dense;
-  exact_ =
-      PlanLaunch(TiledHistogramKernel<SharedSums, GradientSum>, optin, SharedSums::kWordsPerCell,
-                 max_cells_, dense, widest_row, sizeof(GradientSum));
+  if (dense) exact_ = PlanTiled<SharedSums, GradientSum>(optin, max_cells_, widest_row, tiles);
   if (exact_.tile_rows == 0) {
     exact_ = PlanLaunch(GatherHistogramKernel<GradientSum>, optin, SharedSums::kWordsPerCell,
                         max_cells_, false, 0, 0);
@@ -480,8 +582,7 @@ DeviceHistogramBuilder::DeviceHistogramBuilder(const DeviceMatrix* matrix,
   // worker in one cell, each |value| <= kLevels.
   const bool wide_fits = matrix->shape().num_rows * LowBitPolicy::kLevels <= 0x7fffffffu;
   if (dense && wide_fits && exact_.tile_rows > 0) {
-    narrow_ = PlanLaunch(TiledHistogramKernel<NarrowSums, uint32_t>, optin,
-                         NarrowSums::kWordsPerCell, max_cells_, true, widest_row, sizeof(uint32_t));
+    narrow_ = PlanTiled<NarrowSums, uint32_t>(optin, max_cells_, widest_row, tiles);
   }
 }
 
@@ -539,7 +640,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
                                                const std::vector<GradientSum>& gpair,
                                                const std::vector<std::vector<uint32_t>>& node_rows,
                                                uint32_t max_group_cells, bool identity_first,
-                                               bool low_bit) {
+                                               bool low_bit, HistTiles tiles) {
   std::vector<uint32_t> h_rows;
   std::vector<uint64_t> offsets;
   for (const auto& rows : node_rows) {
@@ -573,7 +674,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
     }
   }
   DeviceBuffer<GradientSum> d_out(node_rows.size() * cuts.TotalBins());
-  DeviceHistogramBuilder builder(&matrix, cuts, max_group_cells);
+  DeviceHistogramBuilder builder(&matrix, cuts, max_group_cells, tiles);
   builder.Build(grad, nodes, node_rows.size(), d_out.data());
   const std::vector<GradientSum> all = d_out.ToHost();
   std::vector<Histogram> result(node_rows.size());

@@ -5,14 +5,15 @@
 // (laid out for conflict-free banks: FeatureGroup).
 // The level's rows are cut into block tasks (a run of one node's rows); a block takes a contiguous
 // run of tasks, adds every (row, slot) whose bin lies in its group into shared sums, and adds
-// them to the node's histogram in global memory when the node changes and at the end. A shared
-// int64 sum is two 32-bit words updated by two 32-bit atomics with the carry of the low word
-// (sm_90 has no native 64-bit shared atomic add: the compiler emits a compare-and-swap loop), so
-// the sums stay exact modulo 2^64, and the quantizer keeps every true sum below 2^62. A feature
-// with more bins than fit shared memory (or data that would need too many passes over the rows)
-// goes to one group built with global 64-bit atomics only. Integer sums make the result exact and
-// independent of the order of the atomics, hence equal to HistogramBuilder bit for bit and the
-// same on every run.
+// them to the node's histogram in global memory when the node changes and at the end. Dense rows
+// go through a tile buffer in shared memory, each warp loading and adding 32 rows of its own
+// (HistTiles). A shared int64 sum is two 32-bit words updated by two 32-bit atomics with the carry
+// of the low word (sm_90 has no native 64-bit shared atomic add: the compiler emits a
+// compare-and-swap loop), so the sums stay exact modulo 2^64, and the quantizer keeps every true
+// sum below 2^62. A feature with more bins than fit shared memory (or data that would need too
+// many passes over the rows) goes to one group built with global 64-bit atomics only. Integer
+// sums make the result exact and independent of the order of the atomics, hence equal to
+// HistogramBuilder bit for bit and the same on every run.
 #pragma once
 
 #include <cstdint>
@@ -113,7 +114,18 @@ struct HistSharedLaunch {
   std::size_t shared_bytes = 0;
   uint32_t tile_rows = 0;
   int max_blocks = 1;
+  bool warp_tiles = false;  // the tile is cut among the warps (HistTiles::kWarp)
 };
+
+// How the dense kernels take their tiles of rows. kBlock: the block loads a tile of up to a row a
+// thread, waits at a barrier, adds it, waits again. kWarp: each warp loads and adds 32 rows of its
+// own between warp barriers only, so that the warps of a block overlap loads and adds; the block
+// waits only where the output histogram changes or the narrow cells fold. Both give the same sums
+// (integers). Where a tile of a row a thread does not fit, kWarp runs as kBlock.
+enum class HistTiles { kBlock, kWarp };
+// RINGBOOST_HIST_TILES=block|warp, for a paired a/b on a device; unset: the default, kWarp.
+// Anything else throws naming the allowed values.
+HistTiles DefaultHistTiles();
 
 #ifdef RINGBOOST_USE_CUDA
 class DeviceHistogramBuilder {
@@ -121,7 +133,7 @@ class DeviceHistogramBuilder {
   // max_group_cells 0: as many as fit the shared memory DevicePolicy gives a block; tests pass
   // small numbers to force several groups or the global fallback.
   DeviceHistogramBuilder(const DeviceMatrix* matrix, const HistogramCuts& cuts,
-                         uint32_t max_group_cells = 0);
+                         uint32_t max_group_cells = 0, HistTiles tiles = DefaultHistTiles());
 
   // d_out[k * TotalBins() + b] = sum over the rows of nodes[i] with nodes[i].out == k of the
   // gradients in bin b, for every k < num_out (histograms no node names come out zero). d_out is
@@ -136,6 +148,8 @@ class DeviceHistogramBuilder {
   uint32_t tile_rows() const { return exact_.tile_rows; }
   // The same for low-bit gradients in packed cells (0: they take the exact cells' kernels).
   uint32_t narrow_tile_rows() const { return narrow_.tile_rows; }
+  // Whether the dense tiles are cut among the warps (exact cells; the narrow ones the same).
+  bool warp_tiles() const { return exact_.warp_tiles; }
 
  private:
   const DeviceMatrix* matrix_;
@@ -156,12 +170,10 @@ class DeviceHistogramBuilder {
 // For tests: histograms of the nodes whose rows are `node_rows`, built on the device in one
 // Build (an empty `node_rows[k]` with `identity_first` makes node 0 the root: all rows in order).
 // low_bit: every gradient is within LowBitPolicy::kLevels and goes to the kernels packed.
-std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
-                                               const HistogramCuts& cuts,
-                                               const std::vector<GradientSum>& gpair,
-                                               const std::vector<std::vector<uint32_t>>& node_rows,
-                                               uint32_t max_group_cells = 0,
-                                               bool identity_first = false, bool low_bit = false);
+std::vector<Histogram> BuildHistogramsOnDevice(
+    const DeviceMatrix& matrix, const HistogramCuts& cuts, const std::vector<GradientSum>& gpair,
+    const std::vector<std::vector<uint32_t>>& node_rows, uint32_t max_group_cells = 0,
+    bool identity_first = false, bool low_bit = false, HistTiles tiles = DefaultHistTiles());
 #endif  // RINGBOOST_USE_CUDA
 
 }  // namespace ringboost

@@ -2,8 +2,11 @@
 // groups and block tasks by hand.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "device_test_helpers.h"
 #include "tree/gpu_hist/histogram.h"
 #include "tree/hist/histogram.h"
@@ -111,11 +114,40 @@ TEST(DeviceHistogram, BlockTasksSkipEmptyNodes) {
   EXPECT_EQ(t[2].out, 0u);
 }
 
+// RINGBOOST_HIST_TILES picks the dense kernels' tiles for an a/b; unset, the warps'; a wrong value
+// names the allowed ones.
+TEST(DeviceHistogram, TilesFromTheEnvironment) {
+  const char* saved = std::getenv("RINGBOOST_HIST_TILES");
+  const std::string before = saved == nullptr ? "" : saved;
+  unsetenv("RINGBOOST_HIST_TILES");
+  EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
+  setenv("RINGBOOST_HIST_TILES", "block", 1);
+  EXPECT_EQ(DefaultHistTiles(), HistTiles::kBlock);
+  setenv("RINGBOOST_HIST_TILES", "warp", 1);
+  EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
+  setenv("RINGBOOST_HIST_TILES", "blocks", 1);
+  try {
+    DefaultHistTiles();
+    ADD_FAILURE() << "blocks was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "RINGBOOST_HIST_TILES=blocks: allowed values are warp and block"),
+              std::string::npos)
+        << e.what();
+  }
+  if (saved == nullptr) {
+    unsetenv("RINGBOOST_HIST_TILES");
+  } else {
+    setenv("RINGBOOST_HIST_TILES", before.c_str(), 1);
+  }
+}
+
 #ifdef RINGBOOST_USE_CUDA
 // Nodes: the root (all rows in order, no row ids), its rows split three ways (one part empty when
 // the data has few rows), plus an empty node; the CPU builds each of them, the device all at once
 // (into histograms in another order), with `max_group_cells`.
-// low_bit: the gradients (within LowBitPolicy::kLevels) go to the kernels packed.
+// low_bit: the gradients (within LowBitPolicy::kLevels) go to the kernels packed. Dense tiles
+// are taken both ways (HistTiles).
 void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_cells,
                            bool low_bit = false) {
   RowPartitioner p(b.matrix->NumRows());
@@ -140,16 +172,20 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
   expected.push_back(Histogram(b.cuts.TotalBins()));
 
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-  const std::vector<Histogram> got =
-      BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true, low_bit);
-  ASSERT_EQ(got.size(), expected.size());
-  for (std::size_t k = 0; k < got.size(); ++k) {
-    EXPECT_TRUE(got[k] == expected[k]) << name << " node " << k << " groups " << max_group_cells;
+  for (const HistTiles tiles : {HistTiles::kBlock, HistTiles::kWarp}) {
+    const char* how = tiles == HistTiles::kWarp ? "warp tiles" : "block tiles";
+    const std::vector<Histogram> got = BuildHistogramsOnDevice(
+        dm, b.cuts, b.gpair, node_rows, max_group_cells, true, low_bit, tiles);
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      EXPECT_TRUE(got[k] == expected[k])
+          << name << " node " << k << " groups " << max_group_cells << " " << how;
+    }
+    // Run twice: equal bit for bit.
+    EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true,
+                                        low_bit, tiles) == got)
+        << name << " " << how;
   }
-  // Run twice: equal bit for bit.
-  EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true,
-                                      low_bit) == got)
-      << name;
 }
 
 // The data's gradients replaced by low-bit ones: g in [-7, 7], h in [0, 7], from the row's old
@@ -166,12 +202,17 @@ test::BinnedData WithLowBitGradients(test::BinnedData b) {
 TEST(DeviceHistogram, EqualsCpuOverShapes) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
+  int warp = 0;
   for (const test::ShapeSpec& s : test::KernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    warp += DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).warp_tiles();
+    EXPECT_FALSE(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kBlock).warp_tiles());
     ExpectDeviceEqualsCpu(b, s.name, 0);     // as many cells a group as the device allows
     ExpectDeviceEqualsCpu(b, s.name, 4096);  // several groups, wide features global
     ExpectDeviceEqualsCpu(b, s.name, 1);     // global atomics only
   }
+  EXPECT_GT(warp, 0);  // some shape ran the warps' tiles
 #endif
 }
 
