@@ -3,6 +3,8 @@
 #   RINGBOOST=build-device/ringboost bash bench/gpu.sh OUTDIR
 #   bash bench/gpu.sh --data-only           (only makes the data set, e.g. in the background)
 #   BASE_RINGBOOST=old/ringboost bash bench/gpu.sh OUTDIR   (also a paired a/b against a base build)
+#   BASE_RINGBOOST=... AB_ONLY=1 AB_SIDES="new RINGBOOST_HIST_TILES=block" bash bench/gpu.sh OUTDIR
+#                                  (the a/b alone, here this build against itself with a setting)
 # The HIGGS-like 10M x 28 dense set (ten 1M-row files of ../shared/bench/gen_dense.py, seeds
 # 1..10, read as one data set), max_depth=8, max_bin=256, eta=0.1: seconds per round with
 # device=cuda over each of ROUNDS (default "100 500") rounds and with device=cpu nthread=2 over
@@ -56,24 +58,73 @@ MODES=(exact)
 [[ "$LOW_BIT" == 1 ]] && MODES+=(lowbit)
 mode_args() { [[ "$1" == lowbit ]] && echo "quantized_grad=on" || echo ""; }
 mode_suffix() { [[ "$1" == lowbit ]] && echo "-lowbit" || echo ""; }
-for mode in "${MODES[@]}"; do
-  m="$(mode_suffix "$mode")"
-  for r in $ROUNDS; do
-    "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$r" $(mode_args "$mode") \
-      model_out="$OUT/cuda$r$m.json" >"$OUT/cuda$r$m.log" 2>&1 || { status=1; tail -5 "$OUT/cuda$r$m.log"; }
+# The a/b's lines: each run's time, each side's mean over the first side's, the model files.
+ab_summary() {
+  for mode in $AB_MODES; do
+    first="$(ab_name "${AB_SIDES%% *}")"
+    for side in $AB_SIDES; do
+      for f in "$OUT"/ab-$mode-$(ab_name "$side")-[0-9]*.log; do echo "$side $(device_round "$f")"; done
+    done | awk -v mode="$mode" -v args="${AB_ARGS:-}" -v first="${AB_SIDES%% *}" '
+      {s[$1] += $2; n[$1]++; if (!($1 in seen)) {seen[$1] = 1; order[++k] = $1}
+       printf "a/b %s%s %s: %.5f s/round (CUDA events)\n", mode, args == "" ? "" : " " args, $1, $2}
+      END {for (i = 1; i <= k; i++) if (n[order[i]] && n[first])
+             printf "a/b %s: %s / %s = %.3f (means of %d runs)\n", mode, order[i], first,
+                    (s[order[i]] / n[order[i]]) / (s[first] / n[first]), n[order[i]]}'
+    for side in $AB_SIDES; do
+      f="$OUT/ab-$mode-$(ab_name "$side").json"
+      if cmp -s "$OUT/ab-$mode-$first.json" "$f"; then
+        echo "a/b $mode: $side writes the model file of ${AB_SIDES%% *}"
+      else
+        echo "a/b $mode: $side's model DIFFERS from ${AB_SIDES%% *}'s"
+      fi
+    done
   done
-  # Where the time goes: verbosity=3 times each phase, with a device synchronize at the end of
-  # each (so its rounds are a little slower than the runs above, which queue without waiting).
-  "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=100 verbosity=3 $(mode_args "$mode") \
-    model_out="$OUT/phases$m.json" >"$OUT/phases$m.log" 2>&1 || status=1
-  if [[ "$CPU_ROUNDS" -gt 0 ]]; then
-    "$RINGBOOST" train "$OUT/gpu.conf" device=cpu nthread=2 num_round="$CPU_ROUNDS" $(mode_args "$mode") \
-      model_out="$OUT/cpu$CPU_ROUNDS$m.json" >"$OUT/cpu$m.log" 2>&1 || status=1
-    # Parity on the large set: the same rounds on the device write the same model file.
-    "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$CPU_ROUNDS" $(mode_args "$mode") \
-      model_out="$OUT/cuda$CPU_ROUNDS-parity$m.json" >/dev/null 2>&1 || status=1
-  fi
-done
+}
+# Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
+# kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
+run_ncu() {  # the modes to profile
+  command -v ncu >/dev/null && [[ "${NCU:-1}" == 1 ]] || return 0
+  local mode m
+  for mode in $1; do
+    m="$(mode_suffix "$mode")"
+    timeout "${NCU_TIMEOUT:-240}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      --print-summary per-kernel --csv \
+      "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
+      model_out="$OUT/ncu2$m.json" >"$OUT/kernels$m.csv" 2>"$OUT/ncu$m.err" ||
+      echo "ncu failed or timed out: see ncu$m.err"
+  done
+}
+kernel_tables() {  # the copy bandwidth (GB/s; 0: unknown)
+  local mode m
+  for mode in exact lowbit; do
+    m="$(mode_suffix "$mode")"
+    if [[ -s "$OUT/kernels$m.csv" ]]; then
+      echo "kernels, $mode:"
+      python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels$m.csv" 2 "$1"
+    fi
+  done
+}
+# AB_ONLY=1: the a/b below alone (and, with NCU, the kernels of its first mode).
+if [[ "${AB_ONLY:-0}" != 1 ]]; then
+  for mode in "${MODES[@]}"; do
+    m="$(mode_suffix "$mode")"
+    for r in $ROUNDS; do
+      "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$r" $(mode_args "$mode") \
+        model_out="$OUT/cuda$r$m.json" >"$OUT/cuda$r$m.log" 2>&1 || { status=1; tail -5 "$OUT/cuda$r$m.log"; }
+    done
+    # Where the time goes: verbosity=3 times each phase, with a device synchronize at the end of
+    # each (so its rounds are a little slower than the runs above, which queue without waiting).
+    "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=100 verbosity=3 $(mode_args "$mode") \
+      model_out="$OUT/phases$m.json" >"$OUT/phases$m.log" 2>&1 || status=1
+    if [[ "$CPU_ROUNDS" -gt 0 ]]; then
+      "$RINGBOOST" train "$OUT/gpu.conf" device=cpu nthread=2 num_round="$CPU_ROUNDS" $(mode_args "$mode") \
+        model_out="$OUT/cpu$CPU_ROUNDS$m.json" >"$OUT/cpu$m.log" 2>&1 || status=1
+      # Parity on the large set: the same rounds on the device write the same model file.
+      "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round="$CPU_ROUNDS" $(mode_args "$mode") \
+        model_out="$OUT/cuda$CPU_ROUNDS-parity$m.json" >/dev/null 2>&1 || status=1
+    fi
+  done
+fi
 # A step measured against the build before it (BASE_RINGBOOST: that build's program): REPS rounds
 # of 500-round runs on the same warm card, each round every side of AB_SIDES in turn (default
 # "base new": the base build, then this one; a side NAME=VALUE[,NAME=VALUE] runs this build with
@@ -102,6 +153,11 @@ if [[ -n "${BASE_RINGBOOST:-}" ]]; then
       done
     done
   done
+fi
+if [[ "${AB_ONLY:-0}" == 1 ]]; then
+  run_ncu "${AB_MODES%% *}"
+  { ab_summary; kernel_tables 0; } | tee "$OUT/summary.txt"
+  exit $status
 fi
 # Prediction on the device: the last run's model on the 200k test set (rows/s of the predict
 # call, upload of the rows included, and of its kernel alone: the peers predict from device
@@ -138,19 +194,7 @@ if [[ "${PEERS:-1}" == 1 ]]; then
     --rounds $ROUNDS --ringboost-pred "$PRED" --json "$OUT/peers.json" >"$OUT/peers.log" 2>&1 ||
     { status=1; tail -5 "$OUT/peers.log"; }
 fi
-# Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
-# kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
-# NCU_MODES: the modes to profile (default every mode run).
-if command -v ncu >/dev/null && [[ "${NCU:-1}" == 1 ]]; then
-  for mode in ${NCU_MODES:-${MODES[@]}}; do
-    m="$(mode_suffix "$mode")"
-    timeout "${NCU_TIMEOUT:-240}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-      --print-summary per-kernel --csv \
-      "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
-      model_out="$OUT/ncu2$m.json" >"$OUT/kernels$m.csv" 2>"$OUT/ncu$m.err" ||
-      echo "ncu failed or timed out: see ncu$m.err"
-  done
-fi
+run_ncu "${NCU_MODES:-${MODES[@]}}"
 cat >"$OUT/bandwidth.py" <<'PY'
 import torch
 n = 1 << 30  # 1 GiB each way
@@ -194,36 +238,10 @@ floor_bytes=$(( rows * (28 + 16) + 7 * rows / 2 * (28 + 16) + 8 * rows * (1 + 8)
       fi
     done
   fi
-  if [[ -n "${BASE_RINGBOOST:-}" ]]; then
-    for mode in $AB_MODES; do
-      first="$(ab_name "${AB_SIDES%% *}")"
-      for side in $AB_SIDES; do
-        for f in "$OUT"/ab-$mode-$(ab_name "$side")-*.log; do echo "$side $(device_round "$f")"; done
-      done | awk -v mode="$mode" -v args="${AB_ARGS:-}" -v first="${AB_SIDES%% *}" '
-        {s[$1] += $2; n[$1]++; if (!($1 in seen)) {seen[$1] = 1; order[++k] = $1}
-         printf "a/b %s%s %s: %.5f s/round (CUDA events)\n", mode, args == "" ? "" : " " args, $1, $2}
-        END {for (i = 1; i <= k; i++) if (n[order[i]] && n[first])
-               printf "a/b %s: %s / %s = %.3f (means of %d runs)\n", mode, order[i], first,
-                      (s[order[i]] / n[order[i]]) / (s[first] / n[first]), n[order[i]]}'
-      for side in $AB_SIDES; do
-        f="$OUT/ab-$mode-$(ab_name "$side").json"
-        if cmp -s "$OUT/ab-$mode-$first.json" "$f"; then
-          echo "a/b $mode: $side writes the model file of ${AB_SIDES%% *}"
-        else
-          echo "a/b $mode: $side's model DIFFERS from ${AB_SIDES%% *}'s"
-        fi
-      done
-    done
-  fi
+  [[ -n "${BASE_RINGBOOST:-}" ]] && ab_summary
   grep -h "prediction:" "$OUT/pred.log" |
     sed 's/^.*device prediction:/ringboost prediction on the device:/; t; s/^.*prediction:/ringboost prediction:/'
   [[ -f "$OUT/peers.log" ]] && grep -vh "^loaded" "$OUT/peers.log"
-  for mode in "${MODES[@]}"; do
-    m="$(mode_suffix "$mode")"
-    if [[ -s "$OUT/kernels$m.csv" ]]; then
-      echo "kernels, $mode:"
-      python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels$m.csv" 2 "$bw"
-    fi
-  done
+  kernel_tables "$bw"
 } | tee "$OUT/summary.txt"
 exit $status

@@ -318,6 +318,37 @@ __device__ void AddTile(const EllpackView& m, const FeatureGroup& group,
   }
 }
 
+// What a tiled kernel's block works with: its group, the group's shared sums, its share of the
+// tasks and the tile buffer after the sums of the widest group (16-byte aligned): tile_rows
+// gradients, then their rows of the group's symbols.
+template <typename Sums, typename Grad>
+struct TiledBlock {
+  FeatureGroup group;
+  Sums sums;
+  TaskShare share;
+  Grad* tile_gpair;
+  uint8_t* tile_symbols;
+  uint32_t row_bytes;  // a row's symbols of the group's slots
+
+  __device__ TiledBlock(const EllpackView& m, const FeatureGroup* groups, uint64_t n_tasks,
+                        uint32_t max_cells, uint32_t tile_rows)
+      : group(groups[blockIdx.y]), share(TaskShare::Of(n_tasks)) {
+    extern __shared__ uint4 smem_aligned[];
+    auto* smem = reinterpret_cast<uint32_t*>(smem_aligned);
+    sums = Sums{smem, group.Cells()};
+    tile_gpair = reinterpret_cast<Grad*>(smem + (Sums::kWordsPerCell * max_cells + 3) / 4 * 4);
+    tile_symbols = reinterpret_cast<uint8_t*>(tile_gpair + tile_rows);
+    row_bytes = (group.slot_end - group.slot_begin) * m.shape.symbol_bytes;
+  }
+  __device__ bool Idle() const {
+    return share.first == share.last || group.slot_end == group.slot_begin;
+  }
+  // The tile from place `first` on.
+  __device__ TileBuffer<Grad> From(uint32_t first) const {
+    return TileBuffer<Grad>{tile_gpair + first, tile_symbols + first * row_bytes};
+  }
+};
+
 // Sums: SharedSums (exact) or NarrowSums (packed low-bit gradients), Grad the gradient of a row.
 // (Measured on an H100, paired: the narrow sums as two blocks of 512 threads an SM, tiles of 512
 // rows, made the low-bit round 1.08x slower than one block of 1024: 5.75 against 5.30 ms.)
@@ -326,15 +357,12 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
     TiledHistogramKernel(EllpackView m, const Grad* __restrict__ gpair, const HistBlockTask* tasks,
                          uint64_t n_tasks, const FeatureGroup* groups, uint32_t total_bins,
                          GradientSum* out, uint32_t max_cells, uint32_t tile_rows) {
-  extern __shared__ uint4 smem_aligned[];
-  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_aligned);
-  const FeatureGroup group = groups[blockIdx.y];
-  const Sums sums{smem, group.Cells()};
-  const TaskShare share = TaskShare::Of(n_tasks);
-  if (share.first == share.last || group.slot_end == group.slot_begin) return;
-  // The buffer after the sums of the widest group, 16-byte aligned.
-  Grad* tile_gpair = reinterpret_cast<Grad*>(smem + (Sums::kWordsPerCell * max_cells + 3) / 4 * 4);
-  const TileBuffer<Grad> buf{tile_gpair, reinterpret_cast<uint8_t*>(tile_gpair + tile_rows)};
+  const TiledBlock<Sums, Grad> b(m, groups, n_tasks, max_cells, tile_rows);
+  if (b.Idle()) return;
+  const FeatureGroup& group = b.group;
+  const Sums& sums = b.sums;
+  const TaskShare& share = b.share;
+  const TileBuffer<Grad> buf = b.From(0);
   uint32_t current = tasks[share.first].out;
   uint64_t unfolded = 0;  // rows added since the sums were last folded (or zeroed)
   sums.Zero();
@@ -377,20 +405,14 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
                              const FeatureGroup* groups, uint32_t total_bins, GradientSum* out,
                              uint32_t max_cells, uint32_t tile_rows) {
   constexpr uint32_t kWarpRows = 32;
-  extern __shared__ uint4 smem_aligned[];
-  uint32_t* smem = reinterpret_cast<uint32_t*>(smem_aligned);
-  const FeatureGroup group = groups[blockIdx.y];
-  const Sums sums{smem, group.Cells()};
-  const TaskShare share = TaskShare::Of(n_tasks);
-  if (share.first == share.last || group.slot_end == group.slot_begin) return;
-  // The block's buffer as TiledHistogramKernel lays it out; this warp's rows are its 32 places
-  // from warp * 32 (gradients and symbols alike).
+  const TiledBlock<Sums, Grad> b(m, groups, n_tasks, max_cells, tile_rows);
+  if (b.Idle()) return;
+  const FeatureGroup& group = b.group;
+  const Sums& sums = b.sums;
+  const TaskShare& share = b.share;
+  // This warp's rows are the tile's 32 places from warp * 32 (gradients and symbols alike).
   const uint32_t warp = threadIdx.x / kWarpRows, lane = threadIdx.x % kWarpRows;
-  Grad* tile_gpair = reinterpret_cast<Grad*>(smem + (Sums::kWordsPerCell * max_cells + 3) / 4 * 4);
-  const uint32_t row_bytes = (group.slot_end - group.slot_begin) * m.shape.symbol_bytes;
-  const TileBuffer<Grad> buf{
-      tile_gpair + warp * kWarpRows,
-      reinterpret_cast<uint8_t*>(tile_gpair + tile_rows) + warp * kWarpRows * row_bytes};
+  const TileBuffer<Grad> buf = b.From(warp * kWarpRows);
   uint32_t current = tasks[share.first].out;
   uint64_t unfolded = 0;  // rows added since the sums were last folded (or zeroed)
   sums.Zero();
@@ -528,9 +550,9 @@ template <typename Sums, typename Grad>
 void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const Grad* gpair,
                   const DeviceBuffer<HistBlockTask>& tasks, std::size_t n_tasks,
                   const DeviceBuffer<FeatureGroup>& groups, uint32_t total_bins, GradientSum* out,
-                  uint32_t max_cells) {
-  const unsigned int blocks =
-      static_cast<unsigned int>(std::min<std::size_t>(n_tasks, plan.max_blocks));
+                  uint32_t max_cells, int block_limit) {
+  const int max_blocks = block_limit > 0 ? std::min(block_limit, plan.max_blocks) : plan.max_blocks;
+  const unsigned int blocks = static_cast<unsigned int>(std::min<std::size_t>(n_tasks, max_blocks));
   const dim3 grid(blocks, static_cast<unsigned int>(groups.size()));
   if (plan.tile_rows > 0) {
     const auto kernel = TiledKernel<Sums, Grad>(plan.warp_tiles);
@@ -600,13 +622,13 @@ void DeviceHistogramBuilder::Build(const DeviceHistGradients& grad,
   if (!d_shared_groups_.empty()) {
     if (grad.exact != nullptr) {
       LaunchShared<SharedSums>(exact_, view, grad.exact, d_tasks_, tasks.size(), d_shared_groups_,
-                               total_bins_, d_out, max_cells_);
+                               total_bins_, d_out, max_cells_, block_limit_);
     } else if (narrow_.tile_rows > 0) {
       LaunchShared<NarrowSums>(narrow_, view, grad.low_bit, d_tasks_, tasks.size(),
-                               d_shared_groups_, total_bins_, d_out, max_cells_);
+                               d_shared_groups_, total_bins_, d_out, max_cells_, block_limit_);
     } else {
       LaunchShared<SharedSums>(exact_, view, grad.low_bit, d_tasks_, tasks.size(), d_shared_groups_,
-                               total_bins_, d_out, max_cells_);
+                               total_bins_, d_out, max_cells_, block_limit_);
     }
   }
   if (!d_global_groups_.empty()) {
@@ -640,7 +662,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
                                                const std::vector<GradientSum>& gpair,
                                                const std::vector<std::vector<uint32_t>>& node_rows,
                                                uint32_t max_group_cells, bool identity_first,
-                                               bool low_bit, HistTiles tiles) {
+                                               bool low_bit, HistTiles tiles, int block_limit) {
   std::vector<uint32_t> h_rows;
   std::vector<uint64_t> offsets;
   for (const auto& rows : node_rows) {
@@ -675,6 +697,7 @@ std::vector<Histogram> BuildHistogramsOnDevice(const DeviceMatrix& matrix,
   }
   DeviceBuffer<GradientSum> d_out(node_rows.size() * cuts.TotalBins());
   DeviceHistogramBuilder builder(&matrix, cuts, max_group_cells, tiles);
+  builder.LimitBlocks(block_limit);
   builder.Build(grad, nodes, node_rows.size(), d_out.data());
   const std::vector<GradientSum> all = d_out.ToHost();
   std::vector<Histogram> result(node_rows.size());

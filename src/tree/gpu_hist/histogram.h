@@ -150,6 +150,9 @@ class DeviceHistogramBuilder {
   uint32_t narrow_tile_rows() const { return narrow_.tile_rows; }
   // Whether the dense tiles are cut among the warps (exact cells; the narrow ones the same).
   bool warp_tiles() const { return exact_.warp_tiles; }
+  // Tests: at most `blocks` blocks a shared-memory launch (0: as many as the device holds), so
+  // that each block takes several tasks.
+  void LimitBlocks(int blocks) { block_limit_ = blocks; }
 
  private:
   const DeviceMatrix* matrix_;
@@ -161,6 +164,7 @@ class DeviceHistogramBuilder {
   // Low-bit gradients on dense tiles: packed cells (NarrowSums); tile_rows 0 where it does not run
   // (sparse data, or more rows than its 32-bit wide sums can take).
   HistSharedLaunch narrow_;
+  int block_limit_ = 0;
   std::vector<FeatureGroup> groups_;
   DeviceBuffer<FeatureGroup> d_shared_groups_;
   DeviceBuffer<FeatureGroup> d_global_groups_;
@@ -170,10 +174,12 @@ class DeviceHistogramBuilder {
 // For tests: histograms of the nodes whose rows are `node_rows`, built on the device in one
 // Build (an empty `node_rows[k]` with `identity_first` makes node 0 the root: all rows in order).
 // low_bit: every gradient is within LowBitPolicy::kLevels and goes to the kernels packed.
+// block_limit: DeviceHistogramBuilder::LimitBlocks.
 std::vector<Histogram> BuildHistogramsOnDevice(
     const DeviceMatrix& matrix, const HistogramCuts& cuts, const std::vector<GradientSum>& gpair,
     const std::vector<std::vector<uint32_t>>& node_rows, uint32_t max_group_cells = 0,
-    bool identity_first = false, bool low_bit = false, HistTiles tiles = DefaultHistTiles());
+    bool identity_first = false, bool low_bit = false, HistTiles tiles = DefaultHistTiles(),
+    int block_limit = 0);
 #endif  // RINGBOOST_USE_CUDA
 
 }  // namespace ringboost

@@ -148,8 +148,9 @@ TEST(DeviceHistogram, TilesFromTheEnvironment) {
 // (into histograms in another order), with `max_group_cells`.
 // low_bit: the gradients (within LowBitPolicy::kLevels) go to the kernels packed. Dense tiles
 // are taken both ways (HistTiles).
+// block_limit > 0: that many blocks at most (each takes several tasks).
 void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_cells,
-                           bool low_bit = false) {
+                           bool low_bit = false, int block_limit = 0) {
   RowPartitioner p(b.matrix->NumRows());
   p.Partition(
       {{0, 1, 2}}, [](std::size_t, uint32_t r) { return r % 3 == 0; }, 2);
@@ -175,7 +176,7 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
   for (const HistTiles tiles : {HistTiles::kBlock, HistTiles::kWarp}) {
     const char* how = tiles == HistTiles::kWarp ? "warp tiles" : "block tiles";
     const std::vector<Histogram> got = BuildHistogramsOnDevice(
-        dm, b.cuts, b.gpair, node_rows, max_group_cells, true, low_bit, tiles);
+        dm, b.cuts, b.gpair, node_rows, max_group_cells, true, low_bit, tiles, block_limit);
     ASSERT_EQ(got.size(), expected.size());
     for (std::size_t k = 0; k < got.size(); ++k) {
       EXPECT_TRUE(got[k] == expected[k])
@@ -183,7 +184,7 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
     }
     // Run twice: equal bit for bit.
     EXPECT_TRUE(BuildHistogramsOnDevice(dm, b.cuts, b.gpair, node_rows, max_group_cells, true,
-                                        low_bit, tiles) == got)
+                                        low_bit, tiles, block_limit) == got)
         << name << " " << how;
   }
 }
@@ -266,6 +267,30 @@ TEST(DeviceHistogram, NarrowCellsFoldExactly) {
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
   ASSERT_GT(DeviceHistogramBuilder(&dm, b.cuts).narrow_tile_rows(), 0u);
   ExpectDeviceEqualsCpu(b, "two_values_low_bit", 0, true);
+#endif
+}
+
+// 28 one-byte features of 2 values over 10,000 rows in 1 to 3 blocks: each block takes several
+// tasks of several nodes (outputs change inside a block's share), the last task of each node is
+// partial (some warps have no rows in it), and with the largest low-bit values (g = +7 or -7 in
+// runs, h = 7) a block adds about 5,000 rows into one cell, so the narrow sums must fold between
+// tasks (a packed half holds 4681 such rows).
+TEST(DeviceHistogram, WarpTilesCrossTasksAndOutputs) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  const test::ShapeSpec shape{"words_28", 10000, 28, 2, 0.0, 256, 9};
+  const test::BinnedData b = test::MakeBinnedData(shape);
+  test::BinnedData low = test::MakeBinnedData(shape);
+  for (std::size_t i = 0; i < low.gpair.size(); ++i) {
+    low.gpair[i] = GradientSum{(i / 700) % 3 == 0 ? -7 : 7, 7};
+  }
+  const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+  ASSERT_TRUE(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).warp_tiles());
+  ASSERT_GT(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).narrow_tile_rows(), 0u);
+  for (const int blocks : {1, 2, 3}) {
+    ExpectDeviceEqualsCpu(b, "words_28", 0, false, blocks);
+    ExpectDeviceEqualsCpu(low, "words_28_low_bit", 0, true, blocks);
+  }
 #endif
 }
 
