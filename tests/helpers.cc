@@ -21,6 +21,21 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
+ScopedEnv::ScopedEnv(const char* name, const std::string& value) : name_(name) {
+  const char* old = std::getenv(name);
+  had_ = old != nullptr;
+  if (had_) old_ = old;
+  setenv(name, value.c_str(), 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_) {
+    setenv(name_, old_.c_str(), 1);
+  } else {
+    unsetenv(name_);
+  }
+}
+
 std::string WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;

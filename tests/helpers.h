@@ -26,6 +26,20 @@ std::string WriteFile(const std::string& path, const std::string& text);
 std::string ReadFile(const std::string& path);
 bool FileExists(const std::string& path);
 
+// Sets an environment variable for a scope (a test) and puts the old value, or its absence, back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
 // Root of the source tree and the `../shared/data` folder beside it ("" when absent).
 std::string SourceDir();
 std::string SharedDataDir();
@@ -34,9 +48,9 @@ std::string SharedGoldenDir();
 }  // namespace ringboost::test
 
 // Skips the current test with a message when the shared data sets are absent.
-#define RB_REQUIRE_SHARED_DATA()                                              \
-  do {                                                                        \
-    if (::ringboost::test::SharedDataDir().empty()) {                         \
-      GTEST_SKIP() << "../shared/data not found next to the source tree";     \
-    }                                                                         \
+#define RB_REQUIRE_SHARED_DATA()                                          \
+  do {                                                                    \
+    if (::ringboost::test::SharedDataDir().empty()) {                     \
+      GTEST_SKIP() << "../shared/data not found next to the source tree"; \
+    }                                                                     \
   } while (0)

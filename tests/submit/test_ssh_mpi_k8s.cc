@@ -57,23 +57,6 @@ std::vector<WorkerSpec> TwoWorkers(const std::string& extra_key = "",
 // Task 1 is ranked 7 by the tracker; task 0 is not ranked yet.
 int TestRankOf(int task) { return task == 1 ? 7 : -1; }
 
-// Sets a variable for one test and puts the old value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
-
 // Runs one launcher in the background of a test, so the test can set `stop`.
 Status RunStoppedAfterStart(Launcher* launcher, const std::vector<WorkerSpec>& workers,
                             const std::string& log_path, const std::string& started_text) {
@@ -129,7 +112,7 @@ class CurrentDir {
 TEST(KubernetesLauncher, WritesMpiJobAndStartsNothing) {
   TempDir dir;
   CurrentDir in_dir(dir.path());
-  ScopedEnv image("RINGBOOST_IMAGE", "registry.example/rb:1.0");
+  test::ScopedEnv image("RINGBOOST_IMAGE", "registry.example/rb:1.0");
   SubmitOptions options;
   options.cluster = "kubernetes";
   options.num_workers = 3;
@@ -221,7 +204,7 @@ TEST(KubernetesLauncher, CheckpointDirOnlyForRingboostTrainWithAVolume) {
 TEST(KubernetesLauncher, RefusedValuesNameTheFlagAndWriteNothing) {
   TempDir dir;
   CurrentDir in_dir(dir.path());
-  ScopedEnv image("RINGBOOST_IMAGE", "rb:1");
+  test::ScopedEnv image("RINGBOOST_IMAGE", "rb:1");
   JobLog log("");
   std::atomic<bool> stop{false};
   auto message_of = [&](auto change) {
@@ -396,7 +379,7 @@ class SshdFixture : public ::testing::Test {
 
 TEST_F(SshdFixture, RunsTwoWorkersWithTheirEnvironment) {
   RB_SKIP_WITHOUT_SSHD();
-  ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  test::ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
   SubmitOptions options = Options(
       {"sh", "-c", "echo \"task=$DMLC_TASK_ID uri=$DMLC_TRACKER_URI q=$QUOTED pwd=$(pwd)\""});
   char cwd[4096];
@@ -417,7 +400,7 @@ TEST_F(SshdFixture, RunsTwoWorkersWithTheirEnvironment) {
 
 TEST_F(SshdFixture, FailingWorkerIsNamed) {
   RB_SKIP_WITHOUT_SSHD();
-  ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  test::ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
   SubmitOptions options = Options({"sh", "-c", "exit $((3 * ${DMLC_TASK_ID%%:*}))"});
   JobLog log(options.log_file);
   std::atomic<bool> stop{false};
@@ -427,7 +410,7 @@ TEST_F(SshdFixture, FailingWorkerIsNamed) {
 
 TEST_F(SshdFixture, StopEndsTheRemoteWorkers) {
   RB_SKIP_WITHOUT_SSHD();
-  ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  test::ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
   SubmitOptions options = Options({"sh", "-c", "echo up; exec sleep 1017"});
   JobLog log(options.log_file);
   Status s = RunStoppedAfterStart(MakeSshLauncher(options, &log, TestRankOf).get(), TwoWorkers(),
