@@ -89,8 +89,8 @@ struct SubtractTask {
 // Low-bit gradients (gradient.h: |g|, |h| <= LowBitPolicy::kLevels) reach the histogram kernels
 // packed in one 32-bit word, g * 2^16 + h modulo 2^32. The word sum of n rows is the packed word
 // of their sums for as long as both sums stay within 16 signed bits, so a shared-memory cell adds
-// a row with one 32-bit atomic (NarrowSums, histogram.cu) and is emptied into wider sums before
-// 2^15 / kLevels rows can have reached it.
+// a row with one 32-bit atomic (NarrowSums, histogram_kernels.cuh) and is emptied into wider sums
+// before 2^15 / kLevels rows can have reached it.
 RB_HOST_DEVICE inline uint32_t PackLowBit(int64_t g, int64_t h) {
   return static_cast<uint32_t>(static_cast<uint64_t>(g) << 16) + static_cast<uint32_t>(h);
 }
