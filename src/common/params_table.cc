@@ -170,7 +170,8 @@ std::vector<ParamSpec> BuildTable() {
           .Doc("Low-bit gradients (LightGBM's quantized training): on finds each tree's splits "
                "from gradients and hessians rounded at random to 4 bits (keyed by seed, round "
                "and row), summed in narrow histogram cells, and refits the leaves from the exact "
-               "gradients; auto is on from 100,000 training rows; off sums the exact "
+               "gradients (under monotone_constraints within the growth's weight boxes); auto is "
+               "on from 100,000 training rows; off sums the exact "
                "gradients. device=cuda grows the same trees."));
   t.push_back(
       P(s, "enable_bundle", &Params::enable_bundle, "auto")

@@ -147,17 +147,7 @@ namespace {
 constexpr uint64_t kLowBitAutoRows = 100000;
 }  // namespace
 
-bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm,
-                         bool monotone) {
-  // The refit of low-bit leaves (RefitLeafValues) knows no weight boxes yet.
-  if (monotone) {
-    if (params.quantized_grad == QuantizedGrad::kOn) {
-      RB_FAIL(
-          "quantized_grad=on is not available with monotone_constraints yet; set "
-          "quantized_grad=off (auto stays off under monotone constraints)");
-    }
-    return false;
-  }
+bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm) {
   if (params.quantized_grad != QuantizedGrad::kAuto)
     return params.quantized_grad == QuantizedGrad::kOn;
   const uint64_t all_rows = comm->AllreduceValue<uint64_t>(rows, rabit::Op::kSum);

@@ -110,9 +110,7 @@ RB_HOST_DEVICE inline GradientSum LowBitQuantize(GradPair p, double grad_scale, 
 
 // Whether quantized_grad (on, off, auto) grows the trees from low-bit gradients, the same on every
 // worker and device: auto decides by the rows of all workers together (`rows` is this worker's).
-// Throws where quantized_grad=on meets monotone constraints (the leaf refit knows no weight boxes).
-bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm,
-                         bool monotone);
+bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm);
 
 class GradientQuantizer {
  public:

@@ -27,16 +27,20 @@ float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
 }
 
 void RefitLeafValues(std::vector<int64_t>* sums, const GradientQuantizer& quantizer,
-                     const SplitParams& split_params, RegTree* tree) {
+                     const SplitParams& split_params, const std::vector<WeightBounds>& boxes,
+                     RegTree* tree) {
   std::vector<int64_t>& s = *sums;
-  RB_CHECK(s.size() == 2 * static_cast<std::size_t>(tree->NumNodes()));
-  for (int nid = tree->NumNodes() - 1; nid >= 0; --nid) {  // children have larger ids
+  const int n = tree->NumNodes();
+  RB_CHECK(s.size() == 2 * static_cast<std::size_t>(n));
+  RB_CHECK(boxes.empty() || boxes.size() >= static_cast<std::size_t>(n));
+  for (int nid = n - 1; nid >= 0; --nid) {  // children have larger ids
     TreeNode& node = (*tree)[nid];
     if (!node.IsLeaf()) {
       s[2 * nid] = s[2 * node.left] + s[2 * node.right];
       s[2 * nid + 1] = s[2 * node.left + 1] + s[2 * node.right + 1];
     }
-    InitNodeStats(GradientSum{s[2 * nid], s[2 * nid + 1]}, quantizer, split_params, nullptr, &node);
+    InitNodeStats(GradientSum{s[2 * nid], s[2 * nid + 1]}, quantizer, split_params,
+                  boxes.empty() ? nullptr : &boxes[nid], &node);
   }
 }
 

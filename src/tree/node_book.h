@@ -49,10 +49,14 @@ float InitNodeStats(const GradientSum& sum, const GradientQuantizer& quantizer,
                     const SplitParams& split_params, const WeightBounds* box, TreeNode* node);
 // Low-bit mode's refit (gradient.h): `sums` holds, at 2 * nid and 2 * nid + 1, each leaf's g and
 // h summed over every worker's rows from the exact quantized gradients (inner nodes' entries are
-// overwritten); every node's statistics are recomputed from them, bottom up, by InitNodeStats
-// (no weight boxes: low-bit gradients never run under monotone constraints).
+// overwritten); every node's statistics are recomputed from them by InitNodeStats. Under
+// monotone constraints `boxes` holds each node's box from the growth (NodeBook::Boxes; empty
+// without constraints), and every refit weight is clamped to its node's box: below a constrained
+// split the lower side's leaves stay at most its mid-point and the higher side's at least it, as
+// in growth, whatever the exact sums say.
 void RefitLeafValues(std::vector<int64_t>* sums, const GradientQuantizer& quantizer,
-                     const SplitParams& split_params, RegTree* tree);
+                     const SplitParams& split_params, const std::vector<WeightBounds>& boxes,
+                     RegTree* tree);
 
 // The nodes of the tree being grown, indexed by node id. Node derives from NodeStats.
 template <typename Node>
@@ -82,6 +86,14 @@ class NodeBook {
   }
   Node& operator[](int nid) { return nodes_[nid]; }
   const Node& operator[](int nid) const { return nodes_[nid]; }
+  // Under monotone constraints, each node's box: the one its parent's split drew for it, which
+  // holds its weight and every weight below it (RefitLeafValues); empty without constraints.
+  std::vector<WeightBounds> Boxes() const {
+    std::vector<WeightBounds> boxes;
+    if (monotone_ == nullptr) return boxes;
+    for (const Node& n : nodes_) boxes.push_back(n.bounds);
+    return boxes;
+  }
 
   // Whether the children of `e` may be split; those at the depth limit are leaves and need no
   // histogram.

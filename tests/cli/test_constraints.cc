@@ -1,8 +1,9 @@
 // monotone_constraints and interaction_constraints (issue 30) keep their promises on real and
 // generated data, through the CLI: predictions move with each constrained feature in its
 // direction along a grid, for many rows; no root-to-leaf path mixes features of different sets.
-// Each promise is also shown broken without the constraint, so the checks can fail. Models are
-// the same bytes for any threads and workers; bad values and device=cuda are refused by name.
+// Each promise is also shown broken without the constraint, so the checks can fail; monotone ones
+// hold with low-bit gradients too. Models are the same bytes for any threads and workers; bad
+// values are refused by name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -129,7 +130,14 @@ INSTANTIATE_TEST_SUITE_P(
                                "grow_policy = lossguide\nmax_depth = 0\nmax_leaves = 24\n"},
                       DataCase{"missing_depthwise", "reg:squarederror", "max_depth = 5\n"},
                       DataCase{"missing_lossguide", "binary:logistic",
-                               "grow_policy = lossguide\nmax_leaves = 16\n"}),
+                               "grow_policy = lossguide\nmax_leaves = 16\n"},
+                      // Low-bit gradients: the leaves refit from the exact sums keep the order.
+                      DataCase{"higgs_depthwise_lowbit", "binary:logistic",
+                               "max_depth = 6\nquantized_grad = on\n"},
+                      DataCase{"missing_depthwise_lowbit", "reg:squarederror",
+                               "max_depth = 5\nquantized_grad = on\n"},
+                      DataCase{"missing_lossguide_lowbit", "binary:logistic",
+                               "grow_policy = lossguide\nmax_leaves = 16\nquantized_grad = on\n"}),
     [](const ::testing::TestParamInfo<DataCase>& info) { return std::string(info.param.name); });
 
 // Each root-to-leaf path's split features, as sets.
@@ -204,6 +212,7 @@ TEST(Constraints, SameModelForThreadsAndWorkers) {
                   "interaction_constraints = [[0,1,3],[2,3,4,5],[6]]\n"
                   "data = \"train.txt\"\neval[train] = \"train.txt\"\n");
   test::ExpectSameModelForThreadsAndWorkers(dir.path(), "train c.conf");
+  test::ExpectSameModelForThreadsAndWorkers(dir.path(), "train c.conf quantized_grad=on");
 }
 
 // The dict form by fmap names or f<N>, and interaction sets by name, give the positional model.

@@ -207,7 +207,11 @@ INSTANTIATE_TEST_SUITE_P(
         Variant{"monotone_missing_lossguide", RB_MONOTONE RB_LOSSGUIDE, "missing"},
         Variant{"interaction_depthwise", RB_INTERACTION "colsample_bynode=0.8", "dense"},
         Variant{"interaction_missing_lossguide", RB_INTERACTION RB_LOSSGUIDE, "missing"},
-        Variant{"both_missing_depthwise", RB_MONOTONE RB_INTERACTION, "missing"}),
+        Variant{"both_missing_depthwise", RB_MONOTONE RB_INTERACTION, "missing"},
+        // Low-bit gradients: the refit clamps the leaves to the growth's boxes on both.
+        Variant{"monotone_low_bit_depthwise", RB_MONOTONE "quantized_grad=on", "dense"},
+        Variant{"monotone_low_bit_missing_lossguide", RB_MONOTONE RB_LOSSGUIDE "quantized_grad=on",
+                "missing"}),
     VariantName);
 
 // The objectives XGBoost 3.x has beside the first ones, on the generated 200k-row dense set with

@@ -248,6 +248,7 @@ RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum loca
         return children;
       },
       [&](int nid) { nodes_[nid].hist.reset(); });
+  boxes_ = nodes_.Boxes();
   nodes_.Reset(nullptr);
   cat_splitter_.reset();  // it points at this tree's quantizer
   return tree;
@@ -277,7 +278,7 @@ void DeviceTreeGrower::RefitLeaves(const GradientSum* d_gpair, const GradientQua
     }
   }
   comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
-  RefitLeafValues(&sums, quantizer, params_.split, tree);
+  RefitLeafValues(&sums, quantizer, params_.split, boxes_, tree);
   EndPhase();
   timer_.Add("device refit leaves", start);
 }

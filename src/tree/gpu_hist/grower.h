@@ -111,6 +111,7 @@ class DeviceTreeGrower {
   bool refit_by_walk_ = false;  // dense, small enough trees: RefitLeaves walks the rows
   HistogramPool pool_;
   NodeBook<NodeState> nodes_;
+  std::vector<WeightBounds> boxes_;  // the last tree's (NodeBook::Boxes), for RefitLeaves
   bool sync_phases_;
   PhaseTimer timer_;
 };

@@ -73,8 +73,7 @@ class CudaTrainer : public RoundTrainer {
         matrix_(DeviceMatrix::Create(setup.matrix, setup.cuts, setup.nthread)),
         gradients_(setup.train, groups_, setup.margins),
         d_quantized_(setup.train.NumRows()),
-        low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm,
-                                     !setup.constraints.monotone.empty())),
+        low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm)),
         grower_(&matrix_, &setup.cuts, setup.params, setup.comm) {
     if (low_bit_) d_low_bit_.Resize(setup.train.NumRows());
     grower_.SetConstraints(setup.constraints);

@@ -329,6 +329,7 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, GradientSum loca
         return ExpandChildren(gpair, expansions);
       },
       [&](int nid) { nodes_[nid].hist = Histogram(); });
+  boxes_ = nodes_.Boxes();
   nodes_.Reset(nullptr);
   return tree;
 }
@@ -361,7 +362,7 @@ void TreeGrower::RefitLeaves(const std::vector<GradPair>& gpair, int stride, int
     sums[2 * nid + 1] = h;
   }
   comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
-  RefitLeafValues(&sums, quantizer, params_.split, tree);
+  RefitLeafValues(&sums, quantizer, params_.split, boxes_, tree);
   timer_.Add("refit leaves", start);
 }
 

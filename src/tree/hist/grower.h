@@ -112,6 +112,7 @@ class TreeGrower {
   std::unique_ptr<RowPartitioner> partitioner_;
   std::unique_ptr<ColumnSampler> sampler_;
   NodeBook<NodeState> nodes_;
+  std::vector<WeightBounds> boxes_;  // the last tree's (NodeBook::Boxes), for RefitLeaves
   TreeConstraints constraints_;
   std::size_t wide_bytes_ = kWideHistogramBytes;
   bool wide_ = false;

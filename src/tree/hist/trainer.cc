@@ -13,8 +13,7 @@ HistTrainer::HistTrainer(TrainerSetup setup)
       nthread_(setup.nthread),
       groups_(setup.groups),
       margins_(std::move(setup.margins)),
-      low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm,
-                                   !setup.constraints.monotone.empty())),
+      low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm)),
       grower_(&setup.matrix, &setup.cuts, setup.params, setup.comm, setup.nthread, low_bit_) {
   grower_.SetConstraints(std::move(setup.constraints));
 }
