@@ -379,9 +379,15 @@ void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* pred
     const float value = tree[leaves[i]].leaf_value;
     const auto range = partitioner_->NodeRange(leaves[i]);
     const uint32_t* rows = partitioner_->NodeRows(leaves[i]);
-    for (uint64_t j = 0; j < range.size(); ++j) {
+    const uint64_t size = range.size();
+    // A leaf's rows ascend with gaps of a line or more below the first levels: prefetched.
+    constexpr uint64_t kAhead = 16;
+    uint64_t j = 0;
+    for (; j + kAhead < size; ++j) {
+      __builtin_prefetch(&out[static_cast<uint64_t>(rows[j + kAhead]) * stride + group], 1);
       out[static_cast<uint64_t>(rows[j]) * stride + group] += value;
     }
+    for (; j < size; ++j) out[static_cast<uint64_t>(rows[j]) * stride + group] += value;
   }
   timer_.Add("train predictions", start);
 }
