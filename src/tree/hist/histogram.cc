@@ -327,9 +327,11 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   // histograms.
   uint64_t level_rows = 0;
   for (int nid : nids) level_rows += partitioner.NodeRange(nid).size();
+  // Low-bit blocks are as long as a narrow chunk: a block's cells are widened once, at its end.
+  const uint64_t block_rows = Narrow() ? kNarrowChunkRows : kHistBlockRows;
   const uint64_t whole_rows =
       nthread_ == 1 ? level_rows
-                    : std::max<uint64_t>(kHistBlockRows, level_rows / (kWholeNodeShare * nthread_));
+                    : std::max<uint64_t>(block_rows, level_rows / (kWholeNodeShare * nthread_));
   struct Task {
     std::size_t node;
     const uint32_t* rows;
@@ -344,8 +346,8 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       tasks.push_back(Task{k, rows, size, true});
       continue;
     }
-    for (uint64_t b = 0; b < size; b += kHistBlockRows) {
-      tasks.push_back(Task{k, rows + b, std::min(size - b, kHistBlockRows), false});
+    for (uint64_t b = 0; b < size; b += block_rows) {
+      tasks.push_back(Task{k, rows + b, std::min(size - b, block_rows), false});
     }
   }
   // Each node's histogram, and a private one per thread for each node built in blocks.
