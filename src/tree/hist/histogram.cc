@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <utility>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "common/error.h"
 #include "common/memory.h"
@@ -100,13 +103,31 @@ struct LowBitGradient {
 };
 constexpr std::size_t kLowBitRecordGradientBytes = sizeof(LowBitGradient);
 
-// dst[b] += src[b] (add) or dst[b] = src[b] for every bin b, src of packed 16-bit cells.
+// dst[b] += src[b] (add) or dst[b] = src[b] for every bin b, src of packed 16-bit cells. Four
+// cells at a time in SSE2 (Packed16::Unpack's values: H the low half sign-extended, G = (word -
+// H) / 2^16, exact, so an arithmetic shift), which took the scalar loop's eight instructions a
+// cell to three.
 void Widen(const uint32_t* src, GradientSum* dst, std::size_t n_bins, bool add) {
-  if (!add) {
-    for (std::size_t b = 0; b < n_bins; ++b) dst[b] = Packed16::Unpack(src[b]);
-    return;
+  std::size_t b = 0;
+#if defined(__x86_64__)
+  static_assert(sizeof(GradientSum) == 16, "a cell is two int64");
+  for (; b + 4 <= n_bins; b += 4) {
+    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + b));
+    const __m128i h = _mm_srai_epi32(_mm_slli_epi32(w, 16), 16);
+    const __m128i g = _mm_srai_epi32(_mm_sub_epi32(w, h), 16);
+    const __m128i gh01 = _mm_unpacklo_epi32(g, h);  // g0 h0 g1 h1
+    const __m128i gh23 = _mm_unpackhi_epi32(g, h);
+    const __m128i sign01 = _mm_srai_epi32(gh01, 31), sign23 = _mm_srai_epi32(gh23, 31);
+    const __m128i cells[4] = {_mm_unpacklo_epi32(gh01, sign01), _mm_unpackhi_epi32(gh01, sign01),
+                              _mm_unpacklo_epi32(gh23, sign23), _mm_unpackhi_epi32(gh23, sign23)};
+    for (int k = 0; k < 4; ++k) {
+      __m128i* d = reinterpret_cast<__m128i*>(dst + b + k);
+      _mm_storeu_si128(d, add ? _mm_add_epi64(_mm_loadu_si128(d), cells[k]) : cells[k]);
+    }
   }
-  for (std::size_t b = 0; b < n_bins; ++b) dst[b] += Packed16::Unpack(src[b]);
+#endif
+  for (; b < n_bins; ++b)
+    dst[b] = add ? dst[b] + Packed16::Unpack(src[b]) : Packed16::Unpack(src[b]);
 }
 
 // Dense rows into the histogram whose feature f starts at base[f]. Four rows at a time: their

@@ -221,9 +221,11 @@ TEST(Histogram, PackedCellsDecodeTheirSums) {
 // Low-bit builds (2-byte gradients in the records, rows summed in chunks of at most
 // 32767 / kLevels into packed 16-bit cells, each chunk widened) sum what the direct sum gives: a
 // root of 12,000 rows (three chunks a task at one thread, in blocks at more) and children of
-// 1,000 rows (one task) and 11,000 (blocks), the children from the records' gradients.
+// 1,000 rows (one task) and 11,000 (blocks), the children from the records' gradients. 63 bins
+// a feature: the widening's four-cell steps end with a partial step.
 TEST(Histogram, LowBitNarrowCellsEqualDirectSum) {
-  HistFixture fx(false, 12000);
+  HistFixture fx(false, 12000, 5, 63);
+  ASSERT_NE(fx.cuts.TotalBins() % 4, 0u);
   for (GradientSum& g : fx.gpair) {  // values a low-bit quantizer gives: |q| <= kLevels
     g.g = g.g % (LowBitPolicy::kLevels + 1);
     g.h = g.h % (LowBitPolicy::kLevels + 1);
