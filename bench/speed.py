@@ -163,9 +163,10 @@ def last_auc(text):
     return values[-1] if values else float("nan")
 
 
-def run_ringboost(args, train, test, work_dir):
+def run_ringboost(args, train, test, work_dir, tool="ringboost", extra=()):
+    """ringboost's CLI on PARAMS, with `extra` config lines (e.g. quantized_grad = on)."""
     conf = os.path.join(work_dir, "speed.conf")
-    lines = ["%s = %s" % kv for kv in PARAMS.items()]
+    lines = ["%s = %s" % kv for kv in PARAMS.items()] + list(extra)
     lines += ["num_round = %d" % args.rounds, "verbosity = 2",
               'data = "%s?format=libsvm"' % train, 'eval[test] = "%s?format=libsvm"' % test,
               'model_out = "%s"' % os.path.join(work_dir, "ringboost.model")]
@@ -174,7 +175,7 @@ def run_ringboost(args, train, test, work_dir):
     rc, out, err, rss, wall, cpu = run_measured([args.ringboost, "train", conf], args.timeout,
                                            worker_env(PARAMS["nthread"]))
     if rc != 0:
-        raise RuntimeError(fail_tail("ringboost", out, err, rc))
+        raise RuntimeError(fail_tail(tool, out, err, rc))
     setup = SETUP_LINE.search(err)
     load, cuts, binning = map(float, setup.groups()) if setup else (float("nan"),) * 3
     rounds = [float(m.group(2)) for m in map(ROUND_LINE.search, err.splitlines()) if m]
@@ -183,7 +184,7 @@ def run_ringboost(args, train, test, work_dir):
     if not rounds and total:  # only the total: spread it evenly
         n, secs = int(total.group(1)), float(total.group(2))
         rounds = [secs / n] * n
-    return summary("ringboost", load, cuts + binning, rounds, rss, last_auc(out), wall, cpu, note)
+    return summary(tool, load, cuts + binning, rounds, rss, last_auc(out), wall, cpu, note)
 
 
 # ---- the peers, each in a child process -------------------------------------------------------
@@ -359,17 +360,17 @@ def print_table(set_name, rows, rounds):
     for row in rows:
         if row["note"]:
             print("- %s: %s" % (row["tool"], row["note"]))
-    rb = next((r for r in rows if r["tool"] == "ringboost"), None)
-    if not rb or not any(r.get("peer") for r in rows):
+    if not any(r.get("peer") for r in rows):
         return
-    parts = []
-    for name, key, pick in RATIOS:
-        value, tool = best_peer(rows, key, pick)
-        parts.append("%s %s (%s)" % (name, cell("%.2f", rb[key] / value if value else
-                                                float("nan")), tool))
-    auc, tool = best_peer(rows, "test_auc", max)
-    print("\nringboost / the best peer: " + ", ".join(parts) +
-          "; test AUC %+.5f against %s" % (rb["test_auc"] - auc, tool))
+    for rb in (r for r in rows if r["tool"].startswith("ringboost")):
+        parts = []
+        for name, key, pick in RATIOS:
+            value, tool = best_peer(rows, key, pick)
+            parts.append("%s %s (%s)" % (name, cell("%.2f", rb[key] / value if value else
+                                                    float("nan")), tool))
+        auc, tool = best_peer(rows, "test_auc", max)
+        print("\n%s / the best peer: " % rb["tool"] + ", ".join(parts) +
+              "; test AUC %+.5f against %s" % (rb["test_auc"] - auc, tool))
 
 
 # ---- main ------------------------------------------------------------------------------------
@@ -394,6 +395,8 @@ def parse_args():
     parser.add_argument("--no-dense", action="store_true", help="skip the dense set")
     parser.add_argument("--ringboost", default=os.path.join(ROOT, "build", "ringboost"))
     parser.add_argument("--no-ringboost", action="store_true")
+    parser.add_argument("--low-bit", action="store_true",
+                        help="also ringboost with quantized_grad=on, a row of its own")
     for tool in PEER_TOOLS:
         parser.add_argument("--no-" + tool.replace(".", ""), action="store_true",
                             dest="no_" + tool.replace("-", "_").replace(".", ""))
@@ -451,6 +454,9 @@ def bench_set(args, set_name, work_dir):
     tools = []
     if not args.no_ringboost:
         tools.append(("ringboost", lambda: run_ringboost(args, train, test, work_dir)))
+        if args.low_bit:
+            tools.append(("ringboost low-bit", lambda: run_ringboost(
+                args, train, test, work_dir, "ringboost low-bit", ["quantized_grad = on"])))
     for tool, (kind, python) in PEER_TOOLS.items():
         if getattr(args, "no_" + tool.replace("-", "_").replace(".", "")):
             continue
