@@ -32,7 +32,7 @@ void RefitLeafValues(std::vector<int64_t>* sums, const GradientQuantizer& quanti
   std::vector<int64_t>& s = *sums;
   const int n = tree->NumNodes();
   RB_CHECK(s.size() == 2 * static_cast<std::size_t>(n));
-  RB_CHECK(boxes.empty() || boxes.size() >= static_cast<std::size_t>(n));
+  RB_CHECK(boxes.empty() || boxes.size() == static_cast<std::size_t>(n));
   for (int nid = n - 1; nid >= 0; --nid) {  // children have larger ids
     TreeNode& node = (*tree)[nid];
     if (!node.IsLeaf()) {

@@ -73,7 +73,8 @@ DataSet GridRows(const DataSet& data, uint32_t f, const std::vector<float>& grid
   return out;
 }
 
-// The number of steps along the grids where the margin moves against direction `c`.
+// The number of steps along the grids where a margin (of any output group) moves against
+// direction `c`.
 int Violations(const Model& model, const DataSet& data, uint32_t f, int c) {
   float lo = INFINITY, hi = -INFINITY;
   for (std::size_t k = 0; k < data.index.size(); ++k) {
@@ -83,11 +84,15 @@ int Violations(const Model& model, const DataSet& data, uint32_t f, int c) {
   for (int g = 0; g <= 40; ++g) grid.push_back(lo + (hi - lo) * g / 40.0f);
   constexpr int kRows = 100;
   const std::vector<float> margin = PredictMargin(model, GridRows(data, f, grid, kRows), 0, 2);
+  const std::size_t groups = static_cast<std::size_t>(model.num_groups);
   int violations = 0;
   for (int i = 0; i < kRows; ++i) {
     for (std::size_t g = 1; g < grid.size(); ++g) {
-      const float before = margin[i * grid.size() + g - 1], after = margin[i * grid.size() + g];
-      violations += c > 0 ? after < before : after > before;
+      for (std::size_t k = 0; k < groups; ++k) {
+        const float before = margin[(i * grid.size() + g - 1) * groups + k];
+        const float after = margin[(i * grid.size() + g) * groups + k];
+        violations += c > 0 ? after < before : after > before;
+      }
     }
   }
   return violations;
@@ -137,7 +142,10 @@ INSTANTIATE_TEST_SUITE_P(
                       DataCase{"missing_depthwise_lowbit", "reg:squarederror",
                                "max_depth = 5\nquantized_grad = on\n"},
                       DataCase{"missing_lossguide_lowbit", "binary:logistic",
-                               "grow_policy = lossguide\nmax_leaves = 16\nquantized_grad = on\n"}),
+                               "grow_policy = lossguide\nmax_leaves = 16\nquantized_grad = on\n"},
+                      // A tree a class a round, each refit right after its growth.
+                      DataCase{"missing_multiclass_lowbit", "multi:softprob",
+                               "num_class = 3\nmax_depth = 5\nquantized_grad = on\n"}),
     [](const ::testing::TestParamInfo<DataCase>& info) { return std::string(info.param.name); });
 
 // Each root-to-leaf path's split features, as sets.

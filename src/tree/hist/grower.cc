@@ -8,6 +8,11 @@
 #include "tree/hist/split_rule.h"
 
 namespace ringboost {
+namespace {
+// A leaf's rows ascend with gaps of a line or more below the first levels: what the refit and
+// the predictions' update read or write at a row is prefetched this many rows ahead.
+constexpr uint64_t kLeafRowsAhead = 16;
+}  // namespace
 
 TreeGrower::TreeGrower(const BinnedMatrix* matrix, const HistogramCuts* cuts,
                        const TreeParams& params, rabit::Communicator* comm, int nthread,
@@ -346,10 +351,10 @@ void TreeGrower::RefitLeaves(const std::vector<GradPair>& gpair, int stride, int
     const uint64_t size = partitioner_->NodeRange(nid).size();
     const uint32_t* rows = partitioner_->NodeRows(nid);
     int64_t g = 0, h = 0;
-    constexpr uint64_t kAhead = 16;  // the rows ascend with gaps: prefetched, not streamed
     for (uint64_t j = 0; j < size; ++j) {
-      if (j + kAhead < size) {
-        __builtin_prefetch(&gpair[static_cast<std::size_t>(rows[j + kAhead]) * stride + group]);
+      if (j + kLeafRowsAhead < size) {
+        __builtin_prefetch(
+            &gpair[static_cast<std::size_t>(rows[j + kLeafRowsAhead]) * stride + group]);
       }
       const uint32_t row = rows[j];
       if (!keep.empty() && !keep[row]) continue;
@@ -380,11 +385,9 @@ void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* pred
     const auto range = partitioner_->NodeRange(leaves[i]);
     const uint32_t* rows = partitioner_->NodeRows(leaves[i]);
     const uint64_t size = range.size();
-    // A leaf's rows ascend with gaps of a line or more below the first levels: prefetched.
-    constexpr uint64_t kAhead = 16;
     uint64_t j = 0;
-    for (; j + kAhead < size; ++j) {
-      __builtin_prefetch(&out[static_cast<uint64_t>(rows[j + kAhead]) * stride + group], 1);
+    for (; j + kLeafRowsAhead < size; ++j) {
+      __builtin_prefetch(&out[static_cast<uint64_t>(rows[j + kLeafRowsAhead]) * stride + group], 1);
       out[static_cast<uint64_t>(rows[j]) * stride + group] += value;
     }
     for (; j < size; ++j) out[static_cast<uint64_t>(rows[j]) * stride + group] += value;

@@ -16,8 +16,9 @@
 namespace ringboost {
 namespace {
 
-constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task
-// Low-bit builds: rows summed into 16-bit cells before they are widened (CellBitsFor's k16).
+constexpr uint64_t kHistBlockRows = 2048;  // rows per histogram task of a large node (exact)
+// Low-bit builds: rows summed into 16-bit cells before they are widened (CellBitsFor's k16), and
+// the rows per task of a large node, so that a task's cells are widened once.
 constexpr uint64_t kNarrowChunkRows = 32767 / LowBitPolicy::kLevels;
 
 constexpr uint64_t kPrefetchRows = 16;  // rows ahead whose bins and gradient are prefetched
@@ -104,9 +105,8 @@ struct LowBitGradient {
 constexpr std::size_t kLowBitRecordGradientBytes = sizeof(LowBitGradient);
 
 // dst[b] += src[b] (add) or dst[b] = src[b] for every bin b, src of packed 16-bit cells. Four
-// cells at a time in SSE2 (Packed16::Unpack's values: H the low half sign-extended, G = (word -
-// H) / 2^16, exact, so an arithmetic shift), which took the scalar loop's eight instructions a
-// cell to three.
+// cells at a time in SSE2, with Packed16::Unpack's values: H the low half sign-extended, G =
+// (word - H) / 2^16, an exact division, so an arithmetic shift.
 void Widen(const uint32_t* src, GradientSum* dst, std::size_t n_bins, bool add) {
   std::size_t b = 0;
 #if defined(__x86_64__)
@@ -348,7 +348,6 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
   // histograms.
   uint64_t level_rows = 0;
   for (int nid : nids) level_rows += partitioner.NodeRange(nid).size();
-  // Low-bit blocks are as long as a narrow chunk: a block's cells are widened once, at its end.
   const uint64_t block_rows = Narrow() ? kNarrowChunkRows : kHistBlockRows;
   const uint64_t whole_rows =
       nthread_ == 1 ? level_rows

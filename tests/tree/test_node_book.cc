@@ -5,6 +5,7 @@
 
 #include <cfloat>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/tree.h"
@@ -21,7 +22,7 @@ SplitParams Params() {
   return p;
 }
 
-// A root split on feature 0 into two leaves (nodes 1 and 2) whose sums are (g1, h1), (g2, h2).
+// A root split on feature 0 into two leaves, nodes 1 and 2.
 RegTree Stump() {
   RegTree tree;
   tree.Split(0, 0, 0.5f, false, 1.0f);
