@@ -184,7 +184,9 @@ def run_ringboost(args, train, test, work_dir, tool="ringboost", extra=()):
     if not rounds and total:  # only the total: spread it evenly
         n, secs = int(total.group(1)), float(total.group(2))
         rounds = [secs / n] * n
-    return summary(tool, load, cuts + binning, rounds, rss, last_auc(out), wall, cpu, note)
+    row = summary(tool, load, cuts + binning, rounds, rss, last_auc(out), wall, cpu, note)
+    row["extra_config"] = list(extra)  # beside PARAMS, in the JSON record
+    return row
 
 
 # ---- the peers, each in a child process -------------------------------------------------------
