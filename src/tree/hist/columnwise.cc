@@ -35,6 +35,26 @@ void StoreStreaming(const T& from, T* to) {
 #endif
 }
 
+// visit(k) for every entry k in [begin, end) in order, with the per-row array `by_row` prefetched
+// at the row of the entry kAhead later: four entries a step, so that the prefetches need no
+// bounds checks.
+template <uint64_t kAhead, typename T, typename Visit>
+void ForEntries(uint64_t begin, uint64_t end, const uint32_t* rows, const T* by_row,
+                Visit&& visit) {
+  uint64_t k = begin;
+  for (; k + kAhead + 4 <= end; k += 4) {
+    __builtin_prefetch(by_row + rows[k + kAhead]);
+    __builtin_prefetch(by_row + rows[k + kAhead + 1]);
+    __builtin_prefetch(by_row + rows[k + kAhead + 2]);
+    __builtin_prefetch(by_row + rows[k + kAhead + 3]);
+    visit(k);
+    visit(k + 1);
+    visit(k + 2);
+    visit(k + 3);
+  }
+  for (; k < end; ++k) visit(k);
+}
+
 // *to = max(*to, v).
 void AtomicMax(std::atomic<float>* to, float v) {
   float seen = to->load(std::memory_order_relaxed);
@@ -348,11 +368,16 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       }
       for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
     };
-    auto add = [&](const EntryGradient& e, std::size_t cell) {
+    // The loops below see the buffers through pointers held by value: the cells' SIMD stores may
+    // alias anything, so what they read through a reference would be read again every entry.
+    GradientSum* const hist_cells = hist.data();
+    uint64_t* const packed_cells = packed.data();
+    uint64_t* const bin_bits = bits.data();
+    auto add = [=](const EntryGradient& e, std::size_t cell) {
       if constexpr (kPacked) {
-        packed[cell] += WordOf(e);
+        packed_cells[cell] += WordOf(e);
       } else {
-        e.AddTo<kSmall>(&hist[cell]);
+        e.AddTo<kSmall>(&hist_cells[cell]);
       }
     };
 #pragma omp for schedule(dynamic, 16)
@@ -363,26 +388,24 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       const std::size_t words = (nb + 63) / 64;
       const uint64_t begin = columns_->ptr[f], end = columns_->ptr[f + 1];
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
-      for (uint64_t k = begin; k < end && kGather; ++k) {
-        if (k + kPrefetch < end) __builtin_prefetch(row_grad + rows[k + kPrefetch]);
-        const uint32_t bin = col_bins[k];
-        const EntryGradient e = row_grad[rows[k]];
-        StoreStreaming(e, col_grad + k);
-        add(e, bin);
-        bits[bin >> 6] |= uint64_t{1} << (bin & 63);
-      }
-      if (kGather) {
+      if constexpr (kGather) {
+        ForEntries<kPrefetch>(begin, end, rows, row_grad, [=](uint64_t k) {
+          const uint32_t bin = col_bins[k];
+          const EntryGradient e = row_grad[rows[k]];
+          StoreStreaming(e, col_grad + k);
+          add(e, bin);
+          bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+        });
         evaluate_node(f, words, 0, hist.data(), packed.data(), bits.data());
         continue;
       }
-      for (uint64_t k = begin; k < end; ++k) {
-        if (k + kSlotPrefetch < end) __builtin_prefetch(slot + rows[k + kSlotPrefetch]);
+      ForEntries<kSlotPrefetch>(begin, end, rows, slot, [=](uint64_t k) {
         const SlotT s = slot[rows[k]];
-        if (s == kNone) continue;
+        if (s == kNone) return;
         const uint32_t bin = col_bins[k];
         add(col_grad[k], static_cast<std::size_t>(s) * nb + bin);
-        bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
-      }
+        bin_bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
+      });
       for (std::size_t s = 0; s < num_nodes; ++s) {
         evaluate_node(f, words, s, hist.data() + (kPacked ? 0 : s * nb),
                       packed.data() + (kPacked ? s * nb : 0), bits.data() + s * words);
