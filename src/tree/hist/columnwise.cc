@@ -314,41 +314,54 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     const int t = omp_get_thread_num();
     const std::size_t max_words = (max_feature_bins_ + 63) / 64;
     // The level's cells, nodes x the feature's bins, zero between features: GradientSums, or
-    // (kPacked) Packed32 words, each node's non-zero ones unpacked into `hist` to be evaluated.
+    // (kPacked) Packed32 words. A node's non-empty ones are gathered in order into `values` and
+    // `nonzero` (their bins), and zeroed on the way, to be evaluated.
     std::vector<GradientSum> hist;
     std::vector<uint64_t> packed;
     std::vector<uint64_t> bits;  // bins with entries, per node
+    std::vector<GradientSum> values;
     std::vector<uint32_t> nonzero;
     errors.Run([&] {
-      hist.resize(kPacked ? max_feature_bins_ : num_nodes * max_feature_bins_);
-      if (kPacked) packed.resize(num_nodes * max_feature_bins_);
+      if (kPacked) {
+        packed.resize(num_nodes * max_feature_bins_);
+      } else {
+        hist.resize(num_nodes * max_feature_bins_);
+      }
       bits.assign(num_nodes * max_words, 0);
-      nonzero.reserve(max_feature_bins_);
+      values.resize(max_feature_bins_);
+      nonzero.resize(max_feature_bins_);
     });
-    // Evaluates feature f (`words` words of bits) for node s from the cells `h` (or
-    // packed `cells`) and bits `w`, and leaves them zero.
+    // Evaluates feature f (`words` words of bits) for node s from the cells `h` (or packed
+    // `cells`) and bits `w`, and leaves them zero.
     auto evaluate_node = [&](uint32_t f, std::size_t words, std::size_t s, GradientSum* h,
                              uint64_t* cells, uint64_t* w) {
       if (std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) return;
-      nonzero.clear();
+      GradientSum* const vals = values.data();
+      uint32_t* const bins = nonzero.data();
+      std::size_t n = 0;
       // The present sums, the range of the prefix sums of g and the or of every h (negative
       // if one is), in scalars the compiler keeps in registers.
       int64_t present_g = 0, present_h = 0, lo = 0, hi = 0, hess_or = 0;
       for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
         for (uint64_t word = w[i]; word != 0; word &= word - 1) {
           const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(word));
+          GradientSum v;
           if constexpr (kPacked) {
-            h[b] = Packed32::Unpack(cells[b]);
+            v = Packed32::Unpack(cells[b]);
             cells[b] = 0;
+          } else {
+            v = h[b];
+            h[b] = GradientSum{};
           }
-          const int64_t g = h[b].g, hb = h[b].h;
-          if ((g | hb) == 0) continue;  // zero-gradient rows only
-          nonzero.push_back(b);
-          present_g += g;
-          present_h += hb;
+          // Kept unless zero (zero-gradient rows only), without a branch.
+          vals[n] = v;
+          bins[n] = b;
+          n += (v.g | v.h) != 0;
+          present_g += v.g;
+          present_h += v.h;
           lo = std::min(lo, present_g);
           hi = std::max(hi, present_g);
-          hess_or |= hb;
+          hess_or |= v.h;
         }
         w[i] = 0;
       }
@@ -361,12 +374,10 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       if ((allowed[s].empty() || allowed[s][f]) &&
           !(evaluator.LossChangeBound(present, SplitEvaluator::SideGradBound(lo, hi, present.g),
                                       nonnegative_hess, nodes[s].sum, nodes[s].gain) < must_beat)) {
-        best[t][s].Update(evaluator.EvaluateBins(h, nonzero.data(), nonzero.size(), present,
-                                                 nodes[s].sum, nodes[s].gain, f, must_beat,
-                                                 nodes[s].bounds));
+        best[t][s].Update(evaluator.EvaluateCompact(vals, bins, n, present, nodes[s].sum,
+                                                    nodes[s].gain, f, must_beat, nodes[s].bounds));
         if (best[t][s].found) AtomicMax(&found[s], best[t][s].loss_chg);
       }
-      for (uint32_t b : nonzero) h[b] = GradientSum{};  // the rest summed to zero already
     };
     // The loops below see the buffers through pointers held by value: the cells' SIMD stores may
     // alias anything, so what they read through a reference would be read again every entry.
@@ -396,7 +407,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
           add(e, bin);
           bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
         });
-        evaluate_node(f, words, 0, hist.data(), packed.data(), bits.data());
+        evaluate_node(f, words, 0, hist_cells, packed_cells, bin_bits);
         continue;
       }
       ForEntries<kSlotPrefetch>(begin, end, rows, slot, [=](uint64_t k) {
@@ -407,8 +418,8 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         bin_bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
       });
       for (std::size_t s = 0; s < num_nodes; ++s) {
-        evaluate_node(f, words, s, hist.data() + (kPacked ? 0 : s * nb),
-                      packed.data() + (kPacked ? s * nb : 0), bits.data() + s * words);
+        evaluate_node(f, words, s, hist_cells + (kPacked ? 0 : s * nb),
+                      packed_cells + (kPacked ? s * nb : 0), bin_bits + s * words);
       }
     }
     if (kGather) StreamingStoresDone();

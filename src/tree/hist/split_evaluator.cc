@@ -25,8 +25,8 @@ double SplitEvaluator::BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int6
   return bound - node_gain + 1e-5 * (std::fabs(static_cast<double>(node_gain)) + bound) + 1e-30;
 }
 
-template <int kDirection>
-void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
+template <int kDirection, typename Cell>
+void SplitEvaluator::Enumerate(const Cell& cell, const uint32_t* nonzero, std::size_t n,
                                GradientSum node_sum, float node_gain, uint32_t feature,
                                float must_beat, WeightBounds bounds, SplitCandidate* best) const {
   // The loop keeps the best loss change and its step; the candidate is written once, at the end.
@@ -52,7 +52,7 @@ void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero,
     int64_t g_lo = INT64_MAX, g_hi = INT64_MIN, h_lo = INT64_MAX, h_hi = INT64_MIN;
     for (std::size_t i = 0; i < m; ++i) {
       const std::size_t k = k0 + i;
-      acc += hist[kDirection > 0 ? nonzero[k] : nonzero[n - 1 - k]];
+      acc += cell(kDirection > 0 ? k : n - 1 - k);
       sums[i] = acc;
       g_lo = std::min(g_lo, acc.g);
       g_hi = std::max(g_hi, acc.g);
@@ -86,7 +86,7 @@ void SplitEvaluator::Enumerate(const GradientSum* hist, const uint32_t* nonzero,
   if (best_k == n) return;
   GradientSum side;  // acc at best_k
   for (std::size_t k = 0; k <= best_k; ++k) {
-    side += hist[kDirection > 0 ? nonzero[k] : nonzero[n - 1 - k]];
+    side += cell(kDirection > 0 ? k : n - 1 - k);
   }
   const uint32_t bin = kDirection > 0 ? nonzero[best_k] : nonzero[n - 1 - best_k];
   const GradientSum rest = node_sum - side;
@@ -139,18 +139,37 @@ double SplitEvaluator::LossChangeBound(GradientSum present, uint64_t side_grad,
   return bound + 1e-5 * (std::fabs(static_cast<double>(node_gain)) + bound) + 1e-30;
 }
 
+template <typename Cell>
+SplitCandidate SplitEvaluator::EvaluateCells(const Cell& cell, const uint32_t* nonzero,
+                                             std::size_t n, GradientSum present,
+                                             GradientSum node_sum, float node_gain,
+                                             uint32_t feature, float must_beat,
+                                             WeightBounds bounds) const {
+  SplitCandidate best;
+  if (n == 0) return best;
+  Enumerate<+1>(cell, nonzero, n, node_sum, node_gain, feature, must_beat, bounds, &best);
+  // Backwards only when some rows of the node miss this feature.
+  if (present != node_sum) {
+    Enumerate<-1>(cell, nonzero, n, node_sum, node_gain, feature, must_beat, bounds, &best);
+  }
+  return best;
+}
+
 SplitCandidate SplitEvaluator::EvaluateBins(const GradientSum* hist, const uint32_t* nonzero,
                                             std::size_t n, GradientSum present,
                                             GradientSum node_sum, float node_gain, uint32_t feature,
                                             float must_beat, WeightBounds bounds) const {
-  SplitCandidate best;
-  if (n == 0) return best;
-  Enumerate<+1>(hist, nonzero, n, node_sum, node_gain, feature, must_beat, bounds, &best);
-  // Backwards only when some rows of the node miss this feature.
-  if (present != node_sum) {
-    Enumerate<-1>(hist, nonzero, n, node_sum, node_gain, feature, must_beat, bounds, &best);
-  }
-  return best;
+  return EvaluateCells([hist, nonzero](std::size_t k) { return hist[nonzero[k]]; }, nonzero, n,
+                       present, node_sum, node_gain, feature, must_beat, bounds);
+}
+
+SplitCandidate SplitEvaluator::EvaluateCompact(const GradientSum* values, const uint32_t* bins,
+                                               std::size_t n, GradientSum present,
+                                               GradientSum node_sum, float node_gain,
+                                               uint32_t feature, float must_beat,
+                                               WeightBounds bounds) const {
+  return EvaluateCells([values](std::size_t k) { return values[k]; }, bins, n, present, node_sum,
+                       node_gain, feature, must_beat, bounds);
 }
 
 SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint32_t feature,

@@ -47,6 +47,12 @@ class SplitEvaluator {
                               GradientSum present, GradientSum node_sum, float node_gain,
                               uint32_t feature, float must_beat = -INFINITY,
                               WeightBounds bounds = {}) const;
+  // The same from the non-empty bins' sums gathered in order: values[k] is the sum of local bin
+  // bins[k] (ascending), k < n.
+  SplitCandidate EvaluateCompact(const GradientSum* values, const uint32_t* bins, std::size_t n,
+                                 GradientSum present, GradientSum node_sum, float node_gain,
+                                 uint32_t feature, float must_beat = -INFINITY,
+                                 WeightBounds bounds = {}) const;
   // At least the loss change of any split of such a feature, from its present bins' sums alone:
   // `present`, and `side_grad`, the largest |g| of a prefix or suffix of its bins (quantized;
   // SideGradBound computes it). -inf where none of its splits is allowed (present hessian under
@@ -60,11 +66,16 @@ class SplitEvaluator {
   static uint64_t SideGradBound(int64_t lo, int64_t hi, int64_t total);
 
  private:
-  // Scans the non-empty bins in kDirection.
-  template <int kDirection>
-  void Enumerate(const GradientSum* hist, const uint32_t* nonzero, std::size_t n,
-                 GradientSum node_sum, float node_gain, uint32_t feature, float must_beat,
-                 WeightBounds bounds, SplitCandidate* best) const;
+  // Scans the non-empty bins in kDirection: cell(k) is the sum of the k-th of them (ascending),
+  // of local bin nonzero[k].
+  template <int kDirection, typename Cell>
+  void Enumerate(const Cell& cell, const uint32_t* nonzero, std::size_t n, GradientSum node_sum,
+                 float node_gain, uint32_t feature, float must_beat, WeightBounds bounds,
+                 SplitCandidate* best) const;
+  template <typename Cell>
+  SplitCandidate EvaluateCells(const Cell& cell, const uint32_t* nonzero, std::size_t n,
+                               GradientSum present, GradientSum node_sum, float node_gain,
+                               uint32_t feature, float must_beat, WeightBounds bounds) const;
   double BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int64_t h_hi, GradientSum node_sum,
                     float node_gain) const;
 

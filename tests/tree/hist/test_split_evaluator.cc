@@ -143,6 +143,7 @@ SplitCandidate BestCandidateByBruteForce(const Case& c, const SplitParams& p, fl
 // Steps are scanned in blocks that a bound may skip: over many bins (several blocks), with L1,
 // max_delta_step and min_child_weight, the scan finds the brute-force candidate, and a `must_beat`
 // up to its loss change (a tie included) still finds it; above it, nothing at or over must_beat.
+// EvaluateCompact, from the same sums gathered, finds the same candidate.
 TEST(SplitEvaluator, SkippedStepsNeverHoldTheBestOrATie) {
   std::mt19937 rng(11);
   int found_cases = 0;
@@ -162,10 +163,22 @@ TEST(SplitEvaluator, SkippedStepsNeverHoldTheBestOrATie) {
       return evaluator.EvaluateBins(c.hist.data(), c.nonzero.data(), c.nonzero.size(), c.present,
                                     c.node_sum, node_gain, 0, must_beat);
     };
+    // The by-column path's form: the non-empty bins' sums gathered in order.
+    std::vector<GradientSum> values;
+    for (uint32_t b : c.nonzero) values.push_back(c.hist[b]);
     for (float must_beat :
          {-INFINITY, brute.loss_chg - 1.0f, std::nextafter(brute.loss_chg, -INFINITY),
           brute.loss_chg, std::nextafter(brute.loss_chg, INFINITY), brute.loss_chg + 1.0f}) {
       const SplitCandidate found = scan(must_beat);
+      const SplitCandidate compact =
+          evaluator.EvaluateCompact(values.data(), c.nonzero.data(), c.nonzero.size(), c.present,
+                                    c.node_sum, node_gain, 0, must_beat);
+      EXPECT_EQ(compact.found, found.found) << trial;
+      EXPECT_EQ(compact.loss_chg, found.loss_chg) << trial;
+      EXPECT_EQ(compact.split_bin, found.split_bin) << trial;
+      EXPECT_EQ(compact.default_left, found.default_left) << trial;
+      EXPECT_EQ(compact.left_sum, found.left_sum) << trial;
+      EXPECT_EQ(compact.right_sum, found.right_sum) << trial;
       if (brute.found && !(must_beat > brute.loss_chg)) {
         ASSERT_TRUE(found.found) << trial << " " << must_beat;
         EXPECT_EQ(found.loss_chg, brute.loss_chg) << trial;
