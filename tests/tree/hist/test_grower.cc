@@ -565,7 +565,7 @@ TEST(TreeGrower, PredictionCacheIsEachRowsWalkedLeaf) {
         p.max_depth = depth;
         p.grow_policy = policy;
         p.max_leaves = depth == 4 && k.empty() ? 11 : 0;  // some leaves above the depth limit
-        for (int nthread : {1, 2}) {
+        for (int nthread : {1, 2, 3}) {                   // each thread adds to its range of rows
           std::vector<float> preds(rows.size(), 0.0f);
           const RegTree tree = fx.Grow(p, nthread, &preds, Fixture::Mode::kNormal, k);
           EXPECT_GT(tree.NumNodes(), 2);
