@@ -386,7 +386,7 @@ void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* pred
   }
   float* out = preds->data();
   const uint64_t num_rows = matrix_->NumRows();
-  constexpr uint64_t kAlign = 64;  // rows: the threads' ranges start on a cache line of floats
+  constexpr uint64_t kAlign = 64;  // the threads' ranges start at multiples of 64 rows
 #pragma omp parallel num_threads(nthread_)
   {
     const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
