@@ -153,15 +153,18 @@ void ColumnwiseEvaluator::DirectionsBy(const std::vector<Split>& splits,
                                        const RowPartitioner& partitioner, SlotT* mark,
                                        uint8_t* goes_left) {
   constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
-  const int64_t num_splits = static_cast<int64_t>(splits.size());
-#pragma omp parallel for num_threads(nthread_) schedule(dynamic, 1)
-  for (int64_t t = 0; t < num_splits; ++t) {
-    const uint32_t* rows = partitioner.NodeRows(splits[t].nid);
-    const uint64_t n = partitioner.NodeRange(splits[t].nid).size();
-    const uint8_t side = splits[t].default_left ? 1 : 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      mark[rows[i]] = static_cast<SlotT>(t);
-      goes_left[rows[i]] = side;
+  // Each thread marks its own range of rows (no cache line written by two threads).
+#pragma omp parallel num_threads(nthread_)
+  {
+    const RowRange mine =
+        RowPartitioner::ThreadRows(num_rows_, omp_get_thread_num(), omp_get_num_threads());
+    for (std::size_t t = 0; t < splits.size(); ++t) {
+      const auto [rows, n] = partitioner.NodeRowsIn(splits[t].nid, mine);
+      const uint8_t side = splits[t].default_left ? 1 : 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        mark[rows[i]] = static_cast<SlotT>(t);
+        goes_left[rows[i]] = side;
+      }
     }
   }
   const std::vector<uint32_t> features = DistinctFeatures(splits);
@@ -257,29 +260,27 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
                 : EvaluateLevel<uint16_t, false, Sum::kFloat>(nodes, allowed, evaluator);
 }
 
-// Nodes own disjoint rows: their pieces are filled in parallel. Without zero gradients in the
-// tree (no row subsampling), the rows' gradients are not read.
+// Each thread fills its own range of rows (no cache line written by two threads). Without zero
+// gradients in the tree (no row subsampling), the rows' gradients are not read.
 template <typename SlotT>
 void ColumnwiseEvaluator::FillSlots(const std::vector<GradientSum>& gpair,
                                     const RowPartitioner& partitioner,
                                     const std::vector<Node>& nodes, std::vector<SlotT>* slot) {
-  slot->assign(num_rows_, static_cast<SlotT>(~SlotT{0}));
+  constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
+  slot->resize(num_rows_);
   SlotT* out = slot->data();
-  constexpr uint64_t kPiece = uint64_t{1} << 16;         // rows
-  std::vector<std::pair<std::size_t, uint64_t>> pieces;  // (slot, first position in the node)
-  for (std::size_t s = 0; s < nodes.size(); ++s) {
-    const uint64_t n = partitioner.NodeRange(nodes[s].nid).size();
-    for (uint64_t i = 0; i < n; i += kPiece) pieces.emplace_back(s, i);
-  }
   const bool skip_zero = zero_gradients_;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
-  for (std::size_t p = 0; p < pieces.size(); ++p) {
-    const auto [s, begin] = pieces[p];
-    const uint32_t* rows = partitioner.NodeRows(nodes[s].nid);
-    const uint64_t end = std::min(begin + kPiece, partitioner.NodeRange(nodes[s].nid).size());
-    for (uint64_t i = begin; i < end; ++i) {
-      if (skip_zero && gpair[rows[i]] == GradientSum{}) continue;
-      out[rows[i]] = static_cast<SlotT>(s);
+#pragma omp parallel num_threads(nthread_)
+  {
+    const RowRange mine =
+        RowPartitioner::ThreadRows(num_rows_, omp_get_thread_num(), omp_get_num_threads());
+    std::fill(out + mine.begin, out + mine.end, kNone);
+    for (std::size_t s = 0; s < nodes.size(); ++s) {
+      const auto [rows, n] = partitioner.NodeRowsIn(nodes[s].nid, mine);
+      for (uint64_t i = 0; i < n; ++i) {
+        if (skip_zero && gpair[rows[i]] == GradientSum{}) continue;
+        out[rows[i]] = static_cast<SlotT>(s);
+      }
     }
   }
 }

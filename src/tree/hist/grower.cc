@@ -373,10 +373,9 @@ void TreeGrower::RefitLeaves(const std::vector<GradPair>& gpair, int stride, int
   timer_.Add("refit leaves", start);
 }
 
-// Each thread adds to its own range of rows, never to a cache line of another thread's: a
-// leaf's rows are ascending (the partition is stable from the root's 0..n-1), so a thread's part of
-// each leaf is one stretch, found by binary search. (Leaves handed out whole, whose rows
-// interleave, made two threads write the same lines: the phase took longer on 2 threads than on 1.)
+// Each thread adds to its own range of rows (RowPartitioner::ThreadRows): leaves handed out
+// whole, whose rows interleave, made two threads write the same cache lines (the phase took
+// longer on 2 threads than on 1).
 void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,
                                    int group) {
   const auto start = PhaseTimer::Clock::now();
@@ -385,22 +384,13 @@ void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* pred
     if (tree[nid].IsLeaf()) leaves.push_back(nid);
   }
   float* out = preds->data();
-  const uint64_t num_rows = matrix_->NumRows();
-  constexpr uint64_t kAlign = 64;  // the threads' ranges start at multiples of 64 rows
 #pragma omp parallel num_threads(nthread_)
   {
-    const uint64_t t = static_cast<uint64_t>(omp_get_thread_num());
-    const uint64_t threads = static_cast<uint64_t>(omp_get_num_threads());
-    const auto bound = [&](uint64_t i) {
-      return i == threads ? num_rows : std::min(num_rows, num_rows * i / threads / kAlign * kAlign);
-    };
-    const uint64_t lo = bound(t), hi = bound(t + 1);
+    const RowRange mine =
+        RowPartitioner::ThreadRows(matrix_->NumRows(), omp_get_thread_num(), omp_get_num_threads());
     for (int leaf : leaves) {
       const float value = tree[leaf].leaf_value;
-      const uint32_t* all = partitioner_->NodeRows(leaf);
-      const uint32_t* end = all + partitioner_->NodeRange(leaf).size();
-      const uint32_t* rows = std::lower_bound(all, end, lo);
-      const uint64_t size = static_cast<uint64_t>(std::lower_bound(rows, end, hi) - rows);
+      const auto [rows, size] = partitioner_->NodeRowsIn(leaf, mine);
       uint64_t j = 0;
       for (; j + kLeafRowsAhead < size; ++j) {
         __builtin_prefetch(&out[static_cast<uint64_t>(rows[j + kLeafRowsAhead]) * stride + group],

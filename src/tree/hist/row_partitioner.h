@@ -1,11 +1,15 @@
 // Row sets of the nodes of the tree being grown (DESIGN.md step 8): every node owns a contiguous
 // range of local row ids. Splitting a node partitions its range stably (left rows first, each
-// side in its original order), so the layout does not depend on the number of threads. Two
-// buffers take turns: a split reads the node's buffer and writes its children into the other
-// one, so nothing is copied back.
+// side in its original order), so the layout does not depend on the number of threads and a
+// node's rows ascend (the root's are 0..n-1). Two buffers take turns: a split reads the node's
+// buffer and writes its children into the other one, so nothing is copied back (and a split
+// node's rows are overwritten when its children are split: leaves and the nodes not yet split
+// keep theirs).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tree/split_types.h"
@@ -21,6 +25,26 @@ class RowPartitioner {
   const Range& NodeRange(int nid) const { return ranges_[nid]; }
   const uint32_t* NodeRows(int nid) const {
     return buffers_[where_[nid]].data() + ranges_[nid].begin;
+  }
+  // The rows of `nid` within [rows.begin, rows.end): a stretch of NodeRows(nid) (they ascend),
+  // its first row and its length.
+  std::pair<const uint32_t*, uint64_t> NodeRowsIn(int nid, RowRange rows) const {
+    const uint32_t* first = NodeRows(nid);
+    const uint32_t* last = first + ranges_[nid].size();
+    first = std::lower_bound(first, last, rows.begin);
+    return {first, static_cast<uint64_t>(std::lower_bound(first, last, rows.end) - first)};
+  }
+  // Thread t's share of rows 0..num_rows-1 of `threads` for work that writes by row: equal
+  // shares starting at multiples of 64 rows, so that threads share no cache line of a byte or
+  // float per row but at their edges (with NodeRowsIn, each thread writes only its own rows).
+  static RowRange ThreadRows(uint64_t num_rows, int t, int threads) {
+    const auto edge = [&](uint64_t i) {
+      constexpr uint64_t kAlign = 64;
+      return i == static_cast<uint64_t>(threads)
+                 ? num_rows
+                 : std::min(num_rows, num_rows * i / threads / kAlign * kAlign);
+    };
+    return RowRange{edge(t), edge(t + 1)};
   }
 
   // One split to apply: rows of `nid` for which goes_left(row) is true move to `left`, the rest

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "tree/hist/row_partitioner.h"
 
 namespace ringboost {
@@ -64,6 +67,47 @@ TEST(RowPartitioner, BlockDecisionsLayRowsOutAsRowDecisions) {
     by_block.PartitionBlocks({{1, 3, 4}, {2, 5, 6}}, decide, threads);
     for (int nid = 3; nid <= 6; ++nid) EXPECT_EQ(rows_of(by_block, nid), rows_of(by_row, nid));
     EXPECT_GT(by_block.NodeRange(3).size(), 1000u);
+  }
+}
+
+// Threads' shares of the rows tile them, each starting at a multiple of 64 rows; a node's rows
+// ascend at any depth, and its stretches within the shares are its rows, in order, once each.
+TEST(RowPartitioner, ThreadSharesOfANodeAreItsRows) {
+  for (uint64_t n : {0u, 1u, 63u, 64u, 1000u, 100000u}) {
+    for (int threads : {1, 2, 3, 4}) {
+      uint64_t next = 0;
+      for (int t = 0; t < threads; ++t) {
+        const RowRange r = RowPartitioner::ThreadRows(n, t, threads);
+        EXPECT_EQ(r.begin, next) << n << " " << threads << " " << t;
+        EXPECT_LE(r.begin, r.end);
+        if (r.begin < n) EXPECT_EQ(r.begin % 64, 0u);
+        next = r.end;
+      }
+      EXPECT_EQ(next, n) << n << " " << threads;
+    }
+  }
+  const uint32_t n = 100000;  // several partition blocks, three levels
+  RowPartitioner p(n);
+  auto goes_left = [](std::size_t t, uint32_t r) { return (r * 2654435761u) % (t + 3) < 2; };
+  p.Partition({{0, 1, 2}}, goes_left, 2);
+  p.Partition({{1, 3, 4}, {2, 5, 6}}, goes_left, 2);
+  p.Partition({{3, 7, 8}, {4, 9, 10}, {5, 11, 12}, {6, 13, 14}}, goes_left, 2);
+  for (int nid = 7; nid <= 14; ++nid) {  // the live nodes (a split node's rows are overwritten)
+    const std::vector<uint32_t> rows(p.NodeRows(nid), p.NodeRows(nid) + p.NodeRange(nid).size());
+    EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end())) << nid;
+    for (int threads : {1, 2, 3}) {
+      std::vector<uint32_t> joined;
+      for (int t = 0; t < threads; ++t) {
+        const RowRange mine = RowPartitioner::ThreadRows(n, t, threads);
+        const auto [first, count] = p.NodeRowsIn(nid, mine);
+        for (uint64_t i = 0; i < count; ++i) {
+          EXPECT_GE(first[i], mine.begin);
+          EXPECT_LT(first[i], mine.end);
+          joined.push_back(first[i]);
+        }
+      }
+      EXPECT_EQ(joined, rows) << nid << " " << threads;
+    }
   }
 }
 
