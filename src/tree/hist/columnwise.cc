@@ -136,17 +136,18 @@ void ColumnwiseEvaluator::Directions(const std::vector<Split>& splits,
                                      std::vector<uint8_t>* goes_left) {
   goes_left->resize(num_rows_);
   if (splits.size() < 0xff) {
-    slot8_.assign(num_rows_, 0xff);
+    slot8_.resize(num_rows_);
     DirectionsBy(splits, partitioner, slot8_.data(), goes_left->data());
   } else {
     RB_CHECK(splits.size() < 0xffff);
-    slot16_.assign(num_rows_, 0xffff);
+    slot16_.resize(num_rows_);
     DirectionsBy(splits, partitioner, slot16_.data(), goes_left->data());
   }
 }
 
-// Each row of a split node is marked with its split and given the default side; then each split
-// feature's column is read once, and its entries whose row is marked with a split on it decide.
+// Each row of a split node is marked with its split (every other row with none) and given the
+// default side; then each split feature's column is read once, and its entries whose row is
+// marked with a split on it decide.
 template <typename SlotT>
 void ColumnwiseEvaluator::DirectionsBy(const std::vector<Split>& splits,
                                        const RowPartitioner& partitioner, SlotT* mark,
@@ -159,6 +160,7 @@ void ColumnwiseEvaluator::DirectionsBy(const std::vector<Split>& splits,
   {
     const RowRange mine =
         RowPartitioner::ThreadRows(num_rows_, omp_get_thread_num(), omp_get_num_threads());
+    std::fill(mark + mine.begin, mark + mine.end, kNone);
     for (std::size_t t = 0; t < splits.size(); ++t) {
       const auto [rows, n] = partitioner.NodeRowsIn(splits[t].nid, mine);
       const uint8_t side = splits[t].default_left ? 1 : 0;
