@@ -82,26 +82,33 @@ ab_summary() {
 }
 # Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
 # kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
+# NCU_ENV=NAME=VALUE[,NAME=VALUE]: each mode profiled again with those settings (kernels-env*.csv).
 run_ncu() {  # the modes to profile
   command -v ncu >/dev/null && [[ "${NCU:-1}" == 1 ]] || return 0
-  local mode m
+  local mode m e env
   for mode in $1; do
-    m="$(mode_suffix "$mode")"
-    timeout "${NCU_TIMEOUT:-240}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
-      --print-summary per-kernel --csv \
-      "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
-      model_out="$OUT/ncu2$m.json" >"$OUT/kernels$m.csv" 2>"$OUT/ncu$m.err" ||
-      echo "ncu failed or timed out: see ncu$m.err"
+    for e in "" ${NCU_ENV:+env}; do
+      m="${e:+-$e}$(mode_suffix "$mode")"
+      env=()
+      [[ -n "$e" ]] && IFS=, read -r -a env <<<"$NCU_ENV"
+      timeout "${NCU_TIMEOUT:-240}" env "${env[@]}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+        --print-summary per-kernel --csv \
+        "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
+        model_out="$OUT/ncu2$m.json" >"$OUT/kernels$m.csv" 2>"$OUT/ncu$m.err" ||
+        echo "ncu failed or timed out: see ncu$m.err"
+    done
   done
 }
 kernel_tables() {  # the copy bandwidth (GB/s; 0: unknown)
-  local mode m
-  for mode in exact lowbit; do
-    m="$(mode_suffix "$mode")"
-    if [[ -s "$OUT/kernels$m.csv" ]]; then
-      echo "kernels, $mode:"
-      python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels$m.csv" 2 "$1"
-    fi
+  local mode m e
+  for e in "" ${NCU_ENV:+env}; do
+    for mode in exact lowbit; do
+      m="${e:+-$e}$(mode_suffix "$mode")"
+      if [[ -s "$OUT/kernels$m.csv" ]]; then
+        echo "kernels, $mode${e:+ with $NCU_ENV}:"
+        python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels$m.csv" 2 "$1"
+      fi
+    done
   done
 }
 # AB_ONLY=1: the a/b below alone (and, with NCU, the kernels of its first mode).
@@ -163,7 +170,8 @@ fi
 # call, upload of the rows included, and of its kernel alone: the peers predict from device
 # memory), and the peers on the same card (bench/gpu_peers.py: XGBoost
 # 3.x's device=cuda, CatBoost's task_type=GPU, where their wheels were carried) with the test AUC
-# of every library's model on the same rows.
+# of every library's model on the same rows. PEERS_CACHE: an .npz of the peers' arrays, written
+# here for a later call on the same machine (a peer whose wheel did not fit this call).
 last_r="${ROUNDS##* }"
 PRED="${PRED_OUT:-$OUT/pred.txt}"  # PRED_OUT: kept for a later call's peers (PEERS=0 now)
 "$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$OUT/cuda$last_r.json" \
@@ -191,7 +199,8 @@ for mode in "${MODES[@]}"; do
 done
 if [[ "${PEERS:-1}" == 1 ]]; then
   PYTHONUNBUFFERED=1 python3 "$ROOT/bench/gpu_peers.py" --train "$DATA/part-*.libsvm" --test "$TEST" \
-    --rounds $ROUNDS --ringboost-pred "$PRED" --json "$OUT/peers.json" >"$OUT/peers.log" 2>&1 ||
+    --rounds $ROUNDS --ringboost-pred "$PRED" --json "$OUT/peers.json" \
+    ${PEERS_CACHE:+--cache "$PEERS_CACHE"} >"$OUT/peers.log" 2>&1 ||
     { status=1; tail -5 "$OUT/peers.log"; }
 fi
 run_ncu "${NCU_MODES:-${MODES[@]}}"

@@ -2,28 +2,41 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cub/block/block_exchange.cuh>
+#include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <numeric>
+#include <string>
 
+#include "common/error.h"
 #include "tree/gpu_hist/common.cuh"
 #include "tree/gpu_hist/partition.h"
 
 namespace ringboost {
 namespace {
 
-// The task whose range holds position j, or -1 (tasks sorted by begin, ranges disjoint).
-__device__ int FindTask(const PartitionTaskView* tasks, int n_tasks, uint64_t j) {
-  int lo = 0, hi = n_tasks;  // first task with begin > j
+// The first task whose `Field` is greater than x (tasks sorted by it).
+template <auto Field>
+__device__ int FirstTaskAfter(const PartitionTaskView* tasks, int n_tasks, uint64_t x) {
+  int lo = 0, hi = n_tasks;
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    if (tasks[mid].begin <= j) {
+    if (tasks[mid].*Field <= x) {
       lo = mid + 1;
     } else {
       hi = mid;
     }
   }
-  return lo > 0 && j < tasks[lo - 1].end ? lo - 1 : -1;
+  return lo;
+}
+
+// The task whose range holds position j, or -1 (tasks sorted by begin, ranges disjoint).
+__device__ int FindTask(const PartitionTaskView* tasks, int n_tasks, uint64_t j) {
+  const int after = FirstTaskAfter<&PartitionTaskView::begin>(tasks, n_tasks, j);
+  return after > 0 && j < tasks[after - 1].end ? after - 1 : -1;
 }
 
 // marks[j - lo] for positions [lo, lo + n) and a trailing 0 at marks[n].
@@ -60,6 +73,123 @@ __global__ void ScatterKernel(const PartitionTaskView* tasks, int n_tasks, uint6
         PartitionDestination(task.begin, lo + k, left_before, n_left[t], marks[k] != 0);
     task.dst[to] = task.src[lo + k];
   }
+}
+
+// PartitionKernels::kTiles. A block takes one tile: the task whose tiles hold `tile` (tasks
+// sorted by first_tile, each with at least one tile) and the tile's positions [begin, end).
+struct TileOf {
+  int task;
+  uint64_t begin, end;
+};
+
+__device__ TileOf FindTile(const PartitionTaskView* tasks, int n_tasks, uint32_t tile) {
+  const int t = FirstTaskAfter<&PartitionTaskView::first_tile>(tasks, n_tasks, tile) - 1;
+  const PartitionTaskView& task = tasks[t];
+  const uint64_t begin = task.begin + (tile - task.first_tile) * kPartitionTileRows;
+  const uint64_t end = begin + kPartitionTileRows;
+  return TileOf{t, begin, end < task.end ? end : task.end};
+}
+
+constexpr int kTileThreads = DevicePolicy::kPartitionBlockThreads;
+constexpr int kTileItems = static_cast<int>(kPartitionTileItems);
+static_assert(kPartitionTileRows == static_cast<uint64_t>(kTileThreads) * kTileItems,
+              "a tile is a block's threads times their items");
+
+// marks[j - lo] for the tile's positions j, and counts[tile] = its rows that go left. Each thread
+// loads its row ids first, then reads their bins: kTileItems gathers in flight.
+__global__ void __launch_bounds__(kTileThreads)
+    MarkCountTilesKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks,
+                         uint64_t lo, uint8_t* marks, uint32_t* counts) {
+  using Reduce = cub::BlockReduce<uint32_t, kTileThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const TileOf tile = FindTile(tasks, n_tasks, blockIdx.x);
+  const PartitionTaskView& task = tasks[tile.task];
+  uint32_t rows[kTileItems];
+#pragma unroll
+  for (int i = 0; i < kTileItems; ++i) {
+    const uint64_t j = tile.begin + threadIdx.x + static_cast<uint64_t>(i) * kTileThreads;
+    rows[i] = j < tile.end ? task.src[j] : 0u;
+  }
+  uint8_t mark[kTileItems];
+#pragma unroll
+  for (int i = 0; i < kTileItems; ++i) {
+    const uint64_t j = tile.begin + threadIdx.x + static_cast<uint64_t>(i) * kTileThreads;
+    mark[i] = j < tile.end && GoesLeft(matrix, rows[i], task.feature, task.split_bin,
+                                       task.default_left, task.left_bits);
+  }
+  uint32_t count = 0;
+#pragma unroll
+  for (int i = 0; i < kTileItems; ++i) {
+    const uint64_t j = tile.begin + threadIdx.x + static_cast<uint64_t>(i) * kTileThreads;
+    if (j < tile.end) marks[j - lo] = mark[i];
+    count += mark[i];
+  }
+  const uint32_t total = Reduce(temp).Sum(count);
+  if (threadIdx.x == 0) counts[blockIdx.x] = total;
+}
+
+// Moves the tile's rows from task.src to task.dst: tile_scan is the exclusive scan of the tiles'
+// left counts, so a task's left rows before this tile and in all are differences of it; within the
+// tile, a block scan of the marks in position order. The destinations go through shared memory
+// back to position order across the threads, so that a warp's stores fall on a few runs.
+__global__ void __launch_bounds__(kTileThreads)
+    ScatterTilesKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
+                       const uint8_t* marks, const uint32_t* tile_scan) {
+  using LoadMarks =
+      cub::BlockLoad<uint8_t, kTileThreads, kTileItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using LoadRows =
+      cub::BlockLoad<uint32_t, kTileThreads, kTileItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Scan = cub::BlockScan<uint32_t, kTileThreads>;
+  using Exchange = cub::BlockExchange<uint32_t, kTileThreads, kTileItems>;
+  __shared__ union {
+    typename LoadMarks::TempStorage load_marks;
+    typename LoadRows::TempStorage load_rows;
+    typename Scan::TempStorage scan;
+    typename Exchange::TempStorage exchange;
+  } temp;
+  const TileOf tile = FindTile(tasks, n_tasks, blockIdx.x);
+  const PartitionTaskView& task = tasks[tile.task];
+  const int valid = static_cast<int>(tile.end - tile.begin);
+  uint8_t mark[kTileItems];
+  LoadMarks(temp.load_marks).Load(marks + (tile.begin - lo), mark, valid, uint8_t{0});
+  __syncthreads();
+  uint32_t rows[kTileItems];
+  LoadRows(temp.load_rows).Load(task.src + tile.begin, rows, valid, 0u);
+  __syncthreads();
+  uint32_t left[kTileItems];
+#pragma unroll
+  for (int i = 0; i < kTileItems; ++i) left[i] = mark[i];
+  uint32_t left_before[kTileItems];
+  Scan(temp.scan).ExclusiveSum(left, left_before);
+  __syncthreads();
+  const uint32_t tile_left = tile_scan[blockIdx.x] - tile_scan[task.first_tile];
+  const uint64_t n_left = tile_scan[task.end_tile] - tile_scan[task.first_tile];
+  // Blocked arrangement: thread t holds positions tile.begin + t * kTileItems + i.
+  uint32_t to[kTileItems];
+#pragma unroll
+  for (int i = 0; i < kTileItems; ++i) {
+    const int k = static_cast<int>(threadIdx.x) * kTileItems + i;
+    to[i] = k < valid
+                ? static_cast<uint32_t>(PartitionDestination(task.begin, tile.begin + k,
+                                                             uint64_t{tile_left} + left_before[i],
+                                                             n_left, mark[i] != 0) -
+                                        task.begin)
+                : ~0u;
+  }
+  uint32_t striped_to[kTileItems], striped_rows[kTileItems];
+  Exchange(temp.exchange).BlockedToStriped(to, striped_to);
+  __syncthreads();
+  Exchange(temp.exchange).BlockedToStriped(rows, striped_rows);
+#pragma unroll
+  for (int i = 0; i < kTileItems; ++i) {
+    if (striped_to[i] != ~0u) task.dst[task.begin + striped_to[i]] = striped_rows[i];
+  }
+}
+
+__global__ void CountLeftTilesKernel(const PartitionTaskView* tasks, int n_tasks,
+                                     const uint32_t* tile_scan, uint64_t* n_left) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n_tasks) n_left[t] = tile_scan[tasks[t].end_tile] - tile_scan[tasks[t].first_tile];
 }
 
 __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int stride, int group) {
@@ -165,7 +295,17 @@ unsigned int Grid(uint64_t n) { return GridStrideFor(n, DevicePolicy::kPartition
 
 }  // namespace
 
-DevicePartitioner::DevicePartitioner(uint64_t num_rows) : num_rows_(num_rows) {
+PartitionKernels DefaultPartitionKernels() {
+  const char* value = std::getenv("RINGBOOST_DEVICE_PARTITION");
+  if (value == nullptr || *value == '\0') return PartitionKernels::kScan;
+  const std::string v = value;
+  if (v == "scan") return PartitionKernels::kScan;
+  if (v == "tiles") return PartitionKernels::kTiles;
+  RB_FAIL("RINGBOOST_DEVICE_PARTITION=" << v << ": allowed values are scan and tiles");
+}
+
+DevicePartitioner::DevicePartitioner(uint64_t num_rows, PartitionKernels kernels)
+    : num_rows_(num_rows), kernels_(kernels) {
   RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
   d_buffers_[0].Resize(num_rows);
   d_buffers_[1].Resize(num_rows);
@@ -263,7 +403,9 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
                                       t.default_left, cat < 0 ? nullptr : d_cat_words + cat});
   }
   const uint64_t lo = views.front().begin, n = views.back().end - lo;
-  const std::vector<uint64_t> n_left = MarkScanScatter(matrix, views, lo, n);
+  const std::vector<uint64_t> n_left = kernels_ == PartitionKernels::kTiles
+                                           ? MarkScatterTiles(matrix, views, lo)
+                                           : MarkScanScatter(matrix, views, lo, n);
   for (std::size_t k = 0; k < order.size(); ++k) {
     const DeviceSplitTask& t = tasks[order[k]];
     const RowRange r = ranges_[t.nid];
@@ -296,6 +438,42 @@ std::vector<uint64_t> DevicePartitioner::MarkScanScatter(
   RB_CUDA_CHECK_LAUNCH();
   ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, n, d_marks_.data(),
                                        d_scan_.data(), d_n_left_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  return d_n_left_.ToHost();
+}
+
+std::vector<uint64_t> DevicePartitioner::MarkScatterTiles(const DeviceMatrix& matrix,
+                                                          std::vector<PartitionTaskView> views,
+                                                          uint64_t lo) {
+  uint64_t n_tiles = 0;
+  for (PartitionTaskView& v : views) {
+    v.first_tile = static_cast<uint32_t>(n_tiles);
+    n_tiles += (v.end - v.begin + kPartitionTileRows - 1) / kPartitionTileRows;
+    v.end_tile = static_cast<uint32_t>(n_tiles);
+  }
+  const int n_tasks = static_cast<int>(views.size());
+  d_tasks_.CopyFrom(views);
+  d_n_left_.Resize(views.size());
+  if (d_tile_counts_.size() < n_tiles + 1) {
+    d_tile_counts_.Resize(n_tiles + 1);
+    d_tile_scan_.Resize(n_tiles + 1);
+  }
+  RB_CUDA_CHECK(cudaMemsetAsync(d_tile_counts_.data() + n_tiles, 0, sizeof(uint32_t)));
+  const auto grid = static_cast<unsigned int>(n_tiles);
+  MarkCountTilesKernel<<<grid, kTileThreads>>>(matrix.View(), d_tasks_.data(), n_tasks, lo,
+                                               d_marks_.data(), d_tile_counts_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  std::size_t temp_bytes = 0;
+  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_tile_counts_.data(),
+                                              d_tile_scan_.data(), n_tiles + 1));
+  if (d_scan_temp_.size() < temp_bytes) d_scan_temp_.Resize(std::max<std::size_t>(temp_bytes, 1));
+  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
+      d_scan_temp_.data(), temp_bytes, d_tile_counts_.data(), d_tile_scan_.data(), n_tiles + 1));
+  ScatterTilesKernel<<<grid, kTileThreads>>>(d_tasks_.data(), n_tasks, lo, d_marks_.data(),
+                                             d_tile_scan_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  CountLeftTilesKernel<<<GridFor(n_tasks, kTileThreads), kTileThreads>>>(
+      d_tasks_.data(), n_tasks, d_tile_scan_.data(), d_n_left_.data());
   RB_CUDA_CHECK_LAUNCH();
   return d_n_left_.ToHost();
 }

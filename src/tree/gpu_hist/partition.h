@@ -85,7 +85,23 @@ struct PartitionTaskView {
   int32_t split_bin;
   bool default_left;
   const uint32_t* left_bits;  // device memory; null for a numerical split
+  // PartitionKernels::kTiles: the level's tiles [first_tile, end_tile) are this task's, each of
+  // kPartitionTileRows positions from begin (the last one may be shorter).
+  uint32_t first_tile = 0, end_tile = 0;
 };
+
+// How a level's rows move (an a/b on a device; see DefaultPartitionKernels):
+//   kScan:  mark every position, one exclusive scan of the marks, scatter (three passes over
+//           the positions, each finding its task by binary search);
+//   kTiles: each task's positions cut into tiles of kPartitionTileRows; one pass marks and counts
+//           each tile's left rows, a scan of the tile counts, one pass scatters each tile (its
+//           marks scanned in the block), writing in the block's row order.
+// Both give the same stable partition.
+enum class PartitionKernels { kScan, kTiles };
+// RINGBOOST_DEVICE_PARTITION=scan|tiles; unset: kScan.
+PartitionKernels DefaultPartitionKernels();
+constexpr uint32_t kPartitionTileItems = 8;    // positions a thread of a tile takes
+constexpr uint64_t kPartitionTileRows = 2048;  // positions a tile (a block of 256 threads) takes
 
 // Rows [rows, rows + n) of one leaf, whose value is `value` (a block's work).
 struct LeafChunk {
@@ -105,7 +121,8 @@ struct LeafSumChunk {
 class DevicePartitioner {
  public:
   // All rows in the root (node 0), in order.
-  explicit DevicePartitioner(uint64_t num_rows);
+  explicit DevicePartitioner(uint64_t num_rows,
+                             PartitionKernels kernels = DefaultPartitionKernels());
   // Back to all rows in the root, in order (a new tree); keeps the allocations.
   void Reset();
 
@@ -153,11 +170,17 @@ class DevicePartitioner {
   std::vector<uint64_t> MarkScanScatter(const DeviceMatrix& matrix,
                                         const std::vector<PartitionTaskView>& views, uint64_t lo,
                                         uint64_t n);
+  // The same by tiles (PartitionKernels::kTiles); sets the views' tiles.
+  std::vector<uint64_t> MarkScatterTiles(const DeviceMatrix& matrix,
+                                         std::vector<PartitionTaskView> views, uint64_t lo);
   uint64_t num_rows_;
+  PartitionKernels kernels_;
   DeviceBuffer<uint32_t> d_buffers_[2];
   DeviceBuffer<uint8_t> d_marks_;  // 1 = goes left, per covered position (+1 trailing 0)
   DeviceBuffer<uint32_t> d_scan_;  // exclusive scan of d_marks_
   DeviceBuffer<uint8_t> d_scan_temp_;
+  DeviceBuffer<uint32_t> d_tile_counts_;  // kTiles: each tile's left rows (+1 trailing 0)
+  DeviceBuffer<uint32_t> d_tile_scan_;    // their exclusive scan
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint64_t> d_n_left_;
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
