@@ -171,7 +171,8 @@ fi
 # memory), and the peers on the same card (bench/gpu_peers.py: XGBoost
 # 3.x's device=cuda, CatBoost's task_type=GPU, where their wheels were carried) with the test AUC
 # of every library's model on the same rows. PEERS_CACHE: an .npz of the peers' arrays, written
-# here for a later call on the same machine (a peer whose wheel did not fit this call).
+# here for a later call on the same machine (a peer whose wheel did not fit this call);
+# PEERS_TIMEOUT: seconds the peers may take (default 900).
 last_r="${ROUNDS##* }"
 PRED="${PRED_OUT:-$OUT/pred.txt}"  # PRED_OUT: kept for a later call's peers (PEERS=0 now)
 "$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$OUT/cuda$last_r.json" \
@@ -198,7 +199,7 @@ for mode in "${MODES[@]}"; do
     echo "$mode $(python3 "$OUT/auc.py" "$TEST" "$OUT/pred$m.txt")" >>"$OUT/auc.txt" || status=1
 done
 if [[ "${PEERS:-1}" == 1 ]]; then
-  PYTHONUNBUFFERED=1 python3 "$ROOT/bench/gpu_peers.py" --train "$DATA/part-*.libsvm" --test "$TEST" \
+  PYTHONUNBUFFERED=1 timeout "${PEERS_TIMEOUT:-900}" python3 "$ROOT/bench/gpu_peers.py" --train "$DATA/part-*.libsvm" --test "$TEST" \
     --rounds $ROUNDS --ringboost-pred "$PRED" --json "$OUT/peers.json" \
     ${PEERS_CACHE:+--cache "$PEERS_CACHE"} >"$OUT/peers.log" 2>&1 ||
     { status=1; tail -5 "$OUT/peers.log"; }
