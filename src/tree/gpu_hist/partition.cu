@@ -1,17 +1,12 @@
-// Device side of the row partition (partition.h): mark, scan, scatter.
-#include <thrust/iterator/transform_iterator.h>
-
+// Device side of the row partition (partition.h): by tiles, mark and count, scan, scatter.
 #include <algorithm>
-#include <cstdlib>
 #include <cub/block/block_exchange.cuh>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <numeric>
-#include <string>
 
-#include "common/error.h"
 #include "tree/gpu_hist/common.cuh"
 #include "tree/gpu_hist/partition.h"
 
@@ -33,50 +28,8 @@ __device__ int FirstTaskAfter(const PartitionTaskView* tasks, int n_tasks, uint6
   return lo;
 }
 
-// The task whose range holds position j, or -1 (tasks sorted by begin, ranges disjoint).
-__device__ int FindTask(const PartitionTaskView* tasks, int n_tasks, uint64_t j) {
-  const int after = FirstTaskAfter<&PartitionTaskView::begin>(tasks, n_tasks, j);
-  return after > 0 && j < tasks[after - 1].end ? after - 1 : -1;
-}
-
-// marks[j - lo] for positions [lo, lo + n) and a trailing 0 at marks[n].
-__global__ void MarkKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks,
-                           uint64_t lo, uint64_t n, uint8_t* marks) {
-  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k <= n;
-       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    uint8_t mark = 0;
-    const int t = k < n ? FindTask(tasks, n_tasks, lo + k) : -1;
-    if (t >= 0) {
-      const PartitionTaskView& task = tasks[t];
-      mark = GoesLeft(matrix, task.src[lo + k], task.feature, task.split_bin, task.default_left,
-                      task.left_bits);
-    }
-    marks[k] = mark;
-  }
-}
-
-__global__ void CountLeftKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
-                                const uint32_t* scan, uint64_t* n_left) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n_tasks) n_left[t] = scan[tasks[t].end - lo] - scan[tasks[t].begin - lo];
-}
-
-__global__ void ScatterKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo, uint64_t n,
-                              const uint8_t* marks, const uint32_t* scan, const uint64_t* n_left) {
-  for (uint64_t k = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; k < n;
-       k += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    const int t = FindTask(tasks, n_tasks, lo + k);
-    if (t < 0) continue;
-    const PartitionTaskView& task = tasks[t];
-    const uint64_t left_before = scan[k] - scan[task.begin - lo];
-    const uint64_t to =
-        PartitionDestination(task.begin, lo + k, left_before, n_left[t], marks[k] != 0);
-    task.dst[to] = task.src[lo + k];
-  }
-}
-
-// PartitionKernels::kTiles. A block takes one tile: the task whose tiles hold `tile` (tasks
-// sorted by first_tile, each with at least one tile) and the tile's positions [begin, end).
+// A block takes one tile: the task whose tiles hold `tile` (tasks sorted by first_tile, each
+// with at least one tile) and the tile's positions [begin, end).
 struct TileOf {
   int task;
   uint64_t begin, end;
@@ -286,31 +239,15 @@ __global__ void IotaKernel(uint32_t* out, uint64_t n) {
   }
 }
 
-// Marks are bytes (a quarter of the traffic of 32-bit ones); the scan widens them as it reads.
-struct WidenMark {
-  __host__ __device__ uint32_t operator()(uint8_t mark) const { return mark; }
-};
-
 unsigned int Grid(uint64_t n) { return GridStrideFor(n, DevicePolicy::kPartitionBlockThreads); }
 
 }  // namespace
 
-PartitionKernels DefaultPartitionKernels() {
-  const char* value = std::getenv("RINGBOOST_DEVICE_PARTITION");
-  if (value == nullptr || *value == '\0') return PartitionKernels::kScan;
-  const std::string v = value;
-  if (v == "scan") return PartitionKernels::kScan;
-  if (v == "tiles") return PartitionKernels::kTiles;
-  RB_FAIL("RINGBOOST_DEVICE_PARTITION=" << v << ": allowed values are scan and tiles");
-}
-
-DevicePartitioner::DevicePartitioner(uint64_t num_rows, PartitionKernels kernels)
-    : num_rows_(num_rows), kernels_(kernels) {
+DevicePartitioner::DevicePartitioner(uint64_t num_rows) : num_rows_(num_rows) {
   RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
   d_buffers_[0].Resize(num_rows);
   d_buffers_[1].Resize(num_rows);
-  d_marks_.Resize(num_rows + 1);
-  d_scan_.Resize(num_rows + 1);
+  d_marks_.Resize(num_rows);
   Reset();
 }
 
@@ -402,10 +339,7 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
                                       d_buffers_[1 - from].data(), t.feature, t.split_bin,
                                       t.default_left, cat < 0 ? nullptr : d_cat_words + cat});
   }
-  const uint64_t lo = views.front().begin, n = views.back().end - lo;
-  const std::vector<uint64_t> n_left = kernels_ == PartitionKernels::kTiles
-                                           ? MarkScatterTiles(matrix, views, lo)
-                                           : MarkScanScatter(matrix, views, lo, n);
+  const std::vector<uint64_t> n_left = MarkScatterTiles(matrix, std::move(views));
   for (std::size_t k = 0; k < order.size(); ++k) {
     const DeviceSplitTask& t = tasks[order[k]];
     const RowRange r = ranges_[t.nid];
@@ -417,34 +351,9 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   }
 }
 
-std::vector<uint64_t> DevicePartitioner::MarkScanScatter(
-    const DeviceMatrix& matrix, const std::vector<PartitionTaskView>& views, uint64_t lo,
-    uint64_t n) {
-  const int n_tasks = static_cast<int>(views.size());
-  d_tasks_.CopyFrom(views);
-  d_n_left_.Resize(views.size());
-  constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
-  MarkKernel<<<Grid(n + 1), kThreads>>>(matrix.View(), d_tasks_.data(), n_tasks, lo, n,
-                                        d_marks_.data());
-  RB_CUDA_CHECK_LAUNCH();
-  const auto marks = thrust::make_transform_iterator(d_marks_.data(), WidenMark());
-  std::size_t temp_bytes = 0;
-  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, marks, d_scan_.data(), n + 1));
-  if (d_scan_temp_.size() < temp_bytes) d_scan_temp_.Resize(std::max<std::size_t>(temp_bytes, 1));
-  RB_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(d_scan_temp_.data(), temp_bytes, marks, d_scan_.data(), n + 1));
-  CountLeftKernel<<<GridFor(n_tasks, kThreads), kThreads>>>(d_tasks_.data(), n_tasks, lo,
-                                                            d_scan_.data(), d_n_left_.data());
-  RB_CUDA_CHECK_LAUNCH();
-  ScatterKernel<<<Grid(n), kThreads>>>(d_tasks_.data(), n_tasks, lo, n, d_marks_.data(),
-                                       d_scan_.data(), d_n_left_.data());
-  RB_CUDA_CHECK_LAUNCH();
-  return d_n_left_.ToHost();
-}
-
 std::vector<uint64_t> DevicePartitioner::MarkScatterTiles(const DeviceMatrix& matrix,
-                                                          std::vector<PartitionTaskView> views,
-                                                          uint64_t lo) {
+                                                          std::vector<PartitionTaskView> views) {
+  const uint64_t lo = views.front().begin;
   uint64_t n_tiles = 0;
   for (PartitionTaskView& v : views) {
     v.first_tile = static_cast<uint32_t>(n_tiles);

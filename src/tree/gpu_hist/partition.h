@@ -1,8 +1,10 @@
 // Row partition on the device (DESIGN.md step 8, GPU): the same layout as RowPartitioner. Each
-// node owns a contiguous range of row ids in one of two buffers; splitting a level's nodes marks
-// every row that goes left, takes one exclusive scan of the marks over the positions the nodes
-// cover, and scatters each node's rows into the other buffer: left rows first, then right rows,
-// each side in its original order (a stable partition, so the layout equals the CPU's).
+// node owns a contiguous range of row ids in one of two buffers; splitting a level's nodes cuts
+// each node's positions into tiles of kPartitionTileRows (a block each). One pass marks every row
+// that goes left and counts each tile's left rows, one exclusive scan of the tile counts gives
+// each tile its node's left rows before it (and each node's in all), and one pass scatters each
+// tile's rows into the other buffer, its marks scanned in the block: left rows first, then right
+// rows, each side in its original order (a stable partition, so the layout equals the CPU's).
 #pragma once
 
 #include <cstdint>
@@ -85,21 +87,11 @@ struct PartitionTaskView {
   int32_t split_bin;
   bool default_left;
   const uint32_t* left_bits;  // device memory; null for a numerical split
-  // PartitionKernels::kTiles: the level's tiles [first_tile, end_tile) are this task's, each of
-  // kPartitionTileRows positions from begin (the last one may be shorter).
+  // The level's tiles [first_tile, end_tile) are this task's, each of kPartitionTileRows
+  // positions from begin (the last one may be shorter).
   uint32_t first_tile = 0, end_tile = 0;
 };
 
-// How a level's rows move (an a/b on a device; see DefaultPartitionKernels):
-//   kScan:  mark every position, one exclusive scan of the marks, scatter (three passes over
-//           the positions, each finding its task by binary search);
-//   kTiles: each task's positions cut into tiles of kPartitionTileRows; one pass marks and counts
-//           each tile's left rows, a scan of the tile counts, one pass scatters each tile (its
-//           marks scanned in the block), writing in the block's row order.
-// Both give the same stable partition.
-enum class PartitionKernels { kScan, kTiles };
-// RINGBOOST_DEVICE_PARTITION=scan|tiles; unset: kScan.
-PartitionKernels DefaultPartitionKernels();
 constexpr uint32_t kPartitionTileItems = 8;    // positions a thread of a tile takes
 constexpr uint64_t kPartitionTileRows = 2048;  // positions a tile (a block of 256 threads) takes
 
@@ -121,8 +113,7 @@ struct LeafSumChunk {
 class DevicePartitioner {
  public:
   // All rows in the root (node 0), in order.
-  explicit DevicePartitioner(uint64_t num_rows,
-                             PartitionKernels kernels = DefaultPartitionKernels());
+  explicit DevicePartitioner(uint64_t num_rows);
   // Back to all rows in the root, in order (a new tree); keeps the allocations.
   void Reset();
 
@@ -165,22 +156,16 @@ class DevicePartitioner {
   // The category words of the splits since Reset, uploaded where they changed (device memory;
   // null while there are none).
   const uint32_t* DeviceCategoryWords();
-  // The kernels of one level over positions [lo, lo + n) (views ordered, non-empty, disjoint):
-  // returns each view's rows that went left.
-  std::vector<uint64_t> MarkScanScatter(const DeviceMatrix& matrix,
-                                        const std::vector<PartitionTaskView>& views, uint64_t lo,
-                                        uint64_t n);
-  // The same by tiles (PartitionKernels::kTiles); sets the views' tiles.
+  // The kernels of one level (views ordered, non-empty, disjoint; their tiles set here): returns
+  // each view's rows that went left.
   std::vector<uint64_t> MarkScatterTiles(const DeviceMatrix& matrix,
-                                         std::vector<PartitionTaskView> views, uint64_t lo);
+                                         std::vector<PartitionTaskView> views);
   uint64_t num_rows_;
-  PartitionKernels kernels_;
   DeviceBuffer<uint32_t> d_buffers_[2];
-  DeviceBuffer<uint8_t> d_marks_;  // 1 = goes left, per covered position (+1 trailing 0)
-  DeviceBuffer<uint32_t> d_scan_;  // exclusive scan of d_marks_
-  DeviceBuffer<uint8_t> d_scan_temp_;
-  DeviceBuffer<uint32_t> d_tile_counts_;  // kTiles: each tile's left rows (+1 trailing 0)
+  DeviceBuffer<uint8_t> d_marks_;         // 1 = goes left, per covered position
+  DeviceBuffer<uint32_t> d_tile_counts_;  // each tile's left rows (+1 trailing 0)
   DeviceBuffer<uint32_t> d_tile_scan_;    // their exclusive scan
+  DeviceBuffer<uint8_t> d_scan_temp_;
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint64_t> d_n_left_;
   DeviceBuffer<LeafChunk> d_leaf_chunks_;

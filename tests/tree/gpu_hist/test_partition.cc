@@ -3,12 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <random>
-#include <string>
 #include <vector>
 
-#include "common/error.h"
 #include "device_test_helpers.h"
-#include "helpers.h"
 #include "tree/categorical_split.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gpu_hist/partition.h"
@@ -159,77 +156,46 @@ TEST(DevicePartition, DestinationsFormTheStablePartition) {
   EXPECT_EQ(got, expected);
 }
 
-TEST(DevicePartition, KernelsFromTheEnvironment) {
-#ifdef RINGBOOST_USE_CUDA
-  {
-    test::ScopedEnv unset("RINGBOOST_DEVICE_PARTITION", "");
-    EXPECT_EQ(DefaultPartitionKernels(), PartitionKernels::kScan);
-  }
-  {
-    test::ScopedEnv env("RINGBOOST_DEVICE_PARTITION", "scan");
-    EXPECT_EQ(DefaultPartitionKernels(), PartitionKernels::kScan);
-  }
-  {
-    test::ScopedEnv env("RINGBOOST_DEVICE_PARTITION", "tiles");
-    EXPECT_EQ(DefaultPartitionKernels(), PartitionKernels::kTiles);
-  }
-  test::ScopedEnv env("RINGBOOST_DEVICE_PARTITION", "tile");
-  try {
-    DefaultPartitionKernels();
-    ADD_FAILURE() << "tile was taken";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "RINGBOOST_DEVICE_PARTITION=tile: allowed values are scan and tiles"),
-              std::string::npos)
-        << e.what();
-  }
-#endif
-}
-
 // Nodes without rows (one_row, one_bin: every row goes one way) split into two empty children at
-// the node's position, as RowPartitioner does; the partitioner is reused after Reset. Both ways
-// of the kernels, over the kernel shapes and two of many tiles (a tile is kPartitionTileRows
-// positions: nodes of several tiles, tiles cut short at a node's end, a level's tasks of one and
-// of many tiles).
+// the node's position, as RowPartitioner does; the partitioner is reused after Reset. Over the
+// kernel shapes and two of many tiles (a tile is kPartitionTileRows positions: nodes of several
+// tiles, tiles cut short at a node's end, a level's tasks of one and of many tiles).
 TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
   std::vector<test::ShapeSpec> shapes = test::AllKernelShapes();
   shapes.push_back({"tiles_dense", 20011, 4, 200, 0.0, 256, 21});
   shapes.push_back({"tiles_sparse", 9000, 5, 50, 0.3, 64, 22});
-  for (const PartitionKernels kernels : {PartitionKernels::kScan, PartitionKernels::kTiles})
-    for (const test::ShapeSpec& s : shapes) {
-      SCOPED_TRACE(kernels == PartitionKernels::kTiles ? "tiles" : "scan");
-      const test::BinnedData b = test::MakeBinnedData(s);
-      const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-      RowPartitioner cpu(b.matrix->NumRows());
-      DevicePartitioner dev(b.matrix->NumRows(), kernels);
-      dev.Partition(dm, {SplitOf(b, 0)});  // a tree before: Reset must undo it
-      dev.Reset();
-      // Four levels of a full tree: nodes 0; 1, 2; 3..6; 7..14. Rows land in both buffers.
-      for (const std::vector<int>& level :
-           {std::vector<int>{0}, {1, 2}, {3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14}}) {
-        std::vector<DeviceSplitTask> tasks;
-        std::vector<RowPartitioner::SplitTask> cpu_tasks;
-        for (int nid : level) {
-          tasks.push_back(SplitOf(b, nid));
-          cpu_tasks.push_back({nid, 2 * nid + 1, 2 * nid + 2});
-        }
-        cpu.Partition(
-            cpu_tasks, [&](std::size_t t, uint32_t row) { return CpuGoesLeft(b, row, tasks[t]); },
-            2);
-        // The device gets the tasks in reverse order: the result must not depend on it.
-        dev.Partition(dm, std::vector<DeviceSplitTask>(tasks.rbegin(), tasks.rend()));
-        for (const DeviceSplitTask& t : tasks) {
-          for (int child : {t.left, t.right}) {
-            const std::vector<uint32_t> expected(cpu.NodeRows(child),
-                                                 cpu.NodeRows(child) + cpu.NodeRange(child).size());
-            EXPECT_EQ(dev.NodeRange(child).begin, cpu.NodeRange(child).begin) << s.name;
-            EXPECT_EQ(dev.NodeRowsToHost(child), expected) << s.name << " node " << child;
-          }
+  for (const test::ShapeSpec& s : shapes) {
+    const test::BinnedData b = test::MakeBinnedData(s);
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    RowPartitioner cpu(b.matrix->NumRows());
+    DevicePartitioner dev(b.matrix->NumRows());
+    dev.Partition(dm, {SplitOf(b, 0)});  // a tree before: Reset must undo it
+    dev.Reset();
+    // Four levels of a full tree: nodes 0; 1, 2; 3..6; 7..14. Rows land in both buffers.
+    for (const std::vector<int>& level :
+         {std::vector<int>{0}, {1, 2}, {3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 13, 14}}) {
+      std::vector<DeviceSplitTask> tasks;
+      std::vector<RowPartitioner::SplitTask> cpu_tasks;
+      for (int nid : level) {
+        tasks.push_back(SplitOf(b, nid));
+        cpu_tasks.push_back({nid, 2 * nid + 1, 2 * nid + 2});
+      }
+      cpu.Partition(
+          cpu_tasks, [&](std::size_t t, uint32_t row) { return CpuGoesLeft(b, row, tasks[t]); }, 2);
+      // The device gets the tasks in reverse order: the result must not depend on it.
+      dev.Partition(dm, std::vector<DeviceSplitTask>(tasks.rbegin(), tasks.rend()));
+      for (const DeviceSplitTask& t : tasks) {
+        for (int child : {t.left, t.right}) {
+          const std::vector<uint32_t> expected(cpu.NodeRows(child),
+                                               cpu.NodeRows(child) + cpu.NodeRange(child).size());
+          EXPECT_EQ(dev.NodeRange(child).begin, cpu.NodeRange(child).begin) << s.name;
+          EXPECT_EQ(dev.NodeRowsToHost(child), expected) << s.name << " node " << child;
         }
       }
     }
+  }
 #endif
 }
 
@@ -265,48 +231,46 @@ TEST(DevicePartition, LeafValuesUpdateThePredictionCache) {
 TEST(DevicePartition, CategoricalEqualsRowPartitioner) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
-  for (const PartitionKernels kernels : {PartitionKernels::kScan, PartitionKernels::kTiles})
-    for (const test::CategoricalShape& c : test::CategoricalShapes()) {
-      SCOPED_TRACE(kernels == PartitionKernels::kTiles ? "tiles" : "scan");
-      const test::BinnedData b = test::MakeBinnedData(c.shape, c.is_cat);
-      const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-      RowPartitioner cpu(b.matrix->NumRows());
-      DevicePartitioner dev(b.matrix->NumRows(), kernels);
-      dev.Partition(dm, {CatTaskOf(b, CatSplitOf(b, c.is_cat, 1), 0)});  // Reset must undo it
-      dev.Reset();
-      for (const std::vector<int>& level : {std::vector<int>{0}, {1, 2}, {3, 4, 5, 6}}) {
-        std::vector<DeviceSplitTask> tasks;
-        std::vector<SplitRule> rules;
-        rules.reserve(level.size());
-        std::vector<RowPartitioner::SplitTask> cpu_tasks;
-        for (int nid : level) {
-          if (nid % 2 == 0) {
-            const SplitCandidate s = CatSplitOf(b, c.is_cat, nid);
-            tasks.push_back(CatTaskOf(b, s, nid));
-            rules.emplace_back(*b.matrix, b.cuts, s);
-          } else {
-            tasks.push_back(SplitOf(b, nid));
-            SplitCandidate s;
-            s.feature = tasks.back().feature;
-            s.split_bin = tasks.back().split_bin;
-            s.default_left = tasks.back().default_left;
-            rules.emplace_back(*b.matrix, b.cuts, s);
-          }
-          cpu_tasks.push_back({nid, 2 * nid + 1, 2 * nid + 2});
+  for (const test::CategoricalShape& c : test::CategoricalShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(c.shape, c.is_cat);
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    RowPartitioner cpu(b.matrix->NumRows());
+    DevicePartitioner dev(b.matrix->NumRows());
+    dev.Partition(dm, {CatTaskOf(b, CatSplitOf(b, c.is_cat, 1), 0)});  // Reset must undo it
+    dev.Reset();
+    for (const std::vector<int>& level : {std::vector<int>{0}, {1, 2}, {3, 4, 5, 6}}) {
+      std::vector<DeviceSplitTask> tasks;
+      std::vector<SplitRule> rules;
+      rules.reserve(level.size());
+      std::vector<RowPartitioner::SplitTask> cpu_tasks;
+      for (int nid : level) {
+        if (nid % 2 == 0) {
+          const SplitCandidate s = CatSplitOf(b, c.is_cat, nid);
+          tasks.push_back(CatTaskOf(b, s, nid));
+          rules.emplace_back(*b.matrix, b.cuts, s);
+        } else {
+          tasks.push_back(SplitOf(b, nid));
+          SplitCandidate s;
+          s.feature = tasks.back().feature;
+          s.split_bin = tasks.back().split_bin;
+          s.default_left = tasks.back().default_left;
+          rules.emplace_back(*b.matrix, b.cuts, s);
         }
-        cpu.Partition(
-            cpu_tasks, [&](std::size_t t, uint32_t row) { return RuleGoesLeft(rules[t], row); }, 2);
-        dev.Partition(dm, std::vector<DeviceSplitTask>(tasks.rbegin(), tasks.rend()));
-        for (const DeviceSplitTask& t : tasks) {
-          for (int child : {t.left, t.right}) {
-            const std::vector<uint32_t> expected(cpu.NodeRows(child),
-                                                 cpu.NodeRows(child) + cpu.NodeRange(child).size());
-            EXPECT_EQ(dev.NodeRange(child).begin, cpu.NodeRange(child).begin) << c.shape.name;
-            EXPECT_EQ(dev.NodeRowsToHost(child), expected) << c.shape.name << " node " << child;
-          }
+        cpu_tasks.push_back({nid, 2 * nid + 1, 2 * nid + 2});
+      }
+      cpu.Partition(
+          cpu_tasks, [&](std::size_t t, uint32_t row) { return RuleGoesLeft(rules[t], row); }, 2);
+      dev.Partition(dm, std::vector<DeviceSplitTask>(tasks.rbegin(), tasks.rend()));
+      for (const DeviceSplitTask& t : tasks) {
+        for (int child : {t.left, t.right}) {
+          const std::vector<uint32_t> expected(cpu.NodeRows(child),
+                                               cpu.NodeRows(child) + cpu.NodeRange(child).size());
+          EXPECT_EQ(dev.NodeRange(child).begin, cpu.NodeRange(child).begin) << c.shape.name;
+          EXPECT_EQ(dev.NodeRowsToHost(child), expected) << c.shape.name << " node " << child;
         }
       }
     }
+  }
 #endif
 }
 
