@@ -164,20 +164,6 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"low_bit_depth_12", "quantized_grad=on max_depth=12"}),
     VariantName);
 
-// Dense rows aligned on the device (RINGBOOST_DEVICE_ROW_ALIGN=32, an a/b setting): the generated
-// 200k-row set's 12 one-byte slots padded to 32 bytes, exact; and low-bit with 1024 bins (two-byte
-// slots, 24 bytes padded to 32): the CPU's model, eval log and predictions.
-TEST(DeviceTraining, AlignedRowsGiveTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
-  test::TempDir dir;
-  test::WriteGeneratedDense(dir.File("train.txt"), 200000);
-  test::ScopedEnv align("RINGBOOST_DEVICE_ROW_ALIGN", "32");
-  for (const std::string options : {"", "quantized_grad=on max_bin=1024"}) {
-    SCOPED_TRACE(options);
-    ExpectSameOnBoth(dir.path(), WriteGeneratedConfig(dir) + " num_round=5 max_depth=6 " + options);
-  }
-}
-
 // monotone_constraints and interaction_constraints, 5 rounds of depth 6 (or 31 leaves): on the
 // generated 200k-row dense set (12 features) and, with missing values (default directions under
 // the weight boxes), on a generated 100k-row set of 12 features with 30% of the values missing.

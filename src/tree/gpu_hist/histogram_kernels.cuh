@@ -282,7 +282,7 @@ __device__ void LoadTileRow(const EllpackView& m, const Grad* gpair, const Featu
   const uint32_t row_bytes = (group.slot_end - group.slot_begin) * bytes;
   const Grad g = gpair[row];  // in flight with the symbols
   const uint8_t* src =
-      m.symbols + (static_cast<uint64_t>(row) * m.shape.Pitch() + group.slot_begin) * bytes;
+      m.symbols + (static_cast<uint64_t>(row) * m.shape.row_stride + group.slot_begin) * bytes;
   uint8_t* dst = buf.symbols + at * row_bytes;
   if (((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) | row_bytes) & 3) ==
       0) {

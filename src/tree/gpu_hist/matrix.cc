@@ -4,10 +4,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
-#include <string>
 
 #include "common/error.h"
 
@@ -47,54 +45,22 @@ std::vector<uint8_t> SparseSymbols(const BinnedMatrix& m, const EllpackShape& sh
   return AsBytes(out);
 }
 
-// Rows [first, first + n) of the row-major `rows` (row_stride symbols each, as the CPU holds them)
-// into `out` with shape.Pitch() symbols a row: the padding is left as it is (zero).
-template <typename T>
-void PadRows(const std::vector<T>& rows, const EllpackShape& shape, uint64_t first, uint64_t n,
-             int nthread, uint8_t* out) {
-  const std::size_t row_bytes = shape.row_stride * sizeof(T),
-                    pitch_bytes = shape.Pitch() * sizeof(T);
-#pragma omp parallel for schedule(static) num_threads(nthread)
-  for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) {
-    std::memcpy(out + i * pitch_bytes, rows.data() + (first + i) * shape.row_stride, row_bytes);
-  }
-}
-
 template <typename T>
 void DenseSymbols(const std::vector<T>& rows, const std::vector<T>& columns,
                   const EllpackShape& shape, int nthread, EllpackHost* out) {
-  if (shape.Pitch() == shape.row_stride) {
-    out->symbols = AsBytes(rows);
-  } else {
-    out->symbols.assign(shape.SymbolArrayBytes(), 0);
-    PadRows(rows, shape, 0, shape.num_rows, nthread, out->symbols.data());
-  }
+  out->symbols = AsBytes(rows);
   out->columns = AsBytes(
       columns.empty() ? Transposed(rows, shape.num_rows, shape.row_stride, nthread) : columns);
 }
 
-// Uploads the dense bytes straight from the matrix (no host copy of the largest arrays; padded
-// rows go through a staging buffer of kPadRows rows).
+// Uploads the dense bytes straight from the matrix (no host copy of the largest arrays).
 void UploadDense(const BinnedMatrix& matrix, const EllpackShape& shape, int nthread,
                  DeviceBuffer<uint8_t>* d_symbols, DeviceBuffer<uint8_t>* d_columns) {
   const auto upload = [](const auto& v, DeviceBuffer<uint8_t>* d) {
     d->CopyFrom(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(v[0]));
   };
-  const auto upload_rows = [&](const auto& rows) {
-    if (shape.Pitch() == shape.row_stride) return upload(rows, d_symbols);
-    constexpr uint64_t kPadRows = uint64_t{1} << 16;
-    const uint64_t pitch_bytes = uint64_t{shape.Pitch()} * shape.symbol_bytes;
-    d_symbols->Resize(shape.SymbolArrayBytes());
-    std::vector<uint8_t> staging(std::min(shape.num_rows, kPadRows) * pitch_bytes, 0);
-    for (uint64_t first = 0; first < shape.num_rows; first += kPadRows) {
-      const uint64_t n = std::min(kPadRows, shape.num_rows - first);
-      PadRows(rows, shape, first, n, nthread, staging.data());
-      detail::CopyToDevice(d_symbols->data() + first * pitch_bytes, staging.data(),
-                           n * pitch_bytes);
-    }
-  };
   const auto upload_both = [&](const auto& rows, const auto& columns) {
-    upload_rows(rows);
+    upload(rows, d_symbols);
     if (!columns.empty()) return upload(columns, d_columns);
     upload(Transposed(rows, shape.num_rows, shape.row_stride, nthread), d_columns);
   };
@@ -107,21 +73,7 @@ void UploadDense(const BinnedMatrix& matrix, const EllpackShape& shape, int nthr
 
 }  // namespace
 
-uint32_t DeviceRowAlign() {
-  const char* value = std::getenv("RINGBOOST_DEVICE_ROW_ALIGN");
-  if (value == nullptr || *value == '\0') return 0;
-  const std::string v = value;
-  for (uint32_t align : {0u, 4u, 8u, 16u, 32u, 64u, 128u}) {
-    if (v == std::to_string(align)) return align;
-  }
-  RB_FAIL("RINGBOOST_DEVICE_ROW_ALIGN="
-          << v
-          << ": allowed values are 0 (rows as the CPU holds them) and "
-             "4, 8, 16, 32, 64, 128 (bytes)");
-}
-
-EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cuts,
-                            uint32_t row_align) {
+EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
   EllpackShape shape;
   shape.num_rows = matrix.NumRows();
   shape.num_features = cuts.NumFeatures();
@@ -130,18 +82,12 @@ EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cut
   if (shape.dense) {
     shape.row_stride = static_cast<uint32_t>(matrix.dense_columns().size());
     shape.symbol_bytes = static_cast<uint32_t>(matrix.BinBytes());
-    shape.row_pitch = shape.row_stride;
-    if (row_align > 0) {  // a power of two, a multiple of the symbol's bytes
-      const uint32_t bytes = shape.row_stride * shape.symbol_bytes;
-      shape.row_pitch = (bytes + row_align - 1) / row_align * row_align / shape.symbol_bytes;
-    }
   } else {
     uint64_t longest = 0;
     const std::vector<uint64_t>& ptr = matrix.row_ptr();
     for (uint64_t i = 0; i < matrix.NumRows(); ++i)
       longest = std::max(longest, ptr[i + 1] - ptr[i]);
     shape.row_stride = static_cast<uint32_t>(longest);
-    shape.row_pitch = shape.row_stride;
     shape.symbol_bytes = shape.null_symbol <= 0xffff ? 2 : 4;
   }
   return shape;
@@ -149,7 +95,7 @@ EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cut
 
 std::size_t DeviceMatrixBytes(const EllpackShape& shape) {
   const std::size_t features = shape.num_features;
-  std::size_t bytes = shape.SymbolArrayBytes() + shape.ColumnArrayBytes();
+  std::size_t bytes = shape.SymbolArrayBytes() * (shape.dense ? 2 : 1);
   bytes += (features + 1) * sizeof(uint32_t);  // cuts.ptr
   bytes += shape.null_symbol * sizeof(float);  // cut values
   bytes += features * sizeof(float);           // min values
@@ -184,11 +130,10 @@ std::vector<uint32_t> BinFeature(const HistogramCuts& cuts) {
 }
 }  // namespace
 
-EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread,
-                        uint32_t row_align) {
+EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread) {
   const int threads = nthread > 0 ? nthread : omp_get_max_threads();
   EllpackHost h;
-  h.shape = EllpackShapeOf(matrix, cuts, row_align);
+  h.shape = EllpackShapeOf(matrix, cuts);
   if (!h.shape.dense) {
     h.symbols = h.shape.symbol_bytes == 2 ? SparseSymbols<uint16_t>(matrix, h.shape, threads)
                                           : SparseSymbols<uint32_t>(matrix, h.shape, threads);
@@ -213,15 +158,13 @@ std::vector<int32_t> EllpackColumnOf(const BinnedMatrix& matrix, const Histogram
 }
 
 DeviceMatrix DeviceMatrix::Create(const BinnedMatrix& matrix, const HistogramCuts& cuts,
-                                  int nthread, uint32_t row_align) {
+                                  int nthread) {
   const int threads = nthread > 0 ? nthread : omp_get_max_threads();
   DeviceMatrix m;
-  m.shape_ = EllpackShapeOf(matrix, cuts, row_align);
+  m.shape_ = EllpackShapeOf(matrix, cuts);
   std::ostringstream what;
   what << "the binned matrix on the device (" << m.shape_.num_rows << " rows x "
-       << m.shape_.row_stride << " slots of " << m.shape_.symbol_bytes << " bytes";
-  if (m.shape_.Pitch() != m.shape_.row_stride) what << ", rows " << m.shape_.Pitch() << " apart";
-  what << ")";
+       << m.shape_.row_stride << " slots of " << m.shape_.symbol_bytes << " bytes)";
   CheckDeviceMemoryFits(DeviceMatrixBytes(m.shape_), QueryDeviceMemory().free_bytes, what.str());
   if (m.shape_.dense) {
     UploadDense(matrix, m.shape_, threads, &m.d_symbols_, &m.d_columns_);

@@ -25,33 +25,20 @@ namespace ringboost {
 
 struct EllpackShape {
   uint64_t num_rows = 0;
-  uint32_t row_stride = 0;  // slots per row
-  uint32_t row_pitch = 0;   // symbols from a row to the next in the row-major array (0: row_stride)
+  uint32_t row_stride = 0;    // slots per row
   uint32_t symbol_bytes = 4;  // 1, 2 or 4
   uint32_t null_symbol = 0;   // = cuts.TotalBins(): sparse padding; dense rows have none
   uint32_t num_features = 0;
   bool dense = false;  // symbols are local bins of the slot's feature
-  RB_HOST_DEVICE uint32_t Pitch() const { return row_pitch > row_stride ? row_pitch : row_stride; }
-  uint64_t NumSymbols() const { return num_rows * Pitch(); }  // of the row-major array
+  uint64_t NumSymbols() const { return num_rows * row_stride; }
   uint64_t SymbolArrayBytes() const { return NumSymbols() * symbol_bytes; }
-  // The dense column-major copy: row_stride columns of num_rows (no padding).
-  uint64_t ColumnArrayBytes() const { return dense ? num_rows * row_stride * symbol_bytes : 0; }
 };
 
-// Dense rows on the device start every `row_align` bytes (0: packed as the CPU holds them, a row
-// every row_stride symbols): the padding after a row's symbols is zero and belongs to no feature,
-// so that a row never straddles an aligned sector of that size when a kernel gathers it.
-// RINGBOOST_DEVICE_ROW_ALIGN=0|4|8|16|32|64|128 (bytes) for an a/b on a device; unset: 0 (not
-// measured yet). Anything else throws naming the allowed values.
-uint32_t DeviceRowAlign();
+// The shape of `matrix` in ELLPACK form (pure host code; no allocation).
+EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cuts);
 
-// The shape of `matrix` in ELLPACK form (pure host code; no allocation). row_align: dense rows
-// padded to start every row_align bytes (DeviceRowAlign; sparse rows are never padded).
-EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cuts,
-                            uint32_t row_align = DeviceRowAlign());
-
-// Device memory the DeviceMatrix of this shape takes: symbols (rows, and when dense columns),
-// cuts.ptr, cut values, min values and, when dense, the feature -> slot and slot -> first
+// Device memory the DeviceMatrix of this shape takes: symbols (twice when dense: rows and
+// columns), cuts.ptr, cut values, min values and, when dense, the feature -> slot and slot -> first
 // bin tables, when sparse the bin -> feature table. Computed on the host before anything is
 // allocated.
 std::size_t DeviceMatrixBytes(const EllpackShape& shape);
@@ -59,7 +46,7 @@ std::size_t DeviceMatrixBytes(const EllpackShape& shape);
 // A trivially copyable view (kernels take it by value). Pointers are device pointers in kernels,
 // host pointers in the CPU reference; the reading code is the same.
 struct EllpackView {
-  const uint8_t* symbols = nullptr;       // num_rows x Pitch(), row-major
+  const uint8_t* symbols = nullptr;       // num_rows x row_stride, row-major
   const uint8_t* columns = nullptr;       // dense: the same, column-major; else nullptr
   const uint32_t* feature_ptr = nullptr;  // cuts.ptr, num_features + 1
   const int32_t* column_of = nullptr;     // dense: slot of each feature, -1 when it has none
@@ -74,7 +61,7 @@ struct EllpackView {
     return reinterpret_cast<const uint32_t*>(array)[k];
   }
   RB_HOST_DEVICE uint32_t Symbol(uint64_t row, uint32_t slot) const {
-    return Read(symbols, row * shape.Pitch() + slot);
+    return Read(symbols, row * shape.row_stride + slot);
   }
   // Global bin held at (row, slot); null_symbol for an empty sparse slot.
   RB_HOST_DEVICE uint32_t SlotBin(uint64_t row, uint32_t slot) const {
@@ -121,8 +108,7 @@ struct EllpackHost {
   // A view of these vectors with the cuts' ptr.
   EllpackView View(const HistogramCuts& cuts) const;
 };
-EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread,
-                        uint32_t row_align = DeviceRowAlign());
+EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread);
 
 // The feature -> slot table of a dense matrix (empty for sparse).
 std::vector<int32_t> EllpackColumnOf(const BinnedMatrix& matrix, const HistogramCuts& cuts);
@@ -132,9 +118,7 @@ class DeviceMatrix {
  public:
   // Checks DeviceMatrixBytes against the device's free memory first and throws, naming both
   // numbers, when it does not fit; then packs on the host and uploads.
-  // row_align: EllpackShapeOf's.
-  static DeviceMatrix Create(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread,
-                             uint32_t row_align = DeviceRowAlign());
+  static DeviceMatrix Create(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread);
 
   EllpackView View() const;
   const EllpackShape& shape() const { return shape_; }
@@ -158,9 +142,8 @@ class DeviceMatrix {
 };
 
 #ifdef RINGBOOST_USE_CUDA
-// For tests: GetBin of every (row, feature), row-major, read on the device (matrix.cu); by_rows:
-// dense bins read from the row-major symbols, not the column copy.
-std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix, bool by_rows = false);
+// For tests: GetBin of every (row, feature), row-major, read on the device (matrix.cu).
+std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix);
 #endif
 
 }  // namespace ringboost

@@ -8,7 +8,6 @@
 
 #include "common/error.h"
 #include "device_test_helpers.h"
-#include "helpers.h"
 #include "tree/gpu_hist/histogram.h"
 #include "tree/hist/histogram.h"
 #include "tree/hist/row_partitioner.h"
@@ -118,19 +117,15 @@ TEST(DeviceHistogram, BlockTasksSkipEmptyNodes) {
 // RINGBOOST_HIST_TILES picks the dense kernels' tiles for an a/b; unset, the warps'; a wrong value
 // names the allowed ones.
 TEST(DeviceHistogram, TilesFromTheEnvironment) {
-  {
-    test::ScopedEnv unset("RINGBOOST_HIST_TILES", "");
-    EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
-  }
-  {
-    test::ScopedEnv block("RINGBOOST_HIST_TILES", "block");
-    EXPECT_EQ(DefaultHistTiles(), HistTiles::kBlock);
-  }
-  {
-    test::ScopedEnv warp("RINGBOOST_HIST_TILES", "warp");
-    EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
-  }
-  test::ScopedEnv blocks("RINGBOOST_HIST_TILES", "blocks");
+  const char* saved = std::getenv("RINGBOOST_HIST_TILES");
+  const std::string before = saved == nullptr ? "" : saved;
+  unsetenv("RINGBOOST_HIST_TILES");
+  EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
+  setenv("RINGBOOST_HIST_TILES", "block", 1);
+  EXPECT_EQ(DefaultHistTiles(), HistTiles::kBlock);
+  setenv("RINGBOOST_HIST_TILES", "warp", 1);
+  EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
+  setenv("RINGBOOST_HIST_TILES", "blocks", 1);
   try {
     DefaultHistTiles();
     ADD_FAILURE() << "blocks was taken";
@@ -140,6 +135,11 @@ TEST(DeviceHistogram, TilesFromTheEnvironment) {
               std::string::npos)
         << e.what();
   }
+  if (saved == nullptr) {
+    unsetenv("RINGBOOST_HIST_TILES");
+  } else {
+    setenv("RINGBOOST_HIST_TILES", before.c_str(), 1);
+  }
 }
 
 #ifdef RINGBOOST_USE_CUDA
@@ -148,10 +148,9 @@ TEST(DeviceHistogram, TilesFromTheEnvironment) {
 // (into histograms in another order), with `max_group_cells`.
 // low_bit: the gradients (within LowBitPolicy::kLevels) go to the kernels packed. Dense tiles
 // are taken both ways (HistTiles).
-// block_limit > 0: that many blocks at most (each takes several tasks). row_align: the device
-// matrix's (DeviceMatrix::Create).
+// block_limit > 0: that many blocks at most (each takes several tasks).
 void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_cells,
-                           bool low_bit = false, int block_limit = 0, uint32_t row_align = 0) {
+                           bool low_bit = false, int block_limit = 0) {
   RowPartitioner p(b.matrix->NumRows());
   p.Partition(
       {{0, 1, 2}}, [](std::size_t, uint32_t r) { return r % 3 == 0; }, 2);
@@ -173,7 +172,7 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
   cpu.Build(b.gpair, unsplit, {0}, {&expected[0]});
   expected.push_back(Histogram(b.cuts.TotalBins()));
 
-  const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2, row_align);
+  const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
   for (const HistTiles tiles : {HistTiles::kBlock, HistTiles::kWarp}) {
     const char* how = tiles == HistTiles::kWarp ? "warp tiles" : "block tiles";
     const std::vector<Histogram> got = BuildHistogramsOnDevice(
@@ -210,10 +209,9 @@ TEST(DeviceHistogram, EqualsCpuOverShapes) {
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     warp += DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).warp_tiles();
     EXPECT_FALSE(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kBlock).warp_tiles());
-    ExpectDeviceEqualsCpu(b, s.name, 0);  // as many cells a group as the device allows
-    ExpectDeviceEqualsCpu(b, s.name, 0, false, 0, 32);  // rows aligned to 32 bytes
-    ExpectDeviceEqualsCpu(b, s.name, 4096);             // several groups, wide features global
-    ExpectDeviceEqualsCpu(b, s.name, 1);                // global atomics only
+    ExpectDeviceEqualsCpu(b, s.name, 0);     // as many cells a group as the device allows
+    ExpectDeviceEqualsCpu(b, s.name, 4096);  // several groups, wide features global
+    ExpectDeviceEqualsCpu(b, s.name, 1);     // global atomics only
   }
   EXPECT_GT(warp, 0);  // some shape ran the warps' tiles
 #endif
@@ -293,9 +291,6 @@ TEST(DeviceHistogram, WarpTilesCrossTasksAndOutputs) {
     ExpectDeviceEqualsCpu(b, "words_28", 0, false, blocks);
     ExpectDeviceEqualsCpu(low, "words_28_low_bit", 0, true, blocks);
   }
-  // Rows aligned to 32 bytes (RINGBOOST_DEVICE_ROW_ALIGN): 28 symbols and 4 of padding a row.
-  ExpectDeviceEqualsCpu(b, "words_28_aligned", 0, false, 2, 32);
-  ExpectDeviceEqualsCpu(low, "words_28_low_bit_aligned", 0, true, 2, 32);
 #endif
 }
 

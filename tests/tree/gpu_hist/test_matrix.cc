@@ -2,13 +2,9 @@
 // (the CPU reference) and on the device, against BinnedMatrix::GetBin.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <string>
 #include <vector>
 
-#include "common/error.h"
 #include "device_test_helpers.h"
-#include "helpers.h"
 #include "tree/bins/quantile_data.h"
 #include "tree/gpu_hist/matrix.h"
 
@@ -43,60 +39,6 @@ TEST(DeviceMatrix, DenseIsTheCpuBytesAndTheirColumns) {
   EXPECT_EQ(v.GetBin(2, 7), -1);  // beyond the features
 }
 
-// Dense rows aligned to 4 bytes: two one-byte slots a row, two zero bytes of padding after each;
-// the column copy is not padded.
-TEST(DeviceMatrix, AlignedDenseRowsArePaddedWithZeros) {
-  const DataSet d =
-      test::MakeRows({{{0, 3.0f}, {1, 5.0f}}, {{0, 1.0f}, {1, 5.0f}}, {{0, 2.0f}, {1, 5.0f}}});
-  const HistogramCuts cuts = Cuts(d, 2, 256);
-  const BinnedMatrix m = BinnedMatrix::Build(d, cuts, 1);
-  const EllpackHost h = PackEllpack(m, cuts, 2, 4);
-  EXPECT_EQ(h.shape.row_stride, 2u);
-  EXPECT_EQ(h.shape.Pitch(), 4u);
-  EXPECT_EQ(h.symbols, (std::vector<uint8_t>{2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}));
-  EXPECT_EQ(h.columns, (std::vector<uint8_t>{2, 0, 1, 0, 0, 0}));
-  // symbols 12 + columns 6 + ptr 12 + cut values 16 + min values 8 + feature->slot 8 + bases 8.
-  EXPECT_EQ(DeviceMatrixBytes(h.shape), 70u);
-  EllpackView by_rows = h.View(cuts);
-  by_rows.columns = nullptr;
-  EXPECT_EQ(by_rows.GetBin(0, 0), 2);
-  EXPECT_EQ(by_rows.GetBin(1, 1), 3);
-  EXPECT_EQ(by_rows.GetBin(2, 0), 1);
-  // Already aligned rows, and sparse rows, are never padded.
-  EXPECT_EQ(EllpackShapeOf(m, cuts, 2).Pitch(), 2u);
-  EXPECT_EQ(EllpackShapeOf(m, cuts, 0).Pitch(), 2u);
-  EXPECT_EQ(EllpackShapeOf(m, cuts, 32).Pitch(), 32u);
-  const DataSet sparse = test::MakeRows({{{0, 1.0f}}, {}, {{0, 2.0f}, {1, 5.0f}}});
-  const HistogramCuts sparse_cuts = Cuts(sparse, 2, 256);
-  const BinnedMatrix sm = BinnedMatrix::Build(sparse, sparse_cuts, 1);
-  ASSERT_EQ(sm.layout(), BinnedMatrix::Layout::kSparse);
-  EXPECT_EQ(EllpackShapeOf(sm, sparse_cuts, 32).Pitch(), 2u);
-}
-
-// RINGBOOST_DEVICE_ROW_ALIGN: unset 0; the allowed values; anything else names them.
-TEST(DeviceMatrix, RowAlignFromTheEnvironment) {
-  {
-    test::ScopedEnv unset("RINGBOOST_DEVICE_ROW_ALIGN", "");
-    EXPECT_EQ(DeviceRowAlign(), 0u);
-  }
-  for (const uint32_t align : {0u, 4u, 8u, 16u, 32u, 64u, 128u}) {
-    test::ScopedEnv env("RINGBOOST_DEVICE_ROW_ALIGN", std::to_string(align));
-    EXPECT_EQ(DeviceRowAlign(), align);
-  }
-  for (const char* bad : {"3", "256", "32 bytes", "-32"}) {
-    test::ScopedEnv env("RINGBOOST_DEVICE_ROW_ALIGN", bad);
-    try {
-      DeviceRowAlign();
-      ADD_FAILURE() << bad << " was taken";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("RINGBOOST_DEVICE_ROW_ALIGN=") + bad +
-                                           ": allowed values are 0"),
-                std::string::npos)
-          << e.what();
-    }
-  }
-}
-
 TEST(DeviceMatrix, SparseHoldsGlobalBinsThenNullSlots) {
   // Row 0: f0 = 1; row 1: nothing; row 2: f0 = 2, f1 = 5. Bins: f0 -> 0, 1; f1 -> 2; null 3.
   const DataSet d = test::MakeRows({{{0, 1.0f}}, {}, {{0, 2.0f}, {1, 5.0f}}});
@@ -125,9 +67,9 @@ TEST(DeviceMatrix, SparseHoldsGlobalBinsThenNullSlots) {
 
 // The host reading of the packed symbols equals GetBin everywhere, for any thread count, through
 // the row-major symbols and (dense) through the column copy.
-void ExpectHostUnpackMatches(const test::BinnedData& b, const char* name, uint32_t row_align = 0) {
-  const EllpackHost h = PackEllpack(*b.matrix, b.cuts, 2, row_align);
-  EXPECT_EQ(h.symbols, PackEllpack(*b.matrix, b.cuts, 1, row_align).symbols) << name;
+void ExpectHostUnpackMatches(const test::BinnedData& b, const char* name) {
+  const EllpackHost h = PackEllpack(*b.matrix, b.cuts, 2);
+  EXPECT_EQ(h.symbols, PackEllpack(*b.matrix, b.cuts, 1).symbols) << name;
   EllpackView by_rows = h.View(b.cuts);
   by_rows.columns = nullptr;
   for (const EllpackView& v : {h.View(b.cuts), by_rows}) {
@@ -142,8 +84,7 @@ void ExpectHostUnpackMatches(const test::BinnedData& b, const char* name, uint32
 
 TEST(DeviceMatrix, HostUnpackEqualsGetBinOverShapes) {
   for (const test::ShapeSpec& s : test::KernelShapes()) {
-    const test::BinnedData b = test::MakeBinnedData(s);
-    for (const uint32_t align : {0u, 4u, 32u, 128u}) ExpectHostUnpackMatches(b, s.name, align);
+    ExpectHostUnpackMatches(test::MakeBinnedData(s), s.name);
   }
 }
 
@@ -177,19 +118,13 @@ TEST(DeviceMatrix, DeviceUnpackEqualsGetBin) {
 #ifdef RINGBOOST_USE_CUDA
   for (const test::ShapeSpec& s : test::AllKernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
-    // Rows as the CPU holds them, and aligned to 32 bytes (read through the rows too).
-    for (const uint32_t align : {0u, 32u}) {
-      const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2, align);
-      for (const bool by_rows : {false, true}) {
-        const std::vector<int64_t> bins = UnpackAllOnDevice(dm, by_rows);
-        ASSERT_EQ(bins.size(), b.matrix->NumRows() * b.cuts.NumFeatures()) << s.name;
-        for (uint64_t i = 0; i < b.matrix->NumRows(); ++i) {
-          for (uint32_t f = 0; f < b.cuts.NumFeatures(); ++f) {
-            ASSERT_EQ(bins[i * b.cuts.NumFeatures() + f], b.matrix->GetBin(i, f, b.cuts))
-                << s.name << " row " << i << " feature " << f << " align " << align
-                << (by_rows ? " by rows" : "");
-          }
-        }
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    const std::vector<int64_t> bins = UnpackAllOnDevice(dm);
+    ASSERT_EQ(bins.size(), b.matrix->NumRows() * b.cuts.NumFeatures()) << s.name;
+    for (uint64_t i = 0; i < b.matrix->NumRows(); ++i) {
+      for (uint32_t f = 0; f < b.cuts.NumFeatures(); ++f) {
+        ASSERT_EQ(bins[i * b.cuts.NumFeatures() + f], b.matrix->GetBin(i, f, b.cuts))
+            << s.name << " row " << i << " feature " << f;
       }
     }
   }
