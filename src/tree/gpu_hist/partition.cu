@@ -13,21 +13,6 @@
 namespace ringboost {
 namespace {
 
-// The first task whose `Field` is greater than x (tasks sorted by it).
-template <auto Field>
-__device__ int FirstTaskAfter(const PartitionTaskView* tasks, int n_tasks, uint64_t x) {
-  int lo = 0, hi = n_tasks;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    if (tasks[mid].*Field <= x) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 // A block takes one tile: the task whose tiles hold `tile` (tasks sorted by first_tile, each
 // with at least one tile) and the tile's positions [begin, end).
 struct TileOf {
@@ -36,11 +21,19 @@ struct TileOf {
 };
 
 __device__ TileOf FindTile(const PartitionTaskView* tasks, int n_tasks, uint32_t tile) {
-  const int t = FirstTaskAfter<&PartitionTaskView::first_tile>(tasks, n_tasks, tile) - 1;
-  const PartitionTaskView& task = tasks[t];
+  int lo = 0, hi = n_tasks;  // the first task with first_tile > tile
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (tasks[mid].first_tile <= tile) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  const PartitionTaskView& task = tasks[lo - 1];
   const uint64_t begin = task.begin + (tile - task.first_tile) * kPartitionTileRows;
   const uint64_t end = begin + kPartitionTileRows;
-  return TileOf{t, begin, end < task.end ? end : task.end};
+  return TileOf{lo - 1, begin, end < task.end ? end : task.end};
 }
 
 constexpr int kTileThreads = DevicePolicy::kPartitionBlockThreads;
