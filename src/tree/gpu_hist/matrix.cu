@@ -20,8 +20,9 @@ __global__ void UnpackAllKernel(EllpackView view, int64_t* out) {
 
 }  // namespace
 
-std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix) {
-  const EllpackView view = matrix.View();
+std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix, bool by_rows) {
+  EllpackView view = matrix.View();
+  if (by_rows) view.columns = nullptr;
   DeviceBuffer<int64_t> d_out(view.shape.num_rows * view.shape.num_features);
   if (d_out.empty()) return {};
   constexpr int kThreads = DevicePolicy::kElementwiseBlockThreads;

@@ -142,8 +142,10 @@ class DeviceMatrix {
 };
 
 #ifdef RINGBOOST_USE_CUDA
-// For tests: GetBin of every (row, feature), row-major, read on the device (matrix.cu).
-std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix);
+// For tests: GetBin of every (row, feature), row-major, read on the device (matrix.cu); by_rows:
+// dense bins read from the row-major symbols (as the histogram kernels and the leaf walk read
+// them) instead of the column copy.
+std::vector<int64_t> UnpackAllOnDevice(const DeviceMatrix& matrix, bool by_rows = false);
 #endif
 
 }  // namespace ringboost

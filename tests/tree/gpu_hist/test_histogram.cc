@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "device_test_helpers.h"
+#include "helpers.h"
 #include "tree/gpu_hist/histogram.h"
 #include "tree/hist/histogram.h"
 #include "tree/hist/row_partitioner.h"
@@ -117,15 +118,19 @@ TEST(DeviceHistogram, BlockTasksSkipEmptyNodes) {
 // RINGBOOST_HIST_TILES picks the dense kernels' tiles for an a/b; unset, the warps'; a wrong value
 // names the allowed ones.
 TEST(DeviceHistogram, TilesFromTheEnvironment) {
-  const char* saved = std::getenv("RINGBOOST_HIST_TILES");
-  const std::string before = saved == nullptr ? "" : saved;
-  unsetenv("RINGBOOST_HIST_TILES");
-  EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
-  setenv("RINGBOOST_HIST_TILES", "block", 1);
-  EXPECT_EQ(DefaultHistTiles(), HistTiles::kBlock);
-  setenv("RINGBOOST_HIST_TILES", "warp", 1);
-  EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
-  setenv("RINGBOOST_HIST_TILES", "blocks", 1);
+  {
+    test::ScopedEnv unset("RINGBOOST_HIST_TILES", "");
+    EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
+  }
+  {
+    test::ScopedEnv block("RINGBOOST_HIST_TILES", "block");
+    EXPECT_EQ(DefaultHistTiles(), HistTiles::kBlock);
+  }
+  {
+    test::ScopedEnv warp("RINGBOOST_HIST_TILES", "warp");
+    EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
+  }
+  test::ScopedEnv blocks("RINGBOOST_HIST_TILES", "blocks");
   try {
     DefaultHistTiles();
     ADD_FAILURE() << "blocks was taken";
@@ -134,11 +139,6 @@ TEST(DeviceHistogram, TilesFromTheEnvironment) {
                   "RINGBOOST_HIST_TILES=blocks: allowed values are warp and block"),
               std::string::npos)
         << e.what();
-  }
-  if (saved == nullptr) {
-    unsetenv("RINGBOOST_HIST_TILES");
-  } else {
-    setenv("RINGBOOST_HIST_TILES", before.c_str(), 1);
   }
 }
 

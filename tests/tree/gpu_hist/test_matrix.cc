@@ -119,12 +119,14 @@ TEST(DeviceMatrix, DeviceUnpackEqualsGetBin) {
   for (const test::ShapeSpec& s : test::AllKernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-    const std::vector<int64_t> bins = UnpackAllOnDevice(dm);
-    ASSERT_EQ(bins.size(), b.matrix->NumRows() * b.cuts.NumFeatures()) << s.name;
-    for (uint64_t i = 0; i < b.matrix->NumRows(); ++i) {
-      for (uint32_t f = 0; f < b.cuts.NumFeatures(); ++f) {
-        ASSERT_EQ(bins[i * b.cuts.NumFeatures() + f], b.matrix->GetBin(i, f, b.cuts))
-            << s.name << " row " << i << " feature " << f;
+    for (const bool by_rows : {false, true}) {  // dense: through the columns, then the rows
+      const std::vector<int64_t> bins = UnpackAllOnDevice(dm, by_rows);
+      ASSERT_EQ(bins.size(), b.matrix->NumRows() * b.cuts.NumFeatures()) << s.name;
+      for (uint64_t i = 0; i < b.matrix->NumRows(); ++i) {
+        for (uint32_t f = 0; f < b.cuts.NumFeatures(); ++f) {
+          ASSERT_EQ(bins[i * b.cuts.NumFeatures() + f], b.matrix->GetBin(i, f, b.cuts))
+              << s.name << " row " << i << " feature " << f << (by_rows ? " by rows" : "");
+        }
       }
     }
   }
