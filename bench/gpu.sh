@@ -82,30 +82,61 @@ ab_summary() {
 }
 # Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
 # kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
-# NCU_ENV=NAME=VALUE[,NAME=VALUE]: each mode profiled again with those settings (kernels-env*.csv).
+# NCU_ENV=NAME=VALUE[,NAME=VALUE][;...]: each mode profiled again with each group of settings
+# (groups separated by ';': kernels-env1*.csv, kernels-env2*.csv, ...).
+# NCU_BASE=1: and the base build of the a/b (BASE_RINGBOOST; kernels-base*.csv). NCU_DETAIL=REGEX:
+# the first mode's kernels whose names match, 2 launches each, with the sections that say what
+# binds them (warp stalls, the scheduler, memory and compute pipes) in ncu-detail.txt
+# (NCU_DETAIL_ENV: with those settings).
+NCU_ENVS=()
+[[ -n "${NCU_ENV:-}" ]] && IFS=';' read -r -a NCU_ENVS <<<"$NCU_ENV"
+ncu_sides() {  # "" (this build), env1 .. envN, base
+  echo '""'
+  for i in "${!NCU_ENVS[@]}"; do echo "env$((i + 1))"; done
+  [[ -n "${NCU_BASE:-}" && -n "${BASE_RINGBOOST:-}" ]] && echo base || true
+}
 run_ncu() {  # the modes to profile
   command -v ncu >/dev/null && [[ "${NCU:-1}" == 1 ]] || return 0
-  local mode m e env
+  local mode m e env prog
   for mode in $1; do
-    for e in "" ${NCU_ENV:+env}; do
+    for e in $(ncu_sides); do
+      [[ "$e" == '""' ]] && e=""
       m="${e:+-$e}$(mode_suffix "$mode")"
       env=()
-      [[ -n "$e" ]] && IFS=, read -r -a env <<<"$NCU_ENV"
+      [[ "$e" == env* ]] && IFS=, read -r -a env <<<"${NCU_ENVS[${e#env} - 1]}"
+      prog="$RINGBOOST"
+      [[ "$e" == base ]] && prog="$BASE_RINGBOOST"
       timeout "${NCU_TIMEOUT:-240}" env "${env[@]}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
         --print-summary per-kernel --csv \
-        "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
+        "$prog" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
         model_out="$OUT/ncu2$m.json" >"$OUT/kernels$m.csv" 2>"$OUT/ncu$m.err" ||
         echo "ncu failed or timed out: see ncu$m.err"
     done
   done
+  if [[ -n "${NCU_DETAIL:-}" ]]; then
+    mode="${1%% *}"
+    env=()
+    [[ -n "${NCU_DETAIL_ENV:-}" ]] && IFS=, read -r -a env <<<"$NCU_DETAIL_ENV"
+    timeout "${NCU_TIMEOUT:-240}" env "${env[@]}" ncu -k "regex:$NCU_DETAIL" -c "${NCU_DETAIL_LAUNCHES:-2}" \
+      --section SpeedOfLight --section SchedulerStats --section WarpStateStats \
+      --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section Occupancy \
+      "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=1 $(mode_args "$mode") \
+      model_out="$OUT/ncu-detail.json" >"$OUT/ncu-detail.txt" 2>&1 ||
+      echo "ncu (detail) failed or timed out: see ncu-detail.txt"
+  fi
 }
 kernel_tables() {  # the copy bandwidth (GB/s; 0: unknown)
   local mode m e
-  for e in "" ${NCU_ENV:+env}; do
+  for e in $(ncu_sides); do
+    [[ "$e" == '""' ]] && e=""
     for mode in exact lowbit; do
       m="${e:+-$e}$(mode_suffix "$mode")"
       if [[ -s "$OUT/kernels$m.csv" ]]; then
-        echo "kernels, $mode${e:+ with $NCU_ENV}:"
+        case "$e" in
+          env*) echo "kernels, $mode with ${NCU_ENVS[${e#env} - 1]}:" ;;
+          base) echo "kernels, $mode, the base build:" ;;
+          *) echo "kernels, $mode:" ;;
+        esac
         python3 "$ROOT/bench/gpu_kernels.py" "$OUT/kernels$m.csv" 2 "$1"
       fi
     done

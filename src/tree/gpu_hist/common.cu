@@ -1,6 +1,7 @@
 // Device detection, memory checks and raw device memory calls (common.h).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "tree/gpu_hist/common.cuh"
@@ -66,6 +67,15 @@ DeviceMemoryInfo QueryDeviceMemory() {
 }
 
 void DeviceSynchronize() { RB_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+unsigned int ResidentGrid(uint64_t n, int threads) {
+  int device = 0, sms = 0, per_sm = 0;
+  RB_CUDA_CHECK(cudaGetDevice(&device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  const unsigned int resident = static_cast<unsigned int>(sms * std::max(1, per_sm / threads));
+  return std::min(GridFor(n, threads), std::max(resident, 1u));
+}
 
 DeviceEventTimer::DeviceEventTimer() {
   cudaEvent_t start, stop;

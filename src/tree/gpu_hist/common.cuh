@@ -64,6 +64,11 @@ inline unsigned int GridStrideFor(uint64_t n, int threads) {
   return blocks < DevicePolicy::kMaxGridBlocks ? blocks : DevicePolicy::kMaxGridBlocks;
 }
 
+// Blocks of `threads` for a kernel that strides over n items: at most as many as the device holds
+// at once (its SMs times the blocks of that size an SM's threads allow), so that a reduction
+// kernel's blocks each take many items and few block results meet at one global atomic.
+unsigned int ResidentGrid(uint64_t n, int threads);
+
 // Exact integer add of a GradientSum into shared or global memory. Two's complement addition
 // through unsigned long long is exact modulo 2^64, and the quantizer bounds every true sum below
 // 2^62, so the result is exact and independent of the order of the adds.

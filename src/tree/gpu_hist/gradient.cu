@@ -163,8 +163,8 @@ GradientQuantizer DeviceGradients::Quantizer(int group, rabit::Communicator* com
   Reduced* red = reinterpret_cast<Reduced*>(d_reduced_.data());
   detail::CopyToDevice(red, &h_red, sizeof(h_red));
   if (rows_ > 0) {
-    MaxAbsKernel<<<GridStrideFor(rows_, kThreads), kThreads>>>(d_gpair_.data(), rows_, groups_,
-                                                               group, red);
+    MaxAbsKernel<<<ResidentGrid(rows_, kThreads), kThreads>>>(d_gpair_.data(), rows_, groups_,
+                                                              group, red);
     RB_CUDA_CHECK_LAUNCH();
   }
   detail::CopyToHost(&h_red, red, sizeof(h_red));
@@ -191,7 +191,7 @@ GradientSum DeviceGradients::Quantize(const GradientQuantizer& quantizer, int gr
         LowBitArgs{low->quantizer.grad_scale(), low->quantizer.hess_scale(), low->key, low->d_out};
   }
   if (rows_ > 0) {
-    QuantizeKernel<<<GridStrideFor(rows_, kThreads), kThreads>>>(
+    QuantizeKernel<<<ResidentGrid(rows_, kThreads), kThreads>>>(
         d_gpair_.data(), rows_, groups_, group, quantizer.grad_scale(), quantizer.hess_scale(),
         sampling, args, d_out, red);
     RB_CUDA_CHECK_LAUNCH();

@@ -460,13 +460,11 @@ std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& mat
     const uint32_t* d_cat_words = DeviceCategoryWords();
     EllpackView view = matrix.View();
     view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
-    // A few blocks an SM, each over many rows, so that few block sums go to global memory.
-    int device = 0, sms = 0;
-    RB_CUDA_CHECK(cudaGetDevice(&device));
-    RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    // The blocks the device holds at once, each over many rows, so that few block sums go to
+    // global memory.
     constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
-    const unsigned int blocks = std::min<unsigned int>(GridFor(num_rows_, kThreads), 8u * sms);
-    WalkLeafSumsKernel<<<blocks, kThreads, 4 * sizeof(uint32_t) * num_nodes>>>(
+    WalkLeafSumsKernel<<<ResidentGrid(num_rows_, kThreads), kThreads,
+                         4 * sizeof(uint32_t) * num_nodes>>>(
         view, d_walk_.data(), d_cat_words, static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,
         d_leaf_of_row_.data(), d_leaf_sums_.data());
     RB_CUDA_CHECK_LAUNCH();

@@ -199,12 +199,24 @@ TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
 #endif
 }
 
+#ifdef RINGBOOST_USE_CUDA
+// The kernel shapes and dense ones of more rows and wider rows for the leaf walks: 28 one-byte
+// features over many blocks (the last one partial), 64 and 65 of them.
+std::vector<test::ShapeSpec> WalkShapes() {
+  std::vector<test::ShapeSpec> shapes = test::KernelShapes();
+  shapes.push_back({"walk_28", 5003, 28, 30, 0.0, 256, 31});
+  shapes.push_back({"walk_64", 2001, 64, 10, 0.0, 256, 32});
+  shapes.push_back({"walk_65", 2001, 65, 10, 0.0, 256, 33});
+  return shapes;
+}
+#endif
+
 // The prediction cache: each leaf's value added to its rows, as TreeGrower::UpdatePredictions,
 // over every shape (dense ones walk the splits row by row, sparse ones take each leaf's rows).
 TEST(DevicePartition, LeafValuesUpdateThePredictionCache) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
-  for (const test::ShapeSpec& s : test::KernelShapes()) {
+  for (const test::ShapeSpec& s : WalkShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     DevicePartitioner dev(b.matrix->NumRows());
@@ -223,6 +235,41 @@ TEST(DevicePartition, LeafValuesUpdateThePredictionCache) {
     dev.AddLeafValues(dm, leaves, values, d_preds.data(), stride, group);
     EXPECT_EQ(d_preds.ToHost(), expected) << s.name;
   }
+#endif
+}
+
+// Dense data: every row walks the recorded splits to its leaf; each leaf's sum of the gradients
+// equals the sum over its partitioned rows (inner nodes zero), and the prediction cache then adds
+// by the rows' leaves as the partition says.
+TEST(DevicePartition, WalkLeafSumsEqualTheLeavesRows) {
+  RB_REQUIRE_DEVICE();
+#ifdef RINGBOOST_USE_CUDA
+  int walked = 0;
+  for (const test::ShapeSpec& s : WalkShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(s);
+    if (b.matrix->layout() != BinnedMatrix::Layout::kDense) continue;
+    ++walked;
+    const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
+    DevicePartitioner dev(b.matrix->NumRows());
+    dev.Partition(dm, {SplitOf(b, 0)});
+    dev.Partition(dm, {SplitOf(b, 1), SplitOf(b, 2)});
+    const std::vector<int> leaves{3, 4, 5, 6};
+    std::vector<GradientSum> expected(7);
+    std::vector<float> preds(b.matrix->NumRows(), 0.5f);
+    const std::vector<float> values{0.5f, -0.25f, 0.125f, 1.0f / 3.0f};
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      for (uint32_t row : dev.NodeRowsToHost(leaves[k])) {
+        expected[leaves[k]] += b.gpair[row];
+        preds[row] += values[k];
+      }
+    }
+    const DeviceBuffer<GradientSum> d_gpair(b.gpair);
+    EXPECT_EQ(dev.WalkLeafSums(dm, d_gpair.data(), 7), expected) << s.name;
+    DeviceBuffer<float> d_preds(std::vector<float>(b.matrix->NumRows(), 0.5f));
+    dev.AddLeafValues(dm, leaves, values, d_preds.data(), 1, 0);
+    EXPECT_EQ(d_preds.ToHost(), preds) << s.name;
+  }
+  EXPECT_GE(walked, 6);
 #endif
 }
 
