@@ -88,17 +88,7 @@ HistTiles DefaultHistTiles() {
   const std::string v = value;
   if (v == "warp") return HistTiles::kWarp;
   if (v == "block") return HistTiles::kBlock;
-  if (v == "lanes") return HistTiles::kLanes;
-  RB_FAIL("RINGBOOST_HIST_TILES=" << v << ": allowed values are warp, block and lanes");
-}
-
-HistRowLoads DefaultHistRowLoads() {
-  const char* value = std::getenv("RINGBOOST_HIST_ROW_LOADS");
-  if (value == nullptr || *value == '\0') return HistRowLoads::kWords;
-  const std::string v = value;
-  if (v == "vectors") return HistRowLoads::kVectors;
-  if (v == "words") return HistRowLoads::kWords;
-  RB_FAIL("RINGBOOST_HIST_ROW_LOADS=" << v << ": allowed values are vectors and words");
+  RB_FAIL("RINGBOOST_HIST_TILES=" << v << ": allowed values are warp and block");
 }
 
 std::vector<HistBlockTask> MakeHistBlockTasks(const std::vector<HistNode>& nodes,

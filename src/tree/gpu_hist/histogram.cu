@@ -69,30 +69,23 @@ HistSharedLaunch PlanLaunch(Kernel kernel, std::size_t optin, uint32_t words_per
   return plan;
 }
 
-// The tiled kernel that takes its tiles as `tiles` says.
+// The tiled kernel of `plan`: the warps' (warp_tiles) or the block's.
 template <typename Sums, typename Grad>
-auto TiledKernel(HistTiles tiles) {
-  switch (tiles) {
-    case HistTiles::kWarp:
-      return WarpTiledHistogramKernel<Sums, Grad>;
-    case HistTiles::kLanes:
-      return LaneRowsHistogramKernel<Sums, Grad>;
-    default:
-      return TiledHistogramKernel<Sums, Grad>;
-  }
+auto TiledKernel(bool warp_tiles) {
+  return warp_tiles ? WarpTiledHistogramKernel<Sums, Grad> : TiledHistogramKernel<Sums, Grad>;
 }
 
 // The launch of the tiled kernel for Sums and Grad (tile_rows 0: no useful tile fits): the warps'
-// or the lanes' where `tiles` asks for it and a tile of a row a thread fits.
+// where `tiles` asks for it and a tile of a row a thread fits.
 template <typename Sums, typename Grad>
 HistSharedLaunch PlanTiled(std::size_t optin, uint32_t max_cells, uint32_t row_bytes,
                            HistTiles tiles) {
-  HistSharedLaunch plan = PlanLaunch(TiledKernel<Sums, Grad>(HistTiles::kBlock), optin,
-                                     Sums::kWordsPerCell, max_cells, true, row_bytes, sizeof(Grad));
-  if (tiles != HistTiles::kBlock && plan.tile_rows == static_cast<uint32_t>(kThreads)) {
-    plan = PlanLaunch(TiledKernel<Sums, Grad>(tiles), optin, Sums::kWordsPerCell, max_cells, true,
+  HistSharedLaunch plan = PlanLaunch(TiledKernel<Sums, Grad>(false), optin, Sums::kWordsPerCell,
+                                     max_cells, true, row_bytes, sizeof(Grad));
+  if (tiles == HistTiles::kWarp && plan.tile_rows == static_cast<uint32_t>(kThreads)) {
+    plan = PlanLaunch(TiledKernel<Sums, Grad>(true), optin, Sums::kWordsPerCell, max_cells, true,
                       row_bytes, sizeof(Grad));
-    plan.tiles = plan.tile_rows == static_cast<uint32_t>(kThreads) ? tiles : HistTiles::kBlock;
+    plan.warp_tiles = plan.tile_rows == static_cast<uint32_t>(kThreads);
   }
   return plan;
 }
@@ -107,11 +100,10 @@ void LaunchShared(const HistSharedLaunch& plan, const EllpackView& view, const G
   const unsigned int blocks = static_cast<unsigned int>(std::min<std::size_t>(n_tasks, max_blocks));
   const dim3 grid(blocks, static_cast<unsigned int>(groups.size()));
   if (plan.tile_rows > 0) {
-    const auto kernel = TiledKernel<Sums, Grad>(plan.tiles);
+    const auto kernel = TiledKernel<Sums, Grad>(plan.warp_tiles);
     AllowSharedBytes(kernel, plan.shared_bytes);
     kernel<<<grid, kThreads, plan.shared_bytes>>>(view, gpair, tasks.data(), n_tasks, groups.data(),
-                                                  total_bins, out, max_cells, plan.tile_rows,
-                                                  plan.vector_rows);
+                                                  total_bins, out, max_cells, plan.tile_rows);
   } else {
     AllowSharedBytes(GatherHistogramKernel<Grad>, plan.shared_bytes);
     GatherHistogramKernel<Grad><<<grid, kThreads, plan.shared_bytes>>>(
@@ -159,7 +151,6 @@ DeviceHistogramBuilder::DeviceHistogramBuilder(const DeviceMatrix* matrix,
   if (dense && wide_fits && exact_.tile_rows > 0) {
     narrow_ = PlanTiled<NarrowSums, uint32_t>(optin, max_cells_, widest_row, tiles);
   }
-  exact_.vector_rows = narrow_.vector_rows = DefaultHistRowLoads() == HistRowLoads::kVectors;
 }
 
 void DeviceHistogramBuilder::Build(const DeviceHistGradients& grad,

@@ -107,26 +107,6 @@ struct DeviceHistGradients {
   const uint32_t* low_bit = nullptr;   // low-bit ones, packed (PackLowBit)
 };
 
-// How the dense kernels take their tiles of rows. kBlock: the block loads a tile of up to a row a
-// thread, waits at a barrier, adds it, waits again. kWarp: each warp loads and adds 32 rows of its
-// own between warp barriers only, so that the warps of a block overlap loads and adds; the block
-// waits only where the output histogram changes or the narrow cells fold. kLanes: each thread
-// loads and adds rows of its own, the row's gradient in registers (no gradient read from shared
-// memory an entry), the lanes of a step on different slots. All give the same sums (integers).
-// Where a tile of a row a thread does not fit, kWarp and kLanes run as kBlock.
-enum class HistTiles { kBlock, kWarp, kLanes };
-// RINGBOOST_HIST_TILES=block|warp|lanes, for a paired a/b on a device; unset: the default, kWarp.
-// Anything else throws naming the allowed values.
-HistTiles DefaultHistTiles();
-
-// How a dense tile's row of whole 32-bit words is read from global memory: a load a word
-// (kWords), or the aligned 16-byte vectors that cover it (kVectors: a scattered 28-byte row in 2
-// or 3 loads instead of 7). Both copy the same bytes.
-enum class HistRowLoads { kWords, kVectors };
-// RINGBOOST_HIST_ROW_LOADS=words|vectors, for a paired a/b on a device; unset: kWords. Anything
-// else throws naming the allowed values.
-HistRowLoads DefaultHistRowLoads();
-
 // How a shared-memory histogram kernel runs: its dynamic shared memory (the widest shared group's
 // sums, then the row tile), the rows of its tile of dense rows (0: entries gathered one by one)
 // and its resident blocks on the whole device.
@@ -134,9 +114,18 @@ struct HistSharedLaunch {
   std::size_t shared_bytes = 0;
   uint32_t tile_rows = 0;
   int max_blocks = 1;
-  HistTiles tiles = HistTiles::kBlock;  // how the tile is taken (kWarp, kLanes: a row a thread)
-  bool vector_rows = false;  // tile rows of whole words load by 16-byte vectors (HistRowLoads)
+  bool warp_tiles = false;  // the tile is cut among the warps (HistTiles::kWarp)
 };
+
+// How the dense kernels take their tiles of rows. kBlock: the block loads a tile of up to a row a
+// thread, waits at a barrier, adds it, waits again. kWarp: each warp loads and adds 32 rows of its
+// own between warp barriers only, so that the warps of a block overlap loads and adds; the block
+// waits only where the output histogram changes or the narrow cells fold. Both give the same sums
+// (integers). Where a tile of a row a thread does not fit, kWarp runs as kBlock.
+enum class HistTiles { kBlock, kWarp };
+// RINGBOOST_HIST_TILES=block|warp, for a paired a/b on a device; unset: the default, kWarp.
+// Anything else throws naming the allowed values.
+HistTiles DefaultHistTiles();
 
 #ifdef RINGBOOST_USE_CUDA
 class DeviceHistogramBuilder {
@@ -159,9 +148,8 @@ class DeviceHistogramBuilder {
   uint32_t tile_rows() const { return exact_.tile_rows; }
   // The same for low-bit gradients in packed cells (0: they take the exact cells' kernels).
   uint32_t narrow_tile_rows() const { return narrow_.tile_rows; }
-  // How the dense tiles are taken (exact cells; the narrow ones the same): kBlock where the
-  // builder was asked for it or no tile of a row a thread fits.
-  HistTiles tiles() const { return exact_.tiles; }
+  // Whether the dense tiles are cut among the warps (exact cells; the narrow ones the same).
+  bool warp_tiles() const { return exact_.warp_tiles; }
   // Tests: at most `blocks` blocks a shared-memory launch (0: as many as the device holds), so
   // that each block takes several tasks.
   void LimitBlocks(int blocks) { block_limit_ = blocks; }

@@ -274,65 +274,23 @@ __device__ __forceinline__ void CopyInFlight(const T* __restrict__ src, T* __res
   }
 }
 
-// Copies `words` 32-bit words from src (4-byte aligned) to dst by the aligned 16-byte vectors that
-// cover them, kBatch loads in flight: a scattered row costs a few wide loads instead of a load a
-// word (each load of a warp's scattered rows is one request a row, whatever its width). The last
-// vector may reach past the row, never past the array: the device pads it to 16 bytes
-// (DeviceMatrix).
-__device__ __forceinline__ void CopyByVectors(const uint8_t* src, uint32_t* __restrict__ dst,
-                                              uint32_t words) {
-  constexpr uint32_t kBatch = 1;  // 2 or more spilled registers in the warps' kernel
-  const uintptr_t at = reinterpret_cast<uintptr_t>(src);
-  const uint4* base = reinterpret_cast<const uint4*>(at & ~uintptr_t{15});
-  const uint32_t skip = static_cast<uint32_t>(at & 15) / 4;  // words of the first vector before src
-  const uint32_t n = (skip + words + 3) / 4;
-  for (uint32_t i = 0; i < n; i += kBatch) {
-    uint4 v[kBatch];
-#pragma unroll
-    for (uint32_t j = 0; j < kBatch; ++j) {
-      if (i + j < n) v[j] = __ldg(base + i + j);
-    }
-#pragma unroll
-    for (uint32_t j = 0; j < kBatch; ++j) {
-      if (i + j >= n) continue;
-      const uint32_t w[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
-#pragma unroll
-      for (uint32_t k = 0; k < 4; ++k) {
-        const uint32_t to = (i + j) * 4 + k - skip;  // unsigned: before src wraps past words
-        if (to < words) dst[to] = w[k];
-      }
-    }
-  }
-}
-
-// Copies the symbols of the group's slots of row `row` to `dst` (row_bytes of them); rows of
-// whole 32-bit words by 16-byte vectors where `vectors` (HistRowLoads::kVectors).
-__device__ __forceinline__ void LoadRowSymbols(const EllpackView& m, const FeatureGroup& group,
-                                               uint32_t row, uint32_t row_bytes, uint8_t* dst,
-                                               bool vectors) {
-  const uint8_t* src =
-      m.symbols +
-      (static_cast<uint64_t>(row) * m.shape.row_stride + group.slot_begin) * m.shape.symbol_bytes;
-  if (((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) | row_bytes) & 3) ==
-      0) {
-    if (vectors) {
-      CopyByVectors(src, reinterpret_cast<uint32_t*>(dst), row_bytes / 4);
-    } else {
-      CopyInFlight(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst),
-                   row_bytes / 4);
-    }
-  } else {
-    CopyInFlight(src, dst, row_bytes);
-  }
-}
-
 // Copies row `row` (its gradient and the symbols of the group's slots) to place `at` of the tile.
 template <typename Grad>
 __device__ void LoadTileRow(const EllpackView& m, const Grad* gpair, const FeatureGroup& group,
-                            uint32_t row, uint32_t at, const TileBuffer<Grad>& buf, bool vectors) {
-  const uint32_t row_bytes = (group.slot_end - group.slot_begin) * m.shape.symbol_bytes;
+                            uint32_t row, uint32_t at, const TileBuffer<Grad>& buf) {
+  const uint32_t bytes = m.shape.symbol_bytes;
+  const uint32_t row_bytes = (group.slot_end - group.slot_begin) * bytes;
   const Grad g = gpair[row];  // in flight with the symbols
-  LoadRowSymbols(m, group, row, row_bytes, buf.symbols + at * row_bytes, vectors);
+  const uint8_t* src =
+      m.symbols + (static_cast<uint64_t>(row) * m.shape.row_stride + group.slot_begin) * bytes;
+  uint8_t* dst = buf.symbols + at * row_bytes;
+  if (((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst) | row_bytes) & 3) ==
+      0) {
+    CopyInFlight(reinterpret_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst),
+                 row_bytes / 4);
+  } else {
+    CopyInFlight(src, dst, row_bytes);
+  }
   buf.gpair[at] = g;
 }
 
@@ -399,8 +357,7 @@ template <typename Sums, typename Grad>
 __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
     TiledHistogramKernel(EllpackView m, const Grad* __restrict__ gpair, const HistBlockTask* tasks,
                          uint64_t n_tasks, const FeatureGroup* groups, uint32_t total_bins,
-                         GradientSum* out, uint32_t max_cells, uint32_t tile_rows,
-                         bool vector_rows) {
+                         GradientSum* out, uint32_t max_cells, uint32_t tile_rows) {
   const TiledBlock<Sums, Grad> b(m, groups, n_tasks, max_cells, tile_rows);
   if (b.Idle()) return;
   const FeatureGroup& group = b.group;
@@ -415,7 +372,7 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
   for (bool more = true; more;) {
     const HistBlockTask task = tasks[at.task];
     const uint32_t n = RowsIn(task, at.start, tile_rows);
-    if (threadIdx.x < n) LoadTileRow(m, gpair, group, row, threadIdx.x, buf, vector_rows);
+    if (threadIdx.x < n) LoadTileRow(m, gpair, group, row, threadIdx.x, buf);
     TileRef next = at;
     more = NextTile(tasks, share.last, tile_rows, &next);
     if (more) row = TileRow(tasks[next.task], next.start, tile_rows);  // used after the adds
@@ -447,7 +404,7 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
     WarpTiledHistogramKernel(EllpackView m, const Grad* __restrict__ gpair,
                              const HistBlockTask* tasks, uint64_t n_tasks,
                              const FeatureGroup* groups, uint32_t total_bins, GradientSum* out,
-                             uint32_t max_cells, uint32_t tile_rows, bool vector_rows) {
+                             uint32_t max_cells, uint32_t tile_rows) {
   constexpr uint32_t kWarpRows = 32;
   const TiledBlock<Sums, Grad> b(m, groups, n_tasks, max_cells, tile_rows);
   if (b.Idle()) return;
@@ -480,66 +437,11 @@ __global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
       if (lane < n) {
         const uint64_t pos = task.begin + start + lane;
         const uint32_t row = task.rows != nullptr ? task.rows[pos] : static_cast<uint32_t>(pos);
-        LoadTileRow(m, gpair, group, row, lane, buf, vector_rows);
+        LoadTileRow(m, gpair, group, row, lane, buf);
       }
       __syncwarp();
       AddTile(m, group, buf, n, sums, lane, kWarpRows);
       __syncwarp();  // the warp's buffer is refilled next
-    }
-    unfolded += n_rows;
-  }
-  __syncthreads();
-  sums.FlushTo(m, group, out + static_cast<uint64_t>(current) * total_bins);
-}
-
-// The same sums with a row a thread (HistTiles::kLanes): each thread copies the symbols of its
-// row to its own place in the tile and keeps the row's gradient in registers, then adds the row's
-// entries, slot by slot from its lane's slot (the lanes of a step on different slots, so on
-// different banks of the sums); no thread reads another's place, so only the output changes and
-// the folds wait for the block. Needs a tile of a row a thread (tile_rows == blockDim.x).
-template <typename Sums, typename Grad>
-__global__ void __launch_bounds__(kThreads, DevicePolicy::kHistBlocksPerSM)
-    LaneRowsHistogramKernel(EllpackView m, const Grad* __restrict__ gpair,
-                            const HistBlockTask* tasks, uint64_t n_tasks,
-                            const FeatureGroup* groups, uint32_t total_bins, GradientSum* out,
-                            uint32_t max_cells, uint32_t tile_rows, bool vector_rows) {
-  const TiledBlock<Sums, Grad> b(m, groups, n_tasks, max_cells, tile_rows);
-  if (b.Idle()) return;
-  const FeatureGroup& group = b.group;
-  const Sums& sums = b.sums;
-  const TaskShare& share = b.share;
-  const uint32_t width = group.slot_end - group.slot_begin;
-  const uint32_t first_slot = (threadIdx.x % 32) % width;
-  uint8_t* const mine = b.tile_symbols + threadIdx.x * b.row_bytes;
-  uint32_t current = tasks[share.first].out;
-  uint64_t unfolded = 0;  // rows added since the sums were last folded (or zeroed)
-  sums.Zero();
-  __syncthreads();
-  for (uint64_t t = share.first; t < share.last; ++t) {
-    const HistBlockTask task = tasks[t];
-    const uint64_t n_rows = task.end - task.begin;
-    if (task.out != current) {
-      SwitchOutput(m, group, sums, out, total_bins, &current, task.out);
-      unfolded = 0;
-    }
-    if (unfolded + n_rows > Sums::kFoldRows) {
-      __syncthreads();
-      sums.Fold();
-      __syncthreads();
-      unfolded = 0;
-    }
-    for (uint64_t k = threadIdx.x; k < n_rows; k += blockDim.x) {
-      const uint64_t pos = task.begin + k;
-      const uint32_t row = task.rows != nullptr ? task.rows[pos] : static_cast<uint32_t>(pos);
-      const Grad g = gpair[row];  // in flight with the symbols
-      LoadRowSymbols(m, group, row, b.row_bytes, mine, vector_rows);
-      uint32_t s = first_slot;
-      for (uint32_t i = 0; i < width; ++i) {
-        const uint32_t symbol =
-            m.shape.symbol_bytes == 1 ? mine[s] : reinterpret_cast<const uint16_t*>(mine)[s];
-        sums.Add(symbol * group.lane_stride + s, g);
-        if (++s == width) s = 0;
-      }
     }
     unfolded += n_rows;
   }

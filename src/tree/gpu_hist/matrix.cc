@@ -53,14 +53,6 @@ void DenseSymbols(const std::vector<T>& rows, const std::vector<T>& columns,
       columns.empty() ? Transposed(rows, shape.num_rows, shape.row_stride, nthread) : columns);
 }
 
-// The row-major symbols to the device, padded with zeros to shape.DeviceSymbolBytes().
-void UploadSymbols(const uint8_t* data, const EllpackShape& shape, DeviceBuffer<uint8_t>* d) {
-  const std::size_t bytes = shape.SymbolArrayBytes(), padded = shape.DeviceSymbolBytes();
-  d->Resize(padded);
-  if (bytes > 0) detail::CopyToDevice(d->data(), data, bytes);
-  if (padded > bytes) detail::DeviceMemsetZero(d->data() + bytes, padded - bytes);
-}
-
 // Uploads the dense bytes straight from the matrix (no host copy of the largest arrays).
 void UploadDense(const BinnedMatrix& matrix, const EllpackShape& shape, int nthread,
                  DeviceBuffer<uint8_t>* d_symbols, DeviceBuffer<uint8_t>* d_columns) {
@@ -68,8 +60,7 @@ void UploadDense(const BinnedMatrix& matrix, const EllpackShape& shape, int nthr
     d->CopyFrom(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(v[0]));
   };
   const auto upload_both = [&](const auto& rows, const auto& columns) {
-    RB_CHECK(rows.size() * sizeof(rows[0]) == shape.SymbolArrayBytes());
-    UploadSymbols(reinterpret_cast<const uint8_t*>(rows.data()), shape, d_symbols);
+    upload(rows, d_symbols);
     if (!columns.empty()) return upload(columns, d_columns);
     upload(Transposed(rows, shape.num_rows, shape.row_stride, nthread), d_columns);
   };
@@ -104,7 +95,7 @@ EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cut
 
 std::size_t DeviceMatrixBytes(const EllpackShape& shape) {
   const std::size_t features = shape.num_features;
-  std::size_t bytes = shape.DeviceSymbolBytes() + (shape.dense ? shape.SymbolArrayBytes() : 0);
+  std::size_t bytes = shape.SymbolArrayBytes() * (shape.dense ? 2 : 1);
   bytes += (features + 1) * sizeof(uint32_t);  // cuts.ptr
   bytes += shape.null_symbol * sizeof(float);  // cut values
   bytes += features * sizeof(float);           // min values
@@ -183,8 +174,7 @@ DeviceMatrix DeviceMatrix::Create(const BinnedMatrix& matrix, const HistogramCut
     m.d_slot_base_.CopyFrom(slot_base);
   } else {
     EllpackHost h = PackEllpack(matrix, cuts, threads);
-    RB_CHECK(h.symbols.size() == m.shape_.SymbolArrayBytes());
-    UploadSymbols(h.symbols.data(), m.shape_, &m.d_symbols_);
+    m.d_symbols_.CopyFrom(h.symbols);
     m.d_bin_feature_.CopyFrom(h.bin_feature);
   }
   m.d_column_of_.CopyFrom(m.h_column_of_);

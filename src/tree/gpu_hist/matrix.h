@@ -32,18 +32,15 @@ struct EllpackShape {
   bool dense = false;  // symbols are local bins of the slot's feature
   uint64_t NumSymbols() const { return num_rows * row_stride; }
   uint64_t SymbolArrayBytes() const { return NumSymbols() * symbol_bytes; }
-  // The row-major array on the device: padded to whole 16-byte vectors, which the histogram tiles
-  // and the leaf walk load whole (the padding is zero).
-  uint64_t DeviceSymbolBytes() const { return (SymbolArrayBytes() + 15) / 16 * 16; }
 };
 
 // The shape of `matrix` in ELLPACK form (pure host code; no allocation).
 EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cuts);
 
-// Device memory the DeviceMatrix of this shape takes: symbols (DeviceSymbolBytes, and again the
-// column copy when dense), cuts.ptr, cut values, min values and, when dense, the feature -> slot
-// and slot -> first bin tables, when sparse the bin -> feature table. Computed on the host before
-// anything is allocated.
+// Device memory the DeviceMatrix of this shape takes: symbols (twice when dense: rows and
+// columns), cuts.ptr, cut values, min values and, when dense, the feature -> slot and slot -> first
+// bin tables, when sparse the bin -> feature table. Computed on the host before anything is
+// allocated.
 std::size_t DeviceMatrixBytes(const EllpackShape& shape);
 
 // A trivially copyable view (kernels take it by value). Pointers are device pointers in kernels,

@@ -130,44 +130,13 @@ TEST(DeviceHistogram, TilesFromTheEnvironment) {
     test::ScopedEnv warp("RINGBOOST_HIST_TILES", "warp");
     EXPECT_EQ(DefaultHistTiles(), HistTiles::kWarp);
   }
-  {
-    test::ScopedEnv lanes("RINGBOOST_HIST_TILES", "lanes");
-    EXPECT_EQ(DefaultHistTiles(), HistTiles::kLanes);
-  }
   test::ScopedEnv blocks("RINGBOOST_HIST_TILES", "blocks");
   try {
     DefaultHistTiles();
     ADD_FAILURE() << "blocks was taken";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(
-                  "RINGBOOST_HIST_TILES=blocks: allowed values are warp, block and lanes"),
-              std::string::npos)
-        << e.what();
-  }
-}
-
-// RINGBOOST_HIST_ROW_LOADS picks how a tile row is loaded, for an a/b; unset, a load a word; a
-// wrong value names the allowed ones.
-TEST(DeviceHistogram, RowLoadsFromTheEnvironment) {
-  {
-    test::ScopedEnv unset("RINGBOOST_HIST_ROW_LOADS", "");
-    EXPECT_EQ(DefaultHistRowLoads(), HistRowLoads::kWords);
-  }
-  {
-    test::ScopedEnv words("RINGBOOST_HIST_ROW_LOADS", "words");
-    EXPECT_EQ(DefaultHistRowLoads(), HistRowLoads::kWords);
-  }
-  {
-    test::ScopedEnv vectors("RINGBOOST_HIST_ROW_LOADS", "vectors");
-    EXPECT_EQ(DefaultHistRowLoads(), HistRowLoads::kVectors);
-  }
-  test::ScopedEnv bytes("RINGBOOST_HIST_ROW_LOADS", "bytes");
-  try {
-    DefaultHistRowLoads();
-    ADD_FAILURE() << "bytes was taken";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "RINGBOOST_HIST_ROW_LOADS=bytes: allowed values are vectors and words"),
+                  "RINGBOOST_HIST_TILES=blocks: allowed values are warp and block"),
               std::string::npos)
         << e.what();
   }
@@ -178,7 +147,7 @@ TEST(DeviceHistogram, RowLoadsFromTheEnvironment) {
 // the data has few rows), plus an empty node; the CPU builds each of them, the device all at once
 // (into histograms in another order), with `max_group_cells`.
 // low_bit: the gradients (within LowBitPolicy::kLevels) go to the kernels packed. Dense tiles
-// are taken every way (HistTiles).
+// are taken both ways (HistTiles).
 // block_limit > 0: that many blocks at most (each takes several tasks).
 void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t max_group_cells,
                            bool low_bit = false, int block_limit = 0) {
@@ -204,10 +173,8 @@ void ExpectDeviceEqualsCpu(const test::BinnedData& b, const char* name, uint32_t
   expected.push_back(Histogram(b.cuts.TotalBins()));
 
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-  for (const HistTiles tiles : {HistTiles::kBlock, HistTiles::kWarp, HistTiles::kLanes}) {
-    const char* how = tiles == HistTiles::kWarp    ? "warp tiles"
-                      : tiles == HistTiles::kLanes ? "lane rows"
-                                                   : "block tiles";
+  for (const HistTiles tiles : {HistTiles::kBlock, HistTiles::kWarp}) {
+    const char* how = tiles == HistTiles::kWarp ? "warp tiles" : "block tiles";
     const std::vector<Histogram> got = BuildHistogramsOnDevice(
         dm, b.cuts, b.gpair, node_rows, max_group_cells, true, low_bit, tiles, block_limit);
     ASSERT_EQ(got.size(), expected.size());
@@ -240,11 +207,8 @@ TEST(DeviceHistogram, EqualsCpuOverShapes) {
   for (const test::ShapeSpec& s : test::KernelShapes()) {
     const test::BinnedData b = test::MakeBinnedData(s);
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-    const HistTiles warps = DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).tiles();
-    warp += warps == HistTiles::kWarp;
-    EXPECT_EQ(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kLanes).tiles(),
-              warps == HistTiles::kWarp ? HistTiles::kLanes : HistTiles::kBlock);
-    EXPECT_EQ(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kBlock).tiles(), HistTiles::kBlock);
+    warp += DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).warp_tiles();
+    EXPECT_FALSE(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kBlock).warp_tiles());
     ExpectDeviceEqualsCpu(b, s.name, 0);     // as many cells a group as the device allows
     ExpectDeviceEqualsCpu(b, s.name, 4096);  // several groups, wide features global
     ExpectDeviceEqualsCpu(b, s.name, 1);     // global atomics only
@@ -321,8 +285,7 @@ TEST(DeviceHistogram, WarpTilesCrossTasksAndOutputs) {
     low.gpair[i] = GradientSum{(i / 700) % 3 == 0 ? -7 : 7, 7};
   }
   const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
-  ASSERT_EQ(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).tiles(), HistTiles::kWarp);
-  ASSERT_EQ(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kLanes).tiles(), HistTiles::kLanes);
+  ASSERT_TRUE(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).warp_tiles());
   ASSERT_GT(DeviceHistogramBuilder(&dm, b.cuts, 0, HistTiles::kWarp).narrow_tile_rows(), 0u);
   for (const int blocks : {1, 2, 3}) {
     ExpectDeviceEqualsCpu(b, "words_28", 0, false, blocks);
@@ -331,10 +294,9 @@ TEST(DeviceHistogram, WarpTilesCrossTasksAndOutputs) {
 #endif
 }
 
-// Dense rows of whole words at every offset within a 16-byte vector (a row of 12 or 36 bytes
-// starts at 0, 12, 8 or 4 bytes past a vector; 14 two-byte bins make 28 bytes), in one group and
-// in several (groups that start inside a row), loaded both ways: the sums equal the CPU's.
-TEST(DeviceHistogram, RowLoadsEqualCpuOverWidths) {
+// Dense rows of whole 32-bit words, 12 and 36 one-byte bins and 14 two-byte ones, in one group and
+// in several (36 features: a group starts inside the row): the tiles' sums equal the CPU's.
+TEST(DeviceHistogram, DenseRowsEqualCpuOverWidths) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA
   const std::vector<test::ShapeSpec> shapes{{"words_12", 3001, 12, 20, 0.0, 256, 21},
@@ -346,12 +308,9 @@ TEST(DeviceHistogram, RowLoadsEqualCpuOverWidths) {
     const DeviceMatrix dm = DeviceMatrix::Create(*b.matrix, b.cuts, 2);
     ASSERT_GT(DeviceHistogramBuilder(&dm, b.cuts).tile_rows(), 0u) << s.name;
     ASSERT_GT(DeviceHistogramBuilder(&dm, b.cuts).narrow_tile_rows(), 0u) << s.name;
-    for (const char* loads : {"vectors", "words"}) {
-      test::ScopedEnv env("RINGBOOST_HIST_ROW_LOADS", loads);
-      ExpectDeviceEqualsCpu(b, s.name, 0);
-      ExpectDeviceEqualsCpu(b, s.name, 1024);  // several groups
-      ExpectDeviceEqualsCpu(low, s.name, 0, true);
-    }
+    ExpectDeviceEqualsCpu(b, s.name, 0);
+    ExpectDeviceEqualsCpu(b, s.name, 1024);  // several groups
+    ExpectDeviceEqualsCpu(low, s.name, 0, true);
   }
 #endif
 }

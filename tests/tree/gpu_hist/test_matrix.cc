@@ -29,10 +29,8 @@ TEST(DeviceMatrix, DenseIsTheCpuBytesAndTheirColumns) {
   EXPECT_EQ(h.symbols, (std::vector<uint8_t>{2, 0, 0, 0, 1, 0}));  // local bins, row by row
   EXPECT_EQ(h.columns, (std::vector<uint8_t>{2, 0, 1, 0, 0, 0}));  // the same, column by column
   EXPECT_EQ(h.slot_base, (std::vector<uint32_t>{0, 3}));
-  // symbols 6 padded to 16 + columns 6 + ptr 12 + cut values 16 + min values 8 + feature->slot 8
-  // + bases 8.
-  EXPECT_EQ(h.shape.DeviceSymbolBytes(), 16u);
-  EXPECT_EQ(DeviceMatrixBytes(h.shape), 74u);
+  // symbols 6 + columns 6 + ptr 12 + cut values 16 + min values 8 + feature->slot 8 + bases 8.
+  EXPECT_EQ(DeviceMatrixBytes(h.shape), 64u);
   const EllpackView v = h.View(cuts);
   EXPECT_EQ(v.GetBin(0, 0), 2);
   EXPECT_EQ(v.GetBin(1, 1), 3);
@@ -56,10 +54,8 @@ TEST(DeviceMatrix, SparseHoldsGlobalBinsThenNullSlots) {
   EXPECT_EQ(h.symbols, (std::vector<uint8_t>{0, 0, 3, 0, 3, 0, 3, 0, 1, 0, 2, 0}));
   EXPECT_TRUE(h.columns.empty());
   EXPECT_EQ(h.bin_feature, (std::vector<uint32_t>{0, 0, 1}));
-  // symbols 12 padded to 16 + ptr 12 + cut values 12 + min values 8 + bin -> feature 12; no
-  // column copy.
-  EXPECT_EQ(h.shape.DeviceSymbolBytes(), 16u);
-  EXPECT_EQ(DeviceMatrixBytes(h.shape), 60u);
+  // symbols 12 + ptr 12 + cut values 12 + min values 8 + bin -> feature 12; no column copy.
+  EXPECT_EQ(DeviceMatrixBytes(h.shape), 56u);
   const EllpackView v = h.View(cuts);
   EXPECT_EQ(v.GetBin(0, 0), 0);
   EXPECT_EQ(v.GetBin(0, 1), -1);
