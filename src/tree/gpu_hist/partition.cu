@@ -1,10 +1,9 @@
-// Device side of the row partition (partition.h): by tiles, mark and count, scan, scatter.
+// Device side of the row partition (partition.h): by tiles, each marked and scattered in one pass.
 #include <algorithm>
 #include <cub/block/block_exchange.cuh>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_scan.cuh>
 #include <numeric>
 
 #include "tree/gpu_hist/common.cuh"
@@ -41,86 +40,57 @@ constexpr int kTileItems = static_cast<int>(kPartitionTileItems);
 static_assert(kPartitionTileRows == static_cast<uint64_t>(kTileThreads) * kTileItems,
               "a tile is a block's threads times their items");
 
-// marks[j - lo] for the tile's positions j, and counts[tile] = its rows that go left. Each thread
-// loads its row ids first, then reads their bins: kTileItems gathers in flight.
+// One tile a block, in one pass: the block loads the tile's row ids (each thread kTileItems
+// consecutive positions), each thread reads their bins (kTileItems gathers in flight), a block
+// scan of the marks gives each row its place among the tile's left or right rows, and one thread
+// reserves the tile's rows in the task's two counters (counts[2 * task]: left rows taken from the
+// node's start, counts[2 * task + 1]: right rows taken from its end) by one atomic each. The
+// destinations (TileDestination) go through shared memory back to position order across the
+// threads, so that a warp's stores fall on a few runs.
 __global__ void __launch_bounds__(kTileThreads)
-    MarkCountTilesKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks,
-                         uint64_t lo, uint8_t* marks, uint32_t* counts) {
-  using Reduce = cub::BlockReduce<uint32_t, kTileThreads>;
-  __shared__ typename Reduce::TempStorage temp;
-  const TileOf tile = FindTile(tasks, n_tasks, blockIdx.x);
-  const PartitionTaskView& task = tasks[tile.task];
-  uint32_t rows[kTileItems];
-#pragma unroll
-  for (int i = 0; i < kTileItems; ++i) {
-    const uint64_t j = tile.begin + threadIdx.x + static_cast<uint64_t>(i) * kTileThreads;
-    rows[i] = j < tile.end ? task.src[j] : 0u;
-  }
-  uint8_t mark[kTileItems];
-#pragma unroll
-  for (int i = 0; i < kTileItems; ++i) {
-    const uint64_t j = tile.begin + threadIdx.x + static_cast<uint64_t>(i) * kTileThreads;
-    mark[i] = j < tile.end && GoesLeft(matrix, rows[i], task.feature, task.split_bin,
-                                       task.default_left, task.left_bits);
-  }
-  uint32_t count = 0;
-#pragma unroll
-  for (int i = 0; i < kTileItems; ++i) {
-    const uint64_t j = tile.begin + threadIdx.x + static_cast<uint64_t>(i) * kTileThreads;
-    if (j < tile.end) marks[j - lo] = mark[i];
-    count += mark[i];
-  }
-  const uint32_t total = Reduce(temp).Sum(count);
-  if (threadIdx.x == 0) counts[blockIdx.x] = total;
-}
-
-// Moves the tile's rows from task.src to task.dst: tile_scan is the exclusive scan of the tiles'
-// left counts, so a task's left rows before this tile and in all are differences of it; within the
-// tile, a block scan of the marks in position order. The destinations go through shared memory
-// back to position order across the threads, so that a warp's stores fall on a few runs.
-__global__ void __launch_bounds__(kTileThreads)
-    ScatterTilesKernel(const PartitionTaskView* tasks, int n_tasks, uint64_t lo,
-                       const uint8_t* marks, const uint32_t* tile_scan) {
-  using LoadMarks =
-      cub::BlockLoad<uint8_t, kTileThreads, kTileItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+    PartitionTilesKernel(EllpackView matrix, const PartitionTaskView* tasks, int n_tasks,
+                         uint32_t* counts) {
   using LoadRows =
       cub::BlockLoad<uint32_t, kTileThreads, kTileItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
   using Scan = cub::BlockScan<uint32_t, kTileThreads>;
   using Exchange = cub::BlockExchange<uint32_t, kTileThreads, kTileItems>;
   __shared__ union {
-    typename LoadMarks::TempStorage load_marks;
     typename LoadRows::TempStorage load_rows;
     typename Scan::TempStorage scan;
     typename Exchange::TempStorage exchange;
   } temp;
+  __shared__ uint32_t bases[2];  // the tile's left base and right end (TileDestination)
   const TileOf tile = FindTile(tasks, n_tasks, blockIdx.x);
   const PartitionTaskView& task = tasks[tile.task];
   const int valid = static_cast<int>(tile.end - tile.begin);
-  uint8_t mark[kTileItems];
-  LoadMarks(temp.load_marks).Load(marks + (tile.begin - lo), mark, valid, uint8_t{0});
-  __syncthreads();
   uint32_t rows[kTileItems];
   LoadRows(temp.load_rows).Load(task.src + tile.begin, rows, valid, 0u);
-  __syncthreads();
+  // Blocked arrangement: thread t holds the tile's places t * kTileItems + i.
   uint32_t left[kTileItems];
 #pragma unroll
-  for (int i = 0; i < kTileItems; ++i) left[i] = mark[i];
-  uint32_t left_before[kTileItems];
-  Scan(temp.scan).ExclusiveSum(left, left_before);
+  for (int i = 0; i < kTileItems; ++i) {
+    const int k = static_cast<int>(threadIdx.x) * kTileItems + i;
+    left[i] = k < valid && GoesLeft(matrix, rows[i], task.feature, task.split_bin,
+                                    task.default_left, task.left_bits);
+  }
   __syncthreads();
-  const uint32_t tile_left = tile_scan[blockIdx.x] - tile_scan[task.first_tile];
-  const uint64_t n_left = tile_scan[task.end_tile] - tile_scan[task.first_tile];
-  // Blocked arrangement: thread t holds positions tile.begin + t * kTileItems + i.
+  uint32_t left_before[kTileItems], tile_left;
+  Scan(temp.scan).ExclusiveSum(left, left_before, tile_left);
+  if (threadIdx.x == 0) {
+    const uint32_t tile_right = static_cast<uint32_t>(valid) - tile_left;
+    bases[0] = atomicAdd(counts + 2 * tile.task, tile_left);
+    bases[1] = atomicAdd(counts + 2 * tile.task + 1, tile_right) + tile_right;
+  }
+  __syncthreads();
   uint32_t to[kTileItems];
 #pragma unroll
   for (int i = 0; i < kTileItems; ++i) {
     const int k = static_cast<int>(threadIdx.x) * kTileItems + i;
-    to[i] = k < valid
-                ? static_cast<uint32_t>(PartitionDestination(task.begin, tile.begin + k,
-                                                             uint64_t{tile_left} + left_before[i],
-                                                             n_left, mark[i] != 0) -
-                                        task.begin)
-                : ~0u;
+    to[i] = k < valid ? static_cast<uint32_t>(TileDestination(task.begin, task.end, bases[0],
+                                                              bases[1], static_cast<uint32_t>(k),
+                                                              left_before[i], left[i] != 0) -
+                                              task.begin)
+                      : ~0u;
   }
   uint32_t striped_to[kTileItems], striped_rows[kTileItems];
   Exchange(temp.exchange).BlockedToStriped(to, striped_to);
@@ -132,18 +102,30 @@ __global__ void __launch_bounds__(kTileThreads)
   }
 }
 
-__global__ void CountLeftTilesKernel(const PartitionTaskView* tasks, int n_tasks,
-                                     const uint32_t* tile_scan, uint64_t* n_left) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < n_tasks) n_left[t] = tile_scan[tasks[t].end_tile] - tile_scan[tasks[t].first_tile];
-}
-
 __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int stride, int group) {
   const LeafChunk c = chunks[blockIdx.x];
   for (uint64_t k = threadIdx.x; k < c.n; k += blockDim.x) {
     preds[static_cast<uint64_t>(c.rows[k]) * stride + group] += c.value;
   }
 }
+
+// The walk's nodes as WalkLeafSumsKernel reads them: from global memory (kShared false) or from
+// the block's copy in shared memory at `smem`, made by Stage (a barrier after it).
+template <bool kShared>
+struct WalkNodes {
+  const WalkNode* global;
+  WalkNode* smem;
+  uint32_t n;
+  __device__ void Stage() const {
+    if (kShared) {
+      for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) smem[i] = global[i];
+      __syncthreads();
+    }
+  }
+  __device__ const WalkNode& operator[](int32_t nid) const {
+    return kShared ? smem[nid] : global[nid];
+  }
+};
 
 // cat_words: the partitioner's category words (WalkNode::cat indexes them); null when none.
 __global__ void WalkLeafValuesKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
@@ -181,14 +163,17 @@ __global__ void LeafSumKernel(const LeafSumChunk* chunks, const GradientSum* gpa
 
 // Every row walks the tree to its leaf (nodes' splits as WalkLeafValuesKernel reads them), writes
 // the leaf's node id to leaf_of_row and adds its gradient to the block's exact sum of that node
-// (shared memory: four arrays of n_nodes words, g low, g high, h low, h high); the block's sums go
-// to sums[nid] at the end. Blocks stride over the rows.
-__global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
+// (shared memory: four arrays of n_nodes words, g low, g high, h low, h high, before the nodes'
+// copy where kShared); the block's sums go to sums[nid] at the end. Blocks stride over the rows.
+template <bool kShared>
+__global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restrict__ walk,
                                    const uint32_t* __restrict__ cat_words, uint32_t n_nodes,
                                    uint64_t n, const GradientSum* gpair, uint16_t* leaf_of_row,
                                    GradientSum* sums) {
   extern __shared__ uint32_t words[];
+  const WalkNodes<kShared> nodes{walk, reinterpret_cast<WalkNode*>(words + 4 * n_nodes), n_nodes};
   for (uint32_t i = threadIdx.x; i < 4 * n_nodes; i += blockDim.x) words[i] = 0;
+  nodes.Stage();
   __syncthreads();
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
@@ -240,7 +225,6 @@ DevicePartitioner::DevicePartitioner(uint64_t num_rows) : num_rows_(num_rows) {
   RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
   d_buffers_[0].Resize(num_rows);
   d_buffers_[1].Resize(num_rows);
-  d_marks_.Resize(num_rows);
   Reset();
 }
 
@@ -332,7 +316,7 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
                                       d_buffers_[1 - from].data(), t.feature, t.split_bin,
                                       t.default_left, cat < 0 ? nullptr : d_cat_words + cat});
   }
-  const std::vector<uint64_t> n_left = MarkScatterTiles(matrix, std::move(views));
+  const std::vector<uint64_t> n_left = PartitionTiles(matrix, std::move(views));
   for (std::size_t k = 0; k < order.size(); ++k) {
     const DeviceSplitTask& t = tasks[order[k]];
     const RowRange r = ranges_[t.nid];
@@ -344,40 +328,27 @@ void DevicePartitioner::Partition(const DeviceMatrix& matrix,
   }
 }
 
-std::vector<uint64_t> DevicePartitioner::MarkScatterTiles(const DeviceMatrix& matrix,
-                                                          std::vector<PartitionTaskView> views) {
-  const uint64_t lo = views.front().begin;
+std::vector<uint64_t> DevicePartitioner::PartitionTiles(const DeviceMatrix& matrix,
+                                                        std::vector<PartitionTaskView> views) {
   uint64_t n_tiles = 0;
   for (PartitionTaskView& v : views) {
     v.first_tile = static_cast<uint32_t>(n_tiles);
     n_tiles += (v.end - v.begin + kPartitionTileRows - 1) / kPartitionTileRows;
-    v.end_tile = static_cast<uint32_t>(n_tiles);
   }
   const int n_tasks = static_cast<int>(views.size());
   d_tasks_.CopyFrom(views);
-  d_n_left_.Resize(views.size());
-  if (d_tile_counts_.size() < n_tiles + 1) {
-    d_tile_counts_.Resize(n_tiles + 1);
-    d_tile_scan_.Resize(n_tiles + 1);
+  d_counts_.Resize(2 * views.size());
+  RB_CUDA_CHECK(cudaMemsetAsync(d_counts_.data(), 0, d_counts_.size() * sizeof(uint32_t)));
+  PartitionTilesKernel<<<static_cast<unsigned int>(n_tiles), kTileThreads>>>(
+      matrix.View(), d_tasks_.data(), n_tasks, d_counts_.data());
+  RB_CUDA_CHECK_LAUNCH();
+  const std::vector<uint32_t> counts = d_counts_.ToHost();
+  std::vector<uint64_t> n_left(views.size());
+  for (std::size_t k = 0; k < views.size(); ++k) {
+    RB_CHECK(uint64_t{counts[2 * k]} + counts[2 * k + 1] == views[k].end - views[k].begin);
+    n_left[k] = counts[2 * k];
   }
-  RB_CUDA_CHECK(cudaMemsetAsync(d_tile_counts_.data() + n_tiles, 0, sizeof(uint32_t)));
-  const auto grid = static_cast<unsigned int>(n_tiles);
-  MarkCountTilesKernel<<<grid, kTileThreads>>>(matrix.View(), d_tasks_.data(), n_tasks, lo,
-                                               d_marks_.data(), d_tile_counts_.data());
-  RB_CUDA_CHECK_LAUNCH();
-  std::size_t temp_bytes = 0;
-  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_tile_counts_.data(),
-                                              d_tile_scan_.data(), n_tiles + 1));
-  if (d_scan_temp_.size() < temp_bytes) d_scan_temp_.Resize(std::max<std::size_t>(temp_bytes, 1));
-  RB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
-      d_scan_temp_.data(), temp_bytes, d_tile_counts_.data(), d_tile_scan_.data(), n_tiles + 1));
-  ScatterTilesKernel<<<grid, kTileThreads>>>(d_tasks_.data(), n_tasks, lo, d_marks_.data(),
-                                             d_tile_scan_.data());
-  RB_CUDA_CHECK_LAUNCH();
-  CountLeftTilesKernel<<<GridFor(n_tasks, kTileThreads), kTileThreads>>>(
-      d_tasks_.data(), n_tasks, d_tile_scan_.data(), d_n_left_.data());
-  RB_CUDA_CHECK_LAUNCH();
-  return d_n_left_.ToHost();
+  return n_left;
 }
 
 void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vector<int>& leaves,
@@ -463,10 +434,18 @@ std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& mat
     // The blocks the device holds at once, each over many rows, so that few block sums go to
     // global memory.
     constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
-    WalkLeafSumsKernel<<<ResidentGrid(num_rows_, kThreads), kThreads,
-                         4 * sizeof(uint32_t) * num_nodes>>>(
-        view, d_walk_.data(), d_cat_words, static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,
-        d_leaf_of_row_.data(), d_leaf_sums_.data());
+    const std::size_t sum_bytes = 4 * sizeof(uint32_t) * num_nodes;
+    const std::size_t node_bytes = num_nodes * sizeof(WalkNode);
+    const auto launch = [&](auto kernel, std::size_t bytes) {
+      kernel<<<ResidentGrid(num_rows_, kThreads), kThreads, bytes>>>(
+          view, d_walk_.data(), d_cat_words, static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,
+          d_leaf_of_row_.data(), d_leaf_sums_.data());
+    };
+    if (sum_bytes + node_bytes <= kWalkSharedBytes) {
+      launch(WalkLeafSumsKernel<true>, sum_bytes + node_bytes);
+    } else {
+      launch(WalkLeafSumsKernel<false>, sum_bytes);
+    }
     RB_CUDA_CHECK_LAUNCH();
     leaf_of_row_fresh_ = true;
   }

@@ -1,10 +1,11 @@
-// Row partition on the device (DESIGN.md step 8, GPU): the same layout as RowPartitioner. Each
-// node owns a contiguous range of row ids in one of two buffers; splitting a level's nodes cuts
-// each node's positions into tiles of kPartitionTileRows (a block each). One pass marks every row
-// that goes left and counts each tile's left rows, one exclusive scan of the tile counts gives
-// each tile its node's left rows before it (and each node's in all), and one pass scatters each
-// tile's rows into the other buffer, its marks scanned in the block: left rows first, then right
-// rows, each side in its original order (a stable partition, so the layout equals the CPU's).
+// Row partition on the device (DESIGN.md step 8, GPU). Each node owns a contiguous range of row
+// ids in one of two buffers; splitting a level's nodes cuts each node's positions into tiles of
+// kPartitionTileRows (a block each), and one pass over the tiles marks every row that goes left,
+// scans the marks in the block and moves the tile's rows into the other buffer: its left rows to
+// the node's next free positions from the front, its right rows, as one chunk, to the next from
+// the back, both reserved by an atomic on the node's counters. Each child holds the CPU's rows
+// (RowPartitioner); their order within it is the tiles' order of reservation, each tile's rows in
+// their original order. Nothing reads an order there: the sums over a node's rows are integers.
 #pragma once
 
 #include <cstdint>
@@ -47,12 +48,15 @@ inline std::vector<uint32_t> PackLeftBits(const std::vector<uint8_t>& left) {
   return bits;
 }
 
-// The position of the row at position j of a node [begin, begin + size) after a stable
-// partition, given the left rows before j (`left_before`) and in the whole node (`n_left`).
-RB_HOST_DEVICE inline uint64_t PartitionDestination(uint64_t begin, uint64_t j,
-                                                    uint64_t left_before, uint64_t n_left,
-                                                    bool left) {
-  return left ? begin + left_before : begin + n_left + (j - begin - left_before);
+// Where the row at place k of a tile goes, in a node of positions [begin, end): a left row (the
+// tile's left_before left rows before it) to begin + left_base + left_before, a right row to the
+// tile's chunk of right rows, which ends right_end positions before the node's end, at its place
+// among them. left_base is the node's left rows reserved before the tile; right_end its right rows
+// reserved before the tile plus the tile's own.
+RB_HOST_DEVICE inline uint64_t TileDestination(uint64_t begin, uint64_t end, uint32_t left_base,
+                                               uint32_t right_end, uint32_t k, uint32_t left_before,
+                                               bool left) {
+  return left ? begin + left_base + left_before : end - right_end + (k - left_before);
 }
 
 // A node of the tree being grown as the device walks it (DevicePartitioner::AddLeafValues on
@@ -87,9 +91,9 @@ struct PartitionTaskView {
   int32_t split_bin;
   bool default_left;
   const uint32_t* left_bits;  // device memory; null for a numerical split
-  // The level's tiles [first_tile, end_tile) are this task's, each of kPartitionTileRows
-  // positions from begin (the last one may be shorter).
-  uint32_t first_tile = 0, end_tile = 0;
+  // The level's tiles from first_tile on are this task's, each of kPartitionTileRows positions
+  // from begin (the last one may be shorter).
+  uint32_t first_tile = 0;
 };
 
 constexpr uint32_t kPartitionTileItems = 8;    // positions a thread of a tile takes
@@ -126,8 +130,8 @@ class DevicePartitioner {
   // Applies every split of one level at once (the nodes' ranges are disjoint).
   void Partition(const DeviceMatrix& matrix, const std::vector<DeviceSplitTask>& tasks);
   // Records the splits for the dense leaf walk of AddLeafValues without moving any row: where
-  // nothing reads the children's rows (leaves whose values the walk adds), the partition's mark,
-  // scan and scatter are skipped. The children's NodeRange is then empty.
+  // nothing reads the children's rows (leaves whose values the walk adds), the partition's pass is
+  // skipped. The children's NodeRange is then empty.
   void RecordSplits(const std::vector<DeviceSplitTask>& tasks);
 
   // The prediction cache after a tree (TreeGrower::UpdatePredictions): adds values[k] to
@@ -148,6 +152,9 @@ class DevicePartitioner {
   std::vector<GradientSum> WalkLeafSums(const DeviceMatrix& matrix, const GradientSum* d_gpair,
                                         int num_nodes);
   static constexpr int kMaxWalkSumNodes = 2047;  // 4 x 32-bit shared words a node: 32 KiB
+  // WalkLeafSums copies the nodes to shared memory where they fit beside the sums in this many
+  // bytes (trees of at most 1117 nodes), else reads them from global memory.
+  static constexpr std::size_t kWalkSharedBytes = 48 * 1024;
 
  private:
   void EnsureNode(int nid);
@@ -156,18 +163,16 @@ class DevicePartitioner {
   // The category words of the splits since Reset, uploaded where they changed (device memory;
   // null while there are none).
   const uint32_t* DeviceCategoryWords();
-  // The kernels of one level (views ordered, non-empty, disjoint; their tiles set here): returns
+  // The kernel of one level (views ordered, non-empty, disjoint; their tiles set here): returns
   // each view's rows that went left.
-  std::vector<uint64_t> MarkScatterTiles(const DeviceMatrix& matrix,
-                                         std::vector<PartitionTaskView> views);
+  std::vector<uint64_t> PartitionTiles(const DeviceMatrix& matrix,
+                                       std::vector<PartitionTaskView> views);
   uint64_t num_rows_;
+  bool
+      walk_nodes_shared_;  // RINGBOOST_WALK_NODES=shared: the walks copy the nodes to shared memory
   DeviceBuffer<uint32_t> d_buffers_[2];
-  DeviceBuffer<uint8_t> d_marks_;         // 1 = goes left, per covered position
-  DeviceBuffer<uint32_t> d_tile_counts_;  // each tile's left rows (+1 trailing 0)
-  DeviceBuffer<uint32_t> d_tile_scan_;    // their exclusive scan
-  DeviceBuffer<uint8_t> d_scan_temp_;
   DeviceBuffer<PartitionTaskView> d_tasks_;
-  DeviceBuffer<uint64_t> d_n_left_;
+  DeviceBuffer<uint32_t> d_counts_;  // each task's left and right rows reserved (PartitionTiles)
   DeviceBuffer<LeafChunk> d_leaf_chunks_;
   DeviceBuffer<LeafSumChunk> d_sum_chunks_;
   DeviceBuffer<GradientSum> d_leaf_sums_;

@@ -1,7 +1,8 @@
-// Device row partition against RowPartitioner (the CPU reference); the split rule and the scan
-// positions on the host.
+// Device row partition against RowPartitioner (the CPU reference): each child's rows as a set;
+// the split rule and the tiles' destinations on the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -89,6 +90,21 @@ bool RuleGoesLeft(const SplitRule& rule, uint32_t row) {
   return side != 0;
 }
 
+#ifdef RINGBOOST_USE_CUDA
+// A child's rows in increasing order: on the CPU and on the device (whose order within a child is
+// the tiles' order of reservation).
+std::vector<uint32_t> SortedRows(const RowPartitioner& p, int nid) {
+  std::vector<uint32_t> rows(p.NodeRows(nid), p.NodeRows(nid) + p.NodeRange(nid).size());
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+std::vector<uint32_t> SortedDeviceRows(const DevicePartitioner& p, int nid) {
+  std::vector<uint32_t> rows = p.NodeRowsToHost(nid);
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+#endif
+
 TEST(DevicePartition, PackLeftBitsSetsOneBitPerLeftBin) {
   std::vector<uint8_t> left(70, 0);
   left[0] = left[31] = left[32] = left[69] = 1;
@@ -130,30 +146,52 @@ TEST(DevicePartition, CategoricalHostRuleEqualsSplitRule) {
   }
 }
 
-TEST(DevicePartition, DestinationsFormTheStablePartition) {
+// A node of 1000 positions cut into tiles of 64 that reserve their rows in a random order, as the
+// blocks of PartitionTilesKernel do: the destinations fill the node, the left rows its first
+// n_left positions, the right rows the rest, and each tile's rows of a side stay in their order.
+TEST(DevicePartition, TileDestinationsFillTheNode) {
   std::mt19937 rng(5);
-  const uint64_t begin = 10, size = 1000;
+  const uint64_t begin = 10, size = 1000, end = begin + size, tile_rows = 64;
   std::vector<uint32_t> src(size), marks(size);
   for (uint64_t j = 0; j < size; ++j) {
-    src[j] = static_cast<uint32_t>(rng());
+    src[j] = static_cast<uint32_t>(j);
     marks[j] = rng() % 3 == 0;
-  }
-  std::vector<uint32_t> expected;
-  for (int side : {1, 0}) {
-    for (uint64_t j = 0; j < size; ++j) {
-      if (marks[j] == static_cast<uint32_t>(side)) expected.push_back(src[j]);
-    }
   }
   uint64_t n_left = 0;
   for (uint32_t m : marks) n_left += m;
-  std::vector<uint32_t> got(size);
-  uint64_t left_before = 0;  // the exclusive scan of the marks
-  for (uint64_t j = 0; j < size; ++j) {
-    got[PartitionDestination(begin, begin + j, left_before, n_left, marks[j] != 0) - begin] =
-        src[j];
-    left_before += marks[j];
+  std::vector<uint64_t> tiles;
+  for (uint64_t t = 0; t * tile_rows < size; ++t) tiles.push_back(t);
+  std::shuffle(tiles.begin(), tiles.end(), rng);
+  std::vector<uint32_t> got(size, ~0u);
+  uint32_t left_reserved = 0, right_reserved = 0;  // the node's two counters
+  for (uint64_t t : tiles) {
+    const uint64_t first = t * tile_rows, n = std::min(tile_rows, size - first);
+    uint32_t tile_left = 0;
+    for (uint64_t k = 0; k < n; ++k) tile_left += marks[first + k];
+    const uint32_t left_base = left_reserved, right_end = right_reserved + (n - tile_left);
+    left_reserved += tile_left;
+    right_reserved = right_end;
+    uint32_t left_before = 0;   // the exclusive scan of the tile's marks
+    uint64_t last[2] = {0, 0};  // the last destination of each side
+    for (uint64_t k = 0; k < n; ++k) {
+      const bool left = marks[first + k] != 0;
+      const uint64_t to = TileDestination(begin, end, left_base, right_end,
+                                          static_cast<uint32_t>(k), left_before, left);
+      ASSERT_GE(to, left ? begin : begin + n_left);
+      ASSERT_LT(to, left ? begin + n_left : end);
+      ASSERT_EQ(got[to - begin], ~0u) << "position " << to << " taken twice";
+      if (last[left] != 0) EXPECT_EQ(to, last[left] + 1) << "tile " << t;
+      last[left] = to;
+      got[to - begin] = src[first + k];
+      left_before += left;
+    }
   }
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(left_reserved, n_left);
+  EXPECT_EQ(left_reserved + right_reserved, size);
+  for (uint64_t p = 0; p < size; ++p) {
+    ASSERT_NE(got[p], ~0u);
+    EXPECT_EQ(marks[got[p]], p < n_left ? 1u : 0u);
+  }
 }
 
 // Nodes without rows (one_row, one_bin: every row goes one way) split into two empty children at
@@ -188,10 +226,9 @@ TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
       dev.Partition(dm, std::vector<DeviceSplitTask>(tasks.rbegin(), tasks.rend()));
       for (const DeviceSplitTask& t : tasks) {
         for (int child : {t.left, t.right}) {
-          const std::vector<uint32_t> expected(cpu.NodeRows(child),
-                                               cpu.NodeRows(child) + cpu.NodeRange(child).size());
           EXPECT_EQ(dev.NodeRange(child).begin, cpu.NodeRange(child).begin) << s.name;
-          EXPECT_EQ(dev.NodeRowsToHost(child), expected) << s.name << " node " << child;
+          EXPECT_EQ(SortedDeviceRows(dev, child), SortedRows(cpu, child))
+              << s.name << " node " << child;
         }
       }
     }
@@ -310,10 +347,9 @@ TEST(DevicePartition, CategoricalEqualsRowPartitioner) {
       dev.Partition(dm, std::vector<DeviceSplitTask>(tasks.rbegin(), tasks.rend()));
       for (const DeviceSplitTask& t : tasks) {
         for (int child : {t.left, t.right}) {
-          const std::vector<uint32_t> expected(cpu.NodeRows(child),
-                                               cpu.NodeRows(child) + cpu.NodeRange(child).size());
           EXPECT_EQ(dev.NodeRange(child).begin, cpu.NodeRange(child).begin) << c.shape.name;
-          EXPECT_EQ(dev.NodeRowsToHost(child), expected) << c.shape.name << " node " << child;
+          EXPECT_EQ(SortedDeviceRows(dev, child), SortedRows(cpu, child))
+              << c.shape.name << " node " << child;
         }
       }
     }
