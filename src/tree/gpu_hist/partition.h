@@ -168,8 +168,6 @@ class DevicePartitioner {
   std::vector<uint64_t> PartitionTiles(const DeviceMatrix& matrix,
                                        std::vector<PartitionTaskView> views);
   uint64_t num_rows_;
-  bool
-      walk_nodes_shared_;  // RINGBOOST_WALK_NODES=shared: the walks copy the nodes to shared memory
   DeviceBuffer<uint32_t> d_buffers_[2];
   DeviceBuffer<PartitionTaskView> d_tasks_;
   DeviceBuffer<uint32_t> d_counts_;  // each task's left and right rows reserved (PartitionTiles)
