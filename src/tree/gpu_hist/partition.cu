@@ -110,7 +110,7 @@ __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int s
 }
 
 // The walk's nodes as WalkLeafSumsKernel reads them: from global memory (kShared false) or from
-// the block's copy in shared memory at `smem`, made by Stage (a barrier after it).
+// the block's copy in shared memory at `smem`, made by Stage (the caller's barrier after it).
 template <bool kShared>
 struct WalkNodes {
   const WalkNode* global;
@@ -119,7 +119,6 @@ struct WalkNodes {
   __device__ void Stage() const {
     if (kShared) {
       for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) smem[i] = global[i];
-      __syncthreads();
     }
   }
   __device__ const WalkNode& operator[](int32_t nid) const {
@@ -174,7 +173,7 @@ __global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restric
   const WalkNodes<kShared> nodes{walk, reinterpret_cast<WalkNode*>(words + 4 * n_nodes), n_nodes};
   for (uint32_t i = threadIdx.x; i < 4 * n_nodes; i += blockDim.x) words[i] = 0;
   nodes.Stage();
-  __syncthreads();
+  __syncthreads();  // the sums zeroed, the nodes copied
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
     int32_t nid = 0;
