@@ -301,7 +301,15 @@ TEST(DevicePartition, WalkLeafSumsEqualTheLeavesRows) {
       }
     }
     const DeviceBuffer<GradientSum> d_gpair(b.gpair);
-    EXPECT_EQ(dev.WalkLeafSums(dm, d_gpair.data(), 7), expected) << s.name;
+    // The tree's 7 nodes, and as many as a block's shared memory holds beside the sums (the
+    // nodes' copy there), one more and the most (the nodes read from global memory).
+    constexpr int kSharedNodes = static_cast<int>(DevicePartitioner::kWalkSharedBytes /
+                                                  (4 * sizeof(uint32_t) + sizeof(WalkNode)));
+    for (int num_nodes : {7, kSharedNodes, kSharedNodes + 1, DevicePartitioner::kMaxWalkSumNodes}) {
+      expected.resize(num_nodes);
+      EXPECT_EQ(dev.WalkLeafSums(dm, d_gpair.data(), num_nodes), expected)
+          << s.name << ", " << num_nodes << " nodes";
+    }
     DeviceBuffer<float> d_preds(std::vector<float>(b.matrix->NumRows(), 0.5f));
     dev.AddLeafValues(dm, leaves, values, d_preds.data(), 1, 0);
     EXPECT_EQ(d_preds.ToHost(), preds) << s.name;
