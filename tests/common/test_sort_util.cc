@@ -1,4 +1,4 @@
-// sort_util.h: the radix sort of row keys on several threads against std::sort.
+// sort_util.h: the radix sorts on several threads against the one-thread sort and std::sort.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -48,6 +48,34 @@ TEST(SortUtil, SortRowKeysIsStdSortForAnyThreads) {
         }
         ASSERT_EQ(threads, nthread);
         ASSERT_EQ(got, want) << n << " rows, " << distinct << " keys, " << nthread << " threads";
+      }
+    }
+  }
+}
+
+// One large column sorted by all the threads (the quantile sketch's columns): element for element
+// RadixSortByKey's stable order, with many equal keys (their rows' order kept), for row keys in the
+// high half (kShift 32) and bare 32-bit keys; sizes at and above the parallel minimum and one below
+// it; keys where a pass moves nothing (one key; keys that differ only above the low 11 bits).
+TEST(SortUtil, RadixSortOnThreadsIsTheOneThreadSort) {
+  const std::size_t min = kParallelRadixSortMinSize;
+  for (std::size_t n : {min - 1, min, std::size_t{200003}}) {
+    for (uint32_t distinct : {1u, 37u, 1u << 30}) {
+      const std::vector<uint64_t> input = RowKeys(n, distinct, static_cast<uint32_t>(n) ^ distinct);
+      std::vector<uint64_t> want = input, scratch(n);
+      RadixSortByKey<32>(want.data(), n, scratch.data());
+      std::vector<uint32_t> keys(n), want_keys(n), key_scratch(n);
+      for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<uint32_t>(input[i] >> 32) & ~0x7ffu;
+      want_keys = keys;
+      RadixSortByKey<0>(want_keys.data(), n, key_scratch.data());
+      ASSERT_TRUE(std::is_sorted(want_keys.begin(), want_keys.end()));
+      for (int nthread : {1, 2, 3, 5}) {
+        std::vector<uint64_t> got = input;
+        RadixSortByKeyOnThreads<32>(got.data(), n, scratch.data(), nthread);
+        ASSERT_EQ(got, want) << n << " rows, " << distinct << " keys, " << nthread << " threads";
+        std::vector<uint32_t> got_keys = keys;
+        RadixSortByKeyOnThreads<0>(got_keys.data(), n, key_scratch.data(), nthread);
+        ASSERT_EQ(got_keys, want_keys) << n << " keys, " << nthread << " threads";
       }
     }
   }

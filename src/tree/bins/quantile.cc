@@ -5,7 +5,8 @@
 // memory budget (kMinBatchBytes or 1/kBatchCsrFraction of the CSR, whichever is larger), so the
 // feature-major copy never costs more than a fraction of the data: per batch, one pass over the
 // CSR gathers the batch's entries grouped by feature (row blocks again), each column is sorted
-// (threads over features, largest first) and one pass over a sorted column finds its distinct
+// (threads over features, largest first; in a batch of fewer columns than threads, each column by
+// all of them in turn) and one pass over a sorted column finds its distinct
 // values, their weights and, alone, the cuts (read forward from the sorted column itself,
 // SortedColumnSummary, with no copy of its distinct values: that copy was the cuts' peak memory);
 // with other workers, this worker's share of the column goes to AgreeOnCuts (quantile_agree.cc),
@@ -401,14 +402,17 @@ void GatherBatch(const DataSet& data, uint32_t fb, uint32_t fe, int nthread, Fea
   }
 }
 
-// Sorts each gathered column of batch [fb, fe) (largest first, dynamic over threads) and, alone,
-// computes its cuts into per_feature and its min_value, or, with other workers, keeps this
-// worker's share of it in (*shares)[f - fb].
+// Sorts each gathered column of batch [fb, fe) and, alone, computes its cuts into per_feature and
+// its min_value, or, with other workers, keeps this worker's share of it in (*shares)[f - fb].
+// Threads take the columns (largest first, dynamic), or, given `scratch` (as many elements as the
+// largest column: BuildCuts passes it for a batch of fewer columns than threads, large columns,
+// often one a batch), all the threads sort each column in turn (RadixSortByKeyOnThreads: the same
+// order).
 template <typename Traits>
 void SortBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename Traits::Elem* elems,
-               int max_bin, int nthread, const Traits& traits, bool alone,
-               std::vector<std::vector<float>>* per_feature, std::vector<float>* min_values,
-               std::vector<LocalColumn>* shares) {
+               typename Traits::Elem* scratch, int max_bin, int nthread, const Traits& traits,
+               bool alone, std::vector<std::vector<float>>* per_feature,
+               std::vector<float>* min_values, std::vector<LocalColumn>* shares) {
   using Elem = typename Traits::Elem;
   std::vector<uint32_t> order;
   for (uint32_t f = fb; f < fe; ++f) {
@@ -417,6 +421,13 @@ void SortBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename T
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return counts.Size(a) > counts.Size(b); });
   shares->assign(alone ? 0 : fe - fb, LocalColumn{{}, {0}});
+  const auto column = [&](uint32_t f) { return elems + (counts.ptr[f] - counts.ptr[fb]); };
+  const bool on_threads = scratch != nullptr;
+  if (on_threads) {
+    for (uint32_t f : order) {
+      detail::RadixSortByKeyOnThreads<Traits::kShift>(column(f), counts.Size(f), scratch, nthread);
+    }
+  }
   ParallelErrors errors;  // the sort's scratch and the cuts are allocated inside the region
 #pragma omp parallel num_threads(nthread)
   {
@@ -425,9 +436,9 @@ void SortBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename T
     for (int64_t i = 0; i < static_cast<int64_t>(order.size()); ++i) {
       errors.Run([&] {
         const uint32_t f = order[i];
-        Elem* col = elems + (counts.ptr[f] - counts.ptr[fb]);
+        Elem* col = column(f);
         const uint64_t n = counts.Size(f);
-        detail::RadixSortByKey<Traits::kShift>(col, n, &tmp);
+        if (!on_threads) detail::RadixSortByKey<Traits::kShift>(col, n, &tmp);
         uint64_t distinct = 0;
         for (uint64_t k = 0; k < n; ++k) {
           distinct += (k == 0 || traits.Key(col[k]) != traits.Key(col[k - 1]));
@@ -478,6 +489,11 @@ HistogramCuts BuildCuts(const DataSet& data, uint32_t num_features, int max_bin,
     largest_batch = std::max(largest_batch, counts.ptr[bounds[i + 1]] - counts.ptr[bounds[i]]);
   }
   std::unique_ptr<Elem[]> elems(new Elem[largest_batch]);  // every used slot is written first
+  // SortBatch's scratch for batches of fewer columns than threads, as large as the largest of their
+  // columns (within the plan's budget, which counts one for each thread sorting a column); let go
+  // before a batch whose threads sort a column each with scratch of their own.
+  std::unique_ptr<Elem[]> scratch;
+  uint64_t scratch_size = 0;
   std::vector<std::vector<float>> per_feature(num_features, {LastCut(kEmptyMinValue)});
   HistogramCuts cuts;
   cuts.min_values.assign(num_features, kEmptyMinValue);
@@ -485,8 +501,23 @@ HistogramCuts BuildCuts(const DataSet& data, uint32_t num_features, int max_bin,
   for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
     const uint32_t fb = bounds[i], fe = bounds[i + 1];
     GatherBatch<Traits>(data, fb, fe, nthread, &counts, elems.get());
-    SortBatch(counts, fb, fe, elems.get(), max_bin, nthread, traits, alone, &per_feature,
-              &cuts.min_values, &shares);
+    int columns = 0;
+    uint64_t largest_column = 0;
+    for (uint32_t f = fb; f < fe; ++f) {
+      columns += counts.Size(f) > 0;
+      largest_column = std::max(largest_column, counts.Size(f));
+    }
+    const bool on_threads = columns < nthread;
+    if (!on_threads) {
+      scratch.reset();
+      scratch_size = 0;
+    } else if (scratch_size < largest_column) {
+      scratch.reset();  // before the larger one is allocated
+      scratch.reset(new Elem[largest_column]);
+      scratch_size = largest_column;
+    }
+    SortBatch(counts, fb, fe, elems.get(), on_threads ? scratch.get() : nullptr, max_bin, nthread,
+              traits, alone, &per_feature, &cuts.min_values, &shares);
     if (alone) continue;
     std::vector<uint32_t> features;  // the batch's features present on some worker
     std::vector<LocalColumn> present;

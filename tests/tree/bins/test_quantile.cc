@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/sort_util.h"
 #include "data/data.h"
 #include "helpers.h"
 #include "rabit/communicator.h"
@@ -395,6 +396,27 @@ TEST(Quantile, LargeColumnUsesSameRule) {
     for (int max_bin : {2, 4, 16, 256}) {
       EXPECT_EQ(FeatureCuts(Cuts(d, 1, max_bin, 2), 0), ReferenceCuts(ColumnOf(d, 0), max_bin))
           << "max_bin " << max_bin;
+    }
+  }
+}
+
+// A column above the parallel radix sort's minimum, alone in its batch, is sorted by all the
+// threads (RadixSortByKeyOnThreads): the same cuts for 1, 2 and 3 threads, unweighted and
+// weighted, and the reference's.
+TEST(Quantile, ColumnSortedOnThreadsGivesTheSameCuts) {
+  const std::size_t n = detail::kParallelRadixSortMinSize * 2 + 17;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-100.0f, 100.0f);
+  std::uniform_int_distribution<int> small(1, 40);
+  std::vector<float> values(n), weight(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    values[i] = i % 5 == 0 ? 3.0f : value(rng);  // a fifth of the rows tie on one value
+    weight[i] = static_cast<float>(small(rng)) / 8.0f;
+  }
+  for (const DataSet& d : {Column(values), Column(values, weight)}) {
+    const std::vector<float> want = ReferenceCuts(ColumnOf(d, 0), 256);
+    for (int nthread : {1, 2, 3}) {
+      EXPECT_EQ(FeatureCuts(Cuts(d, 1, 256, nthread), 0), want) << nthread << " threads";
     }
   }
 }
