@@ -240,9 +240,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm);
 
 int RunTrain(const Params& params) {
   SetVerbosity(params.verbosity);
-  // What the GPU lacks is named first, with or without CUDA in this build; all before any data
-  // is read.
-  RoundTrainer::CheckDeviceOptions(params);
+  // A device that cannot be had is named before any data is read.
   RoundTrainer::CheckDevice(params.device);
   CheckThreadStacks(params.nthread);
   if (params.data.empty()) RB_FAIL("task=train needs data=<training data uri>");

@@ -180,9 +180,9 @@ std::vector<ParamSpec> BuildTable() {
                "present in the same row share one column of bins, so histograms and partitions "
                "do dense work over the bundles; splits, models and dumps stay those of the "
                "features. auto bundles when the bundles leave at most 2 columns per stored "
-               "value; true whenever two features can share a column; false never. CPU only: "
-               "device=cuda "
-               "refuses true and takes auto as false."));
+               "value; true whenever two features can share a column; false never. device=cuda "
+               "decides the same bundles and trains on them unpacked (its sparse rows hold only "
+               "the present values), so its trees are the CPU's."));
   t.push_back(P(s, "max_conflict_rate", &Params::max_conflict_rate, "0")
                   .Min(0)
                   .Max(0.999)
@@ -201,8 +201,7 @@ std::vector<ParamSpec> BuildTable() {
                "backend's cost model says it pays over its halving links (ringboost-submit "
                "--hypercube; docs/collective.md). "
                "The model is the same "
-               "either way. CPU only (device=cuda takes allreduce; reduce_scatter is refused "
-               "there)."));
+               "either way, on device=cpu and device=cuda alike."));
   t.push_back(P(s, "feature_types", &Params::feature_types, "")
                   .Check(CheckFeatureTypes)
                   .Doc("Type of each feature as XGBoost's feature_types: a comma-separated list "

@@ -139,9 +139,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   ReturnFreedMemory();  // the cuts' per-thread workspace
   start = std::chrono::steady_clock::now();
   const FeatureBundles bundles =
-      DecideBundles(train, cuts_,
-                    BundleOptions{params_.device == "cpu" ? params_.enable_bundle : "false",
-                                  params_.max_conflict_rate},
+      DecideBundles(train, cuts_, BundleOptions{params_.enable_bundle, params_.max_conflict_rate},
                     comm_, nthread_);
   RB_LOG(kDebug, "feature bundles decided in " << Seconds(start) << " s");
   if (!bundles.Empty()) {

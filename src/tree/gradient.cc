@@ -147,6 +147,13 @@ namespace {
 constexpr uint64_t kLowBitAutoRows = 100000;
 }  // namespace
 
+CellBits CellBitsFor(uint64_t rows) {
+  constexpr uint64_t kLevels = LowBitPolicy::kLevels;
+  if (rows * kLevels <= INT16_MAX) return CellBits::k16;
+  if (rows * kLevels <= INT32_MAX) return CellBits::k32;
+  return CellBits::k64;
+}
+
 bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm) {
   if (params.quantized_grad != QuantizedGrad::kAuto)
     return params.quantized_grad == QuantizedGrad::kOn;

@@ -108,6 +108,12 @@ RB_HOST_DEVICE inline GradientSum LowBitQuantize(GradPair p, double grad_scale, 
   return GradientSum{LowBitRound(p.grad, grad_scale, ug), LowBitRound(p.hess, hess_scale, uh)};
 }
 
+// The narrowest cells that hold every sum of a low-bit histogram of `rows` rows (over all
+// workers), partial or whole: 16+16 bits (Packed16) up to 32767 / kLevels rows, 32+32 up to
+// 2^31 / kLevels, else 64+64. The CPU's builds and the workers' histogram sync take them.
+enum class CellBits { k16 = 0, k32 = 1, k64 = 2 };
+CellBits CellBitsFor(uint64_t rows);
+
 // Whether quantized_grad (on, off, auto) grows the trees from low-bit gradients, the same on every
 // worker and device: auto decides by the rows of all workers together (`rows` is this worker's).
 bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm);

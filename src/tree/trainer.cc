@@ -3,8 +3,6 @@
 
 #include <utility>
 
-#include "common/error.h"
-#include "common/params.h"
 #include "tree/gpu_hist/trainer.h"
 #include "tree/hist/grower.h"
 #include "tree/hist/trainer.h"
@@ -18,20 +16,6 @@ std::unique_ptr<RoundTrainer> RoundTrainer::Create(const std::string& device, Tr
 
 void RoundTrainer::CheckDevice(const std::string& device) {
   if (device != "cpu") OpenDevice(device);
-}
-
-void RoundTrainer::CheckDeviceOptions(const Params& params) {
-  if (params.device == "cpu") return;
-  if (params.enable_bundle == "true") {
-    RB_FAIL(
-        "enable_bundle=true (feature bundles) is not on the GPU: train with device=cpu, or "
-        "set enable_bundle=false or auto (auto stays off on the GPU)");
-  }
-  if (params.hist_sync == "reduce_scatter") {
-    RB_FAIL(
-        "hist_sync=reduce_scatter is not on the GPU yet: train with device=cpu, or set "
-        "hist_sync=allreduce (auto takes allreduce on the GPU)");
-  }
 }
 
 bool RoundTrainer::ReadsSparseColumns(const std::string& device, const HistogramCuts& cuts,

@@ -42,10 +42,6 @@ class RoundTrainer {
   static std::unique_ptr<RoundTrainer> Create(const std::string& device, TrainerSetup setup);
   // Fails as Create would for `device`, before any data is read; does nothing for "cpu".
   static void CheckDevice(const std::string& device);
-  // Fails, naming the parameter, when `params` asks the device for what only the CPU does
-  // (enable_bundle=true, hist_sync=reduce_scatter); before CheckDevice, so that a CPU-only build
-  // says it too.
-  static void CheckDeviceOptions(const Params& params);
   // Whether `device` reads a sparse training matrix under `cuts` by column, on `world_size`
   // workers: then the learner builds it so (BinnedMatrix::Build's by_column).
   static bool ReadsSparseColumns(const std::string& device, const HistogramCuts& cuts,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "helpers.h"
 
@@ -242,6 +245,37 @@ std::string WriteGeneratedSparse(const std::string& path, int num_rows, int num_
     rows += (score > 0 ? "1" : "0") + row + "\n";
   }
   return WriteFile(path, rows);
+}
+
+std::string WriteOneHotSet(const std::string& path, int rows, double conflicts) {
+  std::ostringstream out;
+  uint64_t s = 11;
+  auto unit = [&s] {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(s >> 11) * 0x1p-53;
+  };
+  for (int i = 0; i < rows; ++i) {
+    std::vector<std::pair<int, int>> row;  // (feature, value)
+    double z = 2 * (unit() - 0.5);
+    for (int b = 0; b < kOneHotBlocks; ++b) {
+      if (unit() < 0.25) continue;
+      const int m = static_cast<int>(unit() * kOneHotWidth);
+      const int v = static_cast<int>(unit() * (b == 0 ? 6 : 10));
+      row.push_back({b * kOneHotWidth + m, v});
+      if (b == 0) z += (v % 2 == 0 ? 1.5 : -1.0);
+      if (b == 1) z += (m < 7 ? 0.3 : -0.3) * v;
+      if (b == 2 || b == 3) z += (m % 3 == 0 ? 1.0 : -0.4);
+      if (unit() < conflicts) {
+        const int other = (m + 1 + static_cast<int>(unit() * (kOneHotWidth - 1))) % kOneHotWidth;
+        row.push_back({b * kOneHotWidth + other, static_cast<int>(unit() * 10)});
+      }
+    }
+    std::sort(row.begin(), row.end());
+    out << (z > 0 ? 1 : 0);
+    for (const auto& [f, v] : row) out << ' ' << f << ':' << v;
+    out << '\n';
+  }
+  return WriteFile(path, out.str());
 }
 
 }  // namespace ringboost::test

@@ -83,4 +83,12 @@ std::string WriteGeneratedDense(const std::string& path, int rows,
 std::string WriteGeneratedSparse(const std::string& path, int rows, int num_features,
                                  double missing);
 
+// Writes `rows` LibSVM rows of kOneHotBlocks one-hot blocks of kOneHotWidth features (600
+// features): a block is absent (missing) in a quarter of the rows, else one member holds an
+// integer 0..9 (block 0: a category code 0..5). With `conflicts`, a block holds a second member in
+// that share of rows. The label comes from blocks 0-3 and noise; the same file on every machine
+// (the feature bundles' set). Returns the path.
+constexpr int kOneHotBlocks = 40, kOneHotWidth = 15;
+std::string WriteOneHotSet(const std::string& path, int rows, double conflicts);
+
 }  // namespace ringboost::test

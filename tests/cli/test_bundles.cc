@@ -2,14 +2,10 @@
 // conflicts grow the trees of unbundled training byte for byte, with every option that reads the
 // features (missing values, categorical features, constraints, low-bit gradients, sampling,
 // lossguide); the same model for 1-2 threads and 1-3 workers; with conflicts allowed, training
-// stays close; device=cuda refuses enable_bundle=true by name.
+// stays close. device=cuda: tests/cli/test_device_training.cc.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <fstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "cli_runner.h"
@@ -18,45 +14,12 @@
 namespace ringboost {
 namespace {
 
-constexpr int kBlocks = 40, kWidth = 15;  // 600 features
-
-// `rows` LibSVM rows of kBlocks one-hot blocks of kWidth features: a block is absent (missing)
-// in a quarter of the rows, else one member holds an integer 0..9 (block 0: a category code
-// 0..5). With `conflicts`, a block holds a second member in that share of rows. The label comes
-// from blocks 0-3 and noise; the same file on every machine.
-void WriteOneHotSet(const std::string& path, int rows, double conflicts) {
-  std::ofstream out(path);
-  uint64_t s = 11;
-  auto unit = [&s] {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<double>(s >> 11) * 0x1p-53;
-  };
-  for (int i = 0; i < rows; ++i) {
-    std::vector<std::pair<int, int>> row;  // (feature, value)
-    double z = 2 * (unit() - 0.5);
-    for (int b = 0; b < kBlocks; ++b) {
-      if (unit() < 0.25) continue;
-      const int m = static_cast<int>(unit() * kWidth);
-      const int v = static_cast<int>(unit() * (b == 0 ? 6 : 10));
-      row.push_back({b * kWidth + m, v});
-      if (b == 0) z += (v % 2 == 0 ? 1.5 : -1.0);
-      if (b == 1) z += (m < 7 ? 0.3 : -0.3) * v;
-      if (b == 2 || b == 3) z += (m % 3 == 0 ? 1.0 : -0.4);
-      if (unit() < conflicts) {
-        const int other = (m + 1 + static_cast<int>(unit() * (kWidth - 1))) % kWidth;
-        row.push_back({b * kWidth + other, static_cast<int>(unit() * 10)});
-      }
-    }
-    std::sort(row.begin(), row.end());
-    out << (z > 0 ? 1 : 0);
-    for (const auto& [f, v] : row) out << ' ' << f << ':' << v;
-    out << '\n';
-  }
-}
+using test::kOneHotWidth;
+using test::WriteOneHotSet;
 
 std::string Categorical() {
   std::string types;
-  for (int f = 0; f < kWidth; ++f) types += f == 0 ? "c" : ",c";
+  for (int f = 0; f < kOneHotWidth; ++f) types += f == 0 ? "c" : ",c";
   return types;
 }
 
@@ -157,16 +120,6 @@ TEST_F(Bundles, AgaricusTreesAreTheUnbundledOnes) {
   EXPECT_NE(b.err.find("feature bundles: 22 columns"), std::string::npos) << b.err;
   EXPECT_EQ(test::EvalLog(a.out), test::EvalLog(b.out));
   EXPECT_EQ(test::ReadFile(dir_.File("off.json")), test::ReadFile(dir_.File("on.json")));
-}
-
-TEST_F(Bundles, DeviceCudaRefusesItByName) {
-  Write(0.0);
-  const test::RunResult r = test::RunRingboost(
-      dir_.path(), "train c.conf device=cuda enable_bundle=true model_out=g.json");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("enable_bundle=true"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("device=cpu"), std::string::npos) << r.err;
-  EXPECT_TRUE(test::ReadFile(dir_.File("g.json")).empty());
 }
 
 TEST_F(Bundles, BadValuesNameTheKey) {

@@ -1,8 +1,9 @@
 // device=cuda against device=cpu (the CUDA issue's parity): the same model file, eval log and
 // predictions, byte for byte, on agaricus, LightGBM's binary (weighted), multiclass and rank sets,
 // generated dense (1M rows) and sparse (missing values) sets, with lossguide, column sampling,
-// 16 or 1024 bins, monotone and interaction constraints and categorical features; and 2 tcp workers
-// under ringboost-submit sharing the one GPU write the model one CPU process writes. Skips with a
+// 16 or 1024 bins, monotone and interaction constraints, categorical features and feature bundles;
+// and 2 tcp workers under ringboost-submit sharing the one GPU (histograms reduce-scattered under
+// hist_sync=auto) write the model one CPU process writes. Skips with a
 // message where there is no CUDA device (or no CUDA build). Each test is meant to take well under
 // 20 s on a 16-core machine with an H100.
 #include <gtest/gtest.h>
@@ -16,20 +17,12 @@
 
 #include "cli_runner.h"
 #include "helpers.h"
-#include "tree/gpu_hist/common.h"
+#include "require_device.h"
 
 namespace ringboost {
 namespace {
 
 using test::GeneratedLabel;
-
-#define RB_REQUIRE_CUDA_DEVICE()                    \
-  do {                                              \
-    std::string reason;                             \
-    if (DeviceCount(&reason) == 0) {                \
-      GTEST_SKIP() << "no CUDA device: " << reason; \
-    }                                               \
-  } while (0)
 
 // The device the tests compare with the CPU.
 constexpr const char* kDevice = "cuda";
@@ -110,7 +103,7 @@ std::string VariantName(const ::testing::TestParamInfo<Variant>& info) { return 
 class SharedSetOnDevice : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(SharedSetOnDevice, ModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   RB_REQUIRE_SHARED_DATA();
   test::TempDir dir;
   test::WriteSharedSetConfig(dir.path(), test::FindSharedSet(GetParam().set), 10);
@@ -139,7 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
 class GeneratedDenseOnDevice : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(GeneratedDenseOnDevice, ModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedDense(dir.File("train.txt"), 200000);
   ExpectSameOnBoth(dir.path(),
@@ -170,7 +163,7 @@ INSTANTIATE_TEST_SUITE_P(
 class ConstraintsOnDevice : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(ConstraintsOnDevice, ModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   if (std::string(GetParam().set) == "missing") {
     test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 12, 0.3);
@@ -214,7 +207,7 @@ void PrintTo(const ObjectiveVariant& v, std::ostream* os) { *os << v.name; }
 class ObjectiveOnDevice : public ::testing::TestWithParam<ObjectiveVariant> {};
 
 TEST_P(ObjectiveOnDevice, ModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedDense(dir.File("train.txt"), 200000, GetParam().label);
   test::WriteFile(dir.File("o.conf"),
@@ -252,7 +245,7 @@ INSTANTIATE_TEST_SUITE_P(
 // survival:aft: gradients on the host from the side files' intervals (uncensored at the label,
 // every third row right-censored), then uploaded.
 TEST(DeviceTraining, SurvivalAftModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedDense(dir.File("train.txt"), 200000, GeneratedLabel::kPositive);
   std::ifstream in(dir.File("train.txt"));
@@ -275,7 +268,7 @@ TEST(DeviceTraining, SurvivalAftModelIsTheCpuModel) {
 // rank:map (XGBoost 3.x's LambdaRankMAP): gradients on the host from the margins fetched back,
 // then uploaded, as for rank:ndcg; LightGBM's rank set with its relevance binarised, 10 rounds.
 TEST(DeviceTraining, RankMapModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   RB_REQUIRE_SHARED_DATA();
   test::TempDir dir;
   test::WriteBinarisedRankSet(dir.path());
@@ -287,7 +280,7 @@ TEST(DeviceTraining, RankMapModelIsTheCpuModel) {
 }
 
 TEST(DeviceTraining, GeneratedDenseMillionRowsModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedDense(dir.File("train.txt"), 1000000);
   ExpectSameOnBoth(dir.path(),
@@ -296,14 +289,14 @@ TEST(DeviceTraining, GeneratedDenseMillionRowsModelIsTheCpuModel) {
 
 // 100k rows, 50 features, 30% of the values missing: default directions and missing bins.
 TEST(DeviceTraining, GeneratedSparseWithMissingModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 50, 0.3);
   ExpectSameOnBoth(dir.path(), WriteGeneratedConfig(dir) + " num_round=10 max_depth=6");
 }
 
 TEST(DeviceTraining, GeneratedSparseLowBitModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 50, 0.3);
   ExpectSameOnBoth(dir.path(),
@@ -311,7 +304,7 @@ TEST(DeviceTraining, GeneratedSparseLowBitModelIsTheCpuModel) {
 }
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuLowBitModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedDense(dir.File("train.txt"), 200000);
   ExpectTwoDeviceWorkersGiveTheCpuModel(
@@ -364,7 +357,7 @@ bool HasCategoricalSplit(const std::string& dir, const std::string& name) {
 class CategoricalOnDevice : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(CategoricalOnDevice, ModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   const double missing = std::string(GetParam().set) == "missing" ? 0.2 : 0.0;
   ExpectSameOnBoth(dir.path(), WriteCategoricalSet(dir, 60000, missing) +
@@ -392,7 +385,7 @@ INSTANTIATE_TEST_SUITE_P(
     VariantName);
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuCategoricalModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   for (const double missing : {0.0, 0.2}) {
     test::TempDir dir;
     ExpectTwoDeviceWorkersGiveTheCpuModel(
@@ -402,7 +395,7 @@ TEST(DeviceTraining, TwoWorkersOnOneGpuCategoricalModelIsTheCpuModel) {
 }
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuAgaricusModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   RB_REQUIRE_SHARED_DATA();
   test::TempDir dir;
   test::WriteSharedSetConfig(dir.path(), test::FindSharedSet("agaricus"), 10);
@@ -410,15 +403,38 @@ TEST(DeviceTraining, TwoWorkersOnOneGpuAgaricusModelIsTheCpuModel) {
 }
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuConstraintsModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedSparse(dir.File("train.txt"), 100000, 12, 0.3);
   ExpectTwoDeviceWorkersGiveTheCpuModel(
       dir.path(), WriteGeneratedConfig(dir) + " num_round=5 " RB_MONOTONE RB_INTERACTION);
 }
 
+// Feature bundles (enable_bundle=true): the device trains on the bundled matrix unpacked
+// (gpu_hist/matrix.h). 600 one-hot features in 40 blocks, a tenth of the blocks with two members
+// in a row: max_conflict_rate=0.2 keeps them bundled, so the conflicting rows' other members read
+// as missing and the model is not the unbundled one; rate 0 evicts the conflicting features (the
+// unbundled trees). Both on one device and with 2 workers (reduce_scatter under hist_sync=auto).
+TEST(DeviceTraining, BundlesModelIsTheCpuModel) {
+  RB_REQUIRE_DEVICE();
+  test::TempDir dir;
+  test::WriteOneHotSet(dir.File("train.txt"), 20000, 0.1);
+  const std::string conf =
+      WriteGeneratedConfig(dir) + " num_round=5 max_depth=6 enable_bundle=true";
+  for (const char* rate : {"0", "0.2"}) {
+    const std::string args = conf + " max_conflict_rate=" + rate;
+    ExpectSameOnBoth(dir.path(), args);
+    ExpectTwoDeviceWorkersGiveTheCpuModel(dir.path(), args);
+  }
+  const test::RunResult off =
+      test::RunRingboost(dir.path(), "train " + conf + " enable_bundle=false model_out=off.json");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_NE(test::ReadFile(dir.File("off.json")), test::ReadFile(dir.File("cpu.json")))
+      << "the conflicts changed nothing to compare";
+}
+
 TEST(DeviceTraining, TwoWorkersOnOneGpuGeneratedDenseModelIsTheCpuModel) {
-  RB_REQUIRE_CUDA_DEVICE();
+  RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteGeneratedDense(dir.File("train.txt"), 200000);
   ExpectTwoDeviceWorkersGiveTheCpuModel(

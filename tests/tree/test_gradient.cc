@@ -205,4 +205,15 @@ TEST(GradientQuantizer, LowBitRoundingIsTheScalarRounding) {
   }
 }
 
+// The cells a low-bit histogram travels in (the allreduce): 16+16 bits while rows * kLevels fits
+// 32767, 32+32 while it fits 2^31 - 1, else 64+64.
+TEST(Gradient, CellBitsFollowTheNodesRows) {
+  constexpr uint64_t kLevels = LowBitPolicy::kLevels;
+  EXPECT_EQ(CellBitsFor(0), CellBits::k16);
+  EXPECT_EQ(CellBitsFor(32767 / kLevels), CellBits::k16);
+  EXPECT_EQ(CellBitsFor(32767 / kLevels + 1), CellBits::k32);
+  EXPECT_EQ(CellBitsFor(2147483647 / kLevels), CellBits::k32);
+  EXPECT_EQ(CellBitsFor(2147483647 / kLevels + 1), CellBits::k64);
+}
+
 }  // namespace ringboost

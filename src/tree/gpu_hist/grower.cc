@@ -32,11 +32,13 @@ std::shared_ptr<HistogramPool::Buffer> HistogramPool::Acquire(std::size_t n, std
 }
 
 DeviceTreeGrower::DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts,
-                                   const TreeParams& params, rabit::Communicator* comm)
+                                   const TreeParams& params, rabit::Communicator* comm,
+                                   bool low_bit)
     : matrix_(matrix),
       cuts_(cuts),
       params_(params),
       comm_(comm),
+      sync_(cuts, params.hist_sync, comm, low_bit),
       hist_builder_(matrix, *cuts),
       partitioner_(matrix->shape().num_rows),
       cat_bins_(CategoricalBinsOf(*cuts)),
@@ -67,13 +69,19 @@ void DeviceTreeGrower::EndPhase() {
   if (sync_phases_) DeviceSynchronize();
 }
 
-// Several workers: the histograms go through host memory to the collective and back.
-void DeviceTreeGrower::AllreduceHistograms(HistogramPool::Buffer* hists, std::size_t count) {
-  if (comm_->WorldSize() == 1 || count == 0) return;
-  std::vector<GradientSum> h_all(count * cuts_->TotalBins());
+// Several workers: the histograms go through host memory to the collective and back (with
+// reduce_scatter the bins of other workers' blocks come back as this worker's partial sums, which
+// nothing reads: evaluation takes the worker's own features, and a subtraction of them only makes
+// more such bins).
+void DeviceTreeGrower::SyncHistograms(HistogramPool::Buffer* hists,
+                                      const std::vector<uint64_t>& rows) {
+  if (comm_->WorldSize() == 1 || rows.empty()) return;
+  const std::size_t n_bins = cuts_->TotalBins();
+  std::vector<GradientSum> h_all(rows.size() * n_bins);
   detail::CopyToHost(h_all.data(), hists->data(), h_all.size() * sizeof(GradientSum));
-  comm_->Allreduce(Span<int64_t>(reinterpret_cast<int64_t*>(h_all.data()), 2 * h_all.size()),
-                   rabit::Op::kSum);
+  std::vector<GradientSum*> cells;
+  for (std::size_t k = 0; k < rows.size(); ++k) cells.push_back(h_all.data() + k * n_bins);
+  sync_.Sync(cells, rows);
   detail::CopyToDevice(hists->data(), h_all.data(), h_all.size() * sizeof(GradientSum));
 }
 
@@ -91,6 +99,7 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
     RB_CHECK(n.hist.get() == buffer);
     features.push_back(sampler_->ForNode(nid, n.depth));
     nodes_.FilterFeatures(nid, &features.back());  // interaction constraints
+    if (sync_.scatters()) features.back() = sync_.Owned(features.back());
     if (!cat_bins_.empty()) {
       std::vector<uint32_t>& all = features.back();
       for (uint32_t f : all) {
@@ -117,6 +126,7 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
     MergeCategoricalSplits(*cuts_, *cat_splitter_, cat_bins_, gathered, sums, gains, cat_features,
                            &best);
   }
+  sync_.AgreeOnSplits(&best);
   for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
   timer_.Add("device evaluate", start);
 }
@@ -174,7 +184,11 @@ std::vector<int> DeviceTreeGrower::BuildChildren(const std::vector<Expansion>& e
   const std::size_t k = built.size(), n_bins = cuts_->TotalBins();
   std::shared_ptr<HistogramPool::Buffer> level = pool_.Acquire(2 * k, n_bins);
   hist_builder_.Build(grad_, nodes, k, level->data());
-  AllreduceHistograms(level.get(), k);
+  std::vector<uint64_t> built_rows;  // the smaller child's rows over all workers
+  for (std::size_t i = 0; i < k; ++i) {
+    built_rows.push_back(std::min(counts[2 * i], counts[2 * i + 1]));
+  }
+  SyncHistograms(level.get(), built_rows);
   std::vector<SubtractTask> subtract;
   for (std::size_t i = 0; i < k; ++i) {
     const NodeState& parent = nodes_[built[i].nid];
@@ -235,7 +249,10 @@ RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum loca
   nodes_[0].hist = pool_.Acquire(1, cuts_->TotalBins());
   hist_builder_.Build(grad_, {HistNode{nullptr, matrix_->shape().num_rows, 0}}, 1,
                       nodes_[0].hist->data());
-  AllreduceHistograms(nodes_[0].hist.get(), 1);
+  if (comm_->WorldSize() > 1) {
+    SyncHistograms(nodes_[0].hist.get(),
+                   {comm_->AllreduceValue<uint64_t>(matrix_->shape().num_rows, rabit::Op::kSum)});
+  }
   EndPhase();
   timer_.Add("device histograms", start);
   EvaluateNodes({0});

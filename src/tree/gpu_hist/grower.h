@@ -5,8 +5,10 @@
 // for bit). Categorical features are the exception: their split search runs on the host with the
 // CPU's code, from their bins of the device's histograms; their rows are partitioned on the device.
 //
-// device=cuda reaches it through CudaTrainer (gpu_hist/trainer.h). Several workers allreduce the
-// histograms through host memory (the collective's buffers are host memory).
+// device=cuda reaches it through CudaTrainer (gpu_hist/trainer.h). Several workers combine the
+// histograms through host memory (the collective's buffers are host memory) as the CPU's workers
+// do (HistogramSync, hist_sync): an allreduce, or a reduce-scatter after which each worker
+// evaluates its block of features and the workers agree on each node's best split.
 #pragma once
 
 #ifdef RINGBOOST_USE_CUDA
@@ -26,6 +28,7 @@
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gpu_hist/partition.h"
 #include "tree/gpu_hist/split.h"
+#include "tree/histogram_sync.h"
 #include "tree/node_book.h"
 #include "tree/tree_params.h"
 
@@ -46,8 +49,9 @@ class HistogramPool {
 
 class DeviceTreeGrower {
  public:
+  // low_bit: the trees grow from low-bit gradients (histograms travel in narrow cells).
   DeviceTreeGrower(const DeviceMatrix* matrix, const HistogramCuts* cuts, const TreeParams& params,
-                   rabit::Communicator* comm);
+                   rabit::Communicator* comm, bool low_bit = false);
 
   // Monotone and interaction constraints for every tree from now on (tree/constraints.h), as
   // TreeGrower::SetConstraints: the host's NodeBook keeps the boxes and the allowed features, the
@@ -82,7 +86,9 @@ class DeviceTreeGrower {
 
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<Expansion>& expansions);
-  void AllreduceHistograms(HistogramPool::Buffer* hists, std::size_t count);
+  // Sums hists' first count histograms (rows[k]: histogram k's rows over all workers) over the
+  // workers: whole, or this worker's block of bins (sync_.scatters()).
+  void SyncHistograms(HistogramPool::Buffer* hists, const std::vector<uint64_t>& rows);
   // Evaluates `nids`, whose histograms all lie in one buffer.
   void EvaluateNodes(const std::vector<int>& nids);
   void EndPhase();  // waits for the device when the phases are timed
@@ -91,6 +97,7 @@ class DeviceTreeGrower {
   const HistogramCuts* cuts_;
   TreeParams params_;
   rabit::Communicator* comm_;
+  HistogramSync sync_;
   DeviceHistogramBuilder hist_builder_;
   DevicePartitioner partitioner_;
   std::unique_ptr<DeviceSplitEvaluator> evaluator_;

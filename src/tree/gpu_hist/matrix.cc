@@ -45,6 +45,62 @@ std::vector<uint8_t> SparseSymbols(const BinnedMatrix& m, const EllpackShape& sh
   return AsBytes(out);
 }
 
+// A bundled matrix (binned_matrix.h) reaches the device unbundled, in the sparse form: a row's
+// global bins of the members present in it, ascending. The sparse ELLPACK keeps only a row's
+// present values, which is what the bundles save on the CPU; and a row where a bundle's members
+// conflicted holds the value its bundle kept, so the device trains on the CPU's values.
+class BundledRows {
+ public:
+  BundledRows(const BinnedMatrix& m, const HistogramCuts& cuts)
+      : m_(m), cell_bin_(m.HistBins(), kNone) {
+    const std::vector<uint32_t>& to_cell = m.GlobalToHist();
+    for (uint32_t b = 0; b < cuts.TotalBins(); ++b) {
+      if (to_cell[b] + 1 < m.HistBins()) cell_bin_[to_cell[b]] = b;  // the last cell: no column
+    }
+  }
+  // Present members in row i (a column's local bin 0: none of its members).
+  uint32_t Count(uint64_t i) const {
+    uint32_t n = 0;
+    ForColumns(i, [&](uint32_t, uint32_t v) { n += v != 0; });
+    return n;
+  }
+  // Writes row i's global bins, ascending, to `out`; returns how many.
+  template <typename T>
+  uint32_t Write(uint64_t i, T* out) const {
+    uint32_t n = 0;
+    ForColumns(i, [&](uint32_t c, uint32_t v) {
+      if (v != 0) out[n++] = static_cast<T>(cell_bin_[m_.ColumnOffsets()[c] + v]);
+    });
+    std::sort(out, out + n);
+    return n;
+  }
+
+ private:
+  static constexpr uint32_t kNone = ~0u;
+  template <typename Fn>
+  void ForColumns(uint64_t i, Fn fn) const {
+    const uint32_t columns = m_.NumColumns();
+    for (uint32_t c = 0; c < columns; ++c) {
+      const uint64_t at = i * columns + c;
+      fn(c, m_.BinBytes() == 1 ? uint32_t{m_.dense8()[at]} : uint32_t{m_.dense16()[at]});
+    }
+  }
+  const BinnedMatrix& m_;
+  std::vector<uint32_t> cell_bin_;  // the global bin of each cell of a bundled histogram
+};
+
+template <typename T>
+std::vector<uint8_t> BundledSymbols(const BinnedMatrix& m, const HistogramCuts& cuts,
+                                    const EllpackShape& shape, int nthread) {
+  std::vector<T> out(shape.NumSymbols(), static_cast<T>(shape.null_symbol));
+  const BundledRows rows(m, cuts);
+#pragma omp parallel for schedule(static) num_threads(nthread)
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.num_rows); ++i) {
+    rows.Write(i, out.data() + i * shape.row_stride);
+  }
+  return AsBytes(out);
+}
+
 template <typename T>
 void DenseSymbols(const std::vector<T>& rows, const std::vector<T>& columns,
                   const EllpackShape& shape, int nthread, EllpackHost* out) {
@@ -78,8 +134,17 @@ EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cut
   shape.num_rows = matrix.NumRows();
   shape.num_features = cuts.NumFeatures();
   shape.null_symbol = cuts.TotalBins();
-  shape.dense = matrix.layout() == BinnedMatrix::Layout::kDense;
-  if (shape.dense) {
+  shape.dense = matrix.layout() == BinnedMatrix::Layout::kDense && !matrix.bundled();
+  if (matrix.bundled()) {
+    const BundledRows rows(matrix, cuts);
+    uint32_t longest = 0;
+#pragma omp parallel for schedule(static) reduction(max : longest)
+    for (int64_t i = 0; i < static_cast<int64_t>(matrix.NumRows()); ++i) {
+      longest = std::max(longest, rows.Count(i));
+    }
+    shape.row_stride = longest;
+    shape.symbol_bytes = shape.null_symbol <= 0xffff ? 2 : 4;
+  } else if (shape.dense) {
     shape.row_stride = static_cast<uint32_t>(matrix.dense_columns().size());
     shape.symbol_bytes = static_cast<uint32_t>(matrix.BinBytes());
   } else {
@@ -134,6 +199,13 @@ EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, i
   const int threads = nthread > 0 ? nthread : omp_get_max_threads();
   EllpackHost h;
   h.shape = EllpackShapeOf(matrix, cuts);
+  if (matrix.bundled()) {
+    h.symbols = h.shape.symbol_bytes == 2
+                    ? BundledSymbols<uint16_t>(matrix, cuts, h.shape, threads)
+                    : BundledSymbols<uint32_t>(matrix, cuts, h.shape, threads);
+    h.bin_feature = BinFeature(cuts);
+    return h;
+  }
   if (!h.shape.dense) {
     h.symbols = h.shape.symbol_bytes == 2 ? SparseSymbols<uint16_t>(matrix, h.shape, threads)
                                           : SparseSymbols<uint32_t>(matrix, h.shape, threads);
@@ -151,7 +223,7 @@ EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, i
 }
 
 std::vector<int32_t> EllpackColumnOf(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
-  if (matrix.layout() != BinnedMatrix::Layout::kDense) return {};
+  if (matrix.layout() != BinnedMatrix::Layout::kDense || matrix.bundled()) return {};
   std::vector<int32_t> column_of(cuts.NumFeatures());
   for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) column_of[f] = matrix.ColumnOf(f);
   return column_of;

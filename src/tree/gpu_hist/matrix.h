@@ -9,6 +9,9 @@
 //  * sparse: row_stride = the longest row; a row's GLOBAL bins (cuts.ptr[f] + local) in feature
 //    order, then null slots (null_symbol = cuts.TotalBins()); 2 bytes where every bin and the null
 //    fit, else 4. Symbols ascend within a row, so a feature's entry is found by a binary search.
+//    A bundled BinnedMatrix (feature bundles, enable_bundle) takes this form too, its bundles
+//    unpacked: a row holds the global bins of the members present in it (the values the CPU
+//    trains on, a conflicting row's included).
 // EllpackView reads both the same way on the host (the CPU reference) and on the device.
 #pragma once
 

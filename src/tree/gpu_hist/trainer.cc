@@ -74,7 +74,7 @@ class CudaTrainer : public RoundTrainer {
         gradients_(setup.train, groups_, setup.margins),
         d_quantized_(setup.train.NumRows()),
         low_bit_(UsesLowBitGradients(setup.params, setup.matrix.NumRows(), setup.comm)),
-        grower_(&matrix_, &setup.cuts, setup.params, setup.comm) {
+        grower_(&matrix_, &setup.cuts, setup.params, setup.comm, low_bit_) {
     if (low_bit_) d_low_bit_.Resize(setup.train.NumRows());
     grower_.SetConstraints(setup.constraints);
   }

@@ -54,7 +54,8 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, GradientSum loc
   std::vector<Histogram*> out{&nodes_[0].hist};
   hist_builder_.Build(gpair, *partitioner_, {0}, out);
   if (comm_->WorldSize() > 1) {
-    sync_.Sync(out, {comm_->AllreduceValue<uint64_t>(matrix_->NumRows(), rabit::Op::kSum)});
+    sync_.Sync({nodes_[0].hist.data()},
+               {comm_->AllreduceValue<uint64_t>(matrix_->NumRows(), rabit::Op::kSum)});
   }
   timer_.Add("histograms", start);
   start = PhaseTimer::Clock::now();
@@ -295,7 +296,9 @@ std::vector<int> TreeGrower::BuildChildren(const std::vector<GradientSum>& gpair
   std::vector<Histogram*> out;
   for (int nid : build_nids) out.push_back(&nodes_[nid].hist);
   hist_builder_.Build(gpair, *partitioner_, build_nids, out, /*reuse_gradients=*/true);
-  sync_.Sync(out, built_rows);
+  std::vector<GradientSum*> cells;
+  for (Histogram* h : out) cells.push_back(h->data());
+  sync_.Sync(cells, built_rows);
   // Each sibling takes its parent's histogram and subtracts the built child's in place.
   std::vector<const Histogram*> smaller;
   std::vector<Histogram*> siblings;

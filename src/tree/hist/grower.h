@@ -17,9 +17,9 @@
 #include "tree/column_sampler.h"
 #include "tree/hist/columnwise.h"
 #include "tree/hist/histogram.h"
-#include "tree/hist/histogram_sync.h"
 #include "tree/hist/row_partitioner.h"
 #include "tree/hist/split_evaluator.h"
+#include "tree/histogram_sync.h"
 #include "tree/node_book.h"
 #include "tree/tree_params.h"
 

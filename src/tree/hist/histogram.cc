@@ -35,13 +35,6 @@ using hist_kernels::Widen;
 
 }  // namespace
 
-CellBits CellBitsFor(uint64_t rows) {
-  constexpr uint64_t kLevels = LowBitPolicy::kLevels;
-  if (rows * kLevels <= INT16_MAX) return CellBits::k16;
-  if (rows * kLevels <= INT32_MAX) return CellBits::k32;
-  return CellBits::k64;
-}
-
 HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCuts* cuts,
                                    int nthread, bool low_bit)
     : matrix_(matrix),

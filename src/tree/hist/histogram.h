@@ -18,11 +18,8 @@ namespace ringboost {
 // Low-bit mode (gradient.h): the builds sum at most 32767 / LowBitPolicy::kLevels rows at a time
 // into 16+16-bit cells (a dense node's 28 x 256 of them fit L1), then widen them into Histogram
 // (64+64), so that subtraction and evaluation stay one code. The allreduce moves each node's
-// histogram in the narrowest cells its rows over all workers allow (CellBitsFor: 16+16 bits up
-// to 32767 / kLevels rows, 32+32 up to 2^31 / kLevels, else 64+64; histogram_sync.cc). The
-// 16+16 cells are Packed16 words (gradient.h).
-enum class CellBits { k16 = 0, k32 = 1, k64 = 2 };
-CellBits CellBitsFor(uint64_t rows);
+// histogram in the narrowest cells its rows over all workers allow (CellBitsFor, gradient.h;
+// tree/histogram_sync.cc). The 16+16 cells are Packed16 words (gradient.h).
 
 class HistogramBuilder {
  public:

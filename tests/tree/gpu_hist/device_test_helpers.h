@@ -1,5 +1,6 @@
-// Shared pieces of the device tests (tests/tree/test_device_*.cc): the skip macro and data sets of
-// many shapes, each with its cuts, binned matrix and quantized gradients.
+// Shared pieces of the device tests (tests/tree/test_device_*.cc): the skip macro
+// (require_device.h) and data sets of many shapes, each with its cuts, binned matrix and
+// quantized gradients.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,19 +13,11 @@
 #include <vector>
 
 #include "rabit/communicator.h"
+#include "require_device.h"
 #include "tree/bins/binned_matrix.h"
 #include "tree/bins/quantile.h"
 #include "tree/gpu_hist/common.h"
 #include "tree/gradient.h"
-
-// Skips the current test when no CUDA device can be used (always in a build without CUDA).
-#define RB_REQUIRE_DEVICE()                                    \
-  do {                                                         \
-    std::string rb_device_reason_;                             \
-    if (::ringboost::DeviceCount(&rb_device_reason_) == 0) {   \
-      GTEST_SKIP() << "no CUDA device: " << rb_device_reason_; \
-    }                                                          \
-  } while (0)
 
 namespace ringboost::test {
 

@@ -113,6 +113,36 @@ TEST(DeviceMatrix, WideSparseBinsTakeFourBytes) {
   }
 }
 
+// A bundled matrix (enable_bundle) goes to the device unpacked into sparse rows: features 0 and
+// 2 share a column; row 2 holds both, so the bundle kept feature 0's value (the lower id) and the
+// device, like the CPU, reads feature 2 there as missing.
+TEST(DeviceMatrix, BundledRowsAreUnpackedIntoSparseRows) {
+  const DataSet d = test::MakeRows(
+      {{{0, 1.0f}, {1, 5.0f}}, {{2, 3.0f}}, {{0, 2.0f}, {2, 4.0f}}, {}, {{1, 6.0f}, {2, 3.0f}}});
+  const HistogramCuts cuts = Cuts(d, 3, 256);
+  ASSERT_EQ(cuts.ptr, (std::vector<uint32_t>{0, 2, 4, 6}));  // two values, two bins each
+  FeatureBundles bundles;
+  bundles.members = {{0, 2}, {1}};
+  const BinnedMatrix m = BinnedMatrix::Build(d, cuts, 1, &bundles);
+  ASSERT_TRUE(m.bundled());
+  const EllpackHost h = PackEllpack(m, cuts, 1);
+  EXPECT_FALSE(h.shape.dense);
+  EXPECT_EQ(h.shape.row_stride, 2u);
+  EXPECT_EQ(h.shape.symbol_bytes, 2u);
+  EXPECT_EQ(h.shape.null_symbol, 6u);
+  EXPECT_TRUE(h.column_of.empty());
+  // Rows: f0 bin 0, f1 bin 2 | f2 bin 4 | f0 bin 1 (f2 dropped) | none | f1 bin 3, f2 bin 4.
+  EXPECT_EQ(h.symbols,
+            (std::vector<uint8_t>{0, 0, 2, 0, 4, 0, 6, 0, 1, 0, 6, 0, 6, 0, 6, 0, 3, 0, 4, 0}));
+  EXPECT_EQ(EllpackShapeOf(m, cuts).row_stride, 2u);
+  const EllpackView v = h.View(cuts);
+  for (uint64_t i = 0; i < m.NumRows(); ++i) {
+    for (uint32_t f = 0; f < 3; ++f) EXPECT_EQ(v.GetBin(i, f), m.GetBin(i, f, cuts)) << i << f;
+  }
+  EXPECT_EQ(v.GetBin(2, 2), -1);
+  EXPECT_EQ(PackEllpack(m, cuts, 2).symbols, h.symbols);
+}
+
 TEST(DeviceMatrix, DeviceUnpackEqualsGetBin) {
   RB_REQUIRE_DEVICE();
 #ifdef RINGBOOST_USE_CUDA

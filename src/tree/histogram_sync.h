@@ -13,6 +13,7 @@
 
 #include "rabit/communicator.h"
 #include "tree/bins/quantile.h"
+#include "tree/gradient.h"
 #include "tree/split_types.h"
 #include "tree/tree_params.h"
 
@@ -25,9 +26,10 @@ class HistogramSync {
 
   // Whether this worker holds only its block's sums after Sync (reduce_scatter, 2+ workers).
   bool scatters() const { return scatter_; }
-  // Sums each histogram over the workers (whole, or this worker's block: bins OwnedBins()),
-  // rows[k]: hists[k]'s rows over all workers.
-  void Sync(const std::vector<Histogram*>& hists, const std::vector<uint64_t>& rows) const;
+  // Sums each histogram (hists[k]: cuts.TotalBins() cells in host memory) over the workers:
+  // whole, or this worker's block (bins [FirstBin(), EndBin())); rows[k]: hists[k]'s rows over
+  // all workers. The CPU's histograms go as they are, the device's through a host copy.
+  void Sync(const std::vector<GradientSum*>& hists, const std::vector<uint64_t>& rows) const;
   // The bins whose sums Sync gives this worker: all, or its block's.
   uint32_t FirstBin() const { return bin_blocks_[scatter_ ? comm_->Rank() : 0]; }
   uint32_t EndBin() const { return bin_blocks_[scatter_ ? comm_->Rank() + 1 : 1]; }
@@ -41,7 +43,7 @@ class HistogramSync {
 
  private:
   template <typename Codec>
-  void SyncAs(const std::vector<Histogram*>& hists, const std::vector<std::size_t>& which) const;
+  void SyncAs(const std::vector<GradientSum*>& hists, const std::vector<std::size_t>& which) const;
 
   const HistogramCuts* cuts_;
   rabit::Communicator* comm_;

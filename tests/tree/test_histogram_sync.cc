@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "tree/hist/histogram_sync.h"
+#include "tree/histogram_sync.h"
 
 namespace ringboost {
 namespace {

@@ -1,10 +1,9 @@
-#include "tree/hist/histogram_sync.h"
+#include "tree/histogram_sync.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "common/error.h"
-#include "tree/hist/histogram.h"
 
 namespace ringboost {
 namespace {
@@ -146,7 +145,7 @@ std::vector<uint32_t> HistogramSync::Owned(const std::vector<uint32_t>& features
 // every histogram in turn), so each rank's share is contiguous; with allreduce there is one
 // block, all bins, and the buffer is what the allreduce always sent.
 template <typename Codec>
-void HistogramSync::SyncAs(const std::vector<Histogram*>& hists,
+void HistogramSync::SyncAs(const std::vector<GradientSum*>& hists,
                            const std::vector<std::size_t>& which) const {
   using T = typename Codec::Type;
   if (which.empty()) return;
@@ -156,7 +155,7 @@ void HistogramSync::SyncAs(const std::vector<Histogram*>& hists,
   T* out = buf.data();
   for (std::size_t r = 0; r < blocks; ++r) {
     for (std::size_t k : which) {
-      const GradientSum* hist = hists[k]->data();
+      const GradientSum* hist = hists[k];
       for (uint32_t b = bin_blocks_[r]; b < bin_blocks_[r + 1]; ++b, out += Codec::kPerCell) {
         Codec::Put(hist[b], out);
       }
@@ -173,14 +172,14 @@ void HistogramSync::SyncAs(const std::vector<Histogram*>& hists,
   const std::size_t r = scatter_ ? comm_->Rank() : 0;
   const T* in = buf.data() + mine;
   for (std::size_t k : which) {
-    GradientSum* hist = hists[k]->data();
+    GradientSum* hist = hists[k];
     for (uint32_t b = bin_blocks_[r]; b < bin_blocks_[r + 1]; ++b, in += Codec::kPerCell) {
       Codec::Get(in, &hist[b]);
     }
   }
 }
 
-void HistogramSync::Sync(const std::vector<Histogram*>& hists,
+void HistogramSync::Sync(const std::vector<GradientSum*>& hists,
                          const std::vector<uint64_t>& rows) const {
   if (comm_->WorldSize() == 1 || hists.empty()) return;
   std::vector<std::size_t> by_bits[3];  // k16, k32, k64
