@@ -113,32 +113,43 @@ __global__ void AddLeafValuesKernel(const LeafChunk* chunks, float* preds, int s
 // the block's copy in shared memory at `smem`, made by Stage (the caller's barrier after it).
 template <bool kShared>
 struct WalkNodes {
-  const WalkNode* global;
-  WalkNode* smem;
+  const DenseWalkNode* global;
+  DenseWalkNode* smem;
   uint32_t n;
   __device__ void Stage() const {
     if (kShared) {
       for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) smem[i] = global[i];
     }
   }
-  __device__ const WalkNode& operator[](int32_t nid) const {
+  __device__ DenseWalkNode operator[](int32_t nid) const {
     return kShared ? smem[nid] : global[nid];
   }
 };
 
-// cat_words: the partitioner's category words (WalkNode::cat indexes them); null when none.
-__global__ void WalkLeafValuesKernel(EllpackView matrix, const WalkNode* __restrict__ nodes,
+// The leaf of `row` (a dense matrix's row-major symbols): its node id; *leaf gets the node.
+template <typename Nodes>
+__device__ __forceinline__ int32_t WalkToLeaf(const EllpackView& matrix, const Nodes& nodes,
+                                              const uint32_t* cat_words, uint64_t row,
+                                              DenseWalkNode* leaf) {
+  int32_t nid = 0;
+  DenseWalkNode node = nodes[0];
+  while (node.left >= 0) {
+    nid = node.Next(matrix.Symbol(row, node.slot), cat_words);
+    node = nodes[nid];
+  }
+  *leaf = node;
+  return nid;
+}
+
+// cat_words: the partitioner's category words (DenseWalkNode::split indexes them); null when none.
+__global__ void WalkLeafValuesKernel(EllpackView matrix, const DenseWalkNode* __restrict__ nodes,
                                      const uint32_t* __restrict__ cat_words, uint64_t n,
                                      float* preds, int stride, int group) {
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    WalkNode node = nodes[0];
-    while (node.left >= 0) {
-      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0,
-                                 node.cat < 0 ? nullptr : cat_words + node.cat);
-      node = nodes[left ? node.left : node.right];
-    }
-    preds[row * stride + group] += node.value;
+    DenseWalkNode leaf;
+    WalkToLeaf(matrix, nodes, cat_words, row, &leaf);
+    preds[row * stride + group] += __uint_as_float(leaf.slot);
   }
 }
 
@@ -165,25 +176,21 @@ __global__ void LeafSumKernel(const LeafSumChunk* chunks, const GradientSum* gpa
 // (shared memory: four arrays of n_nodes words, g low, g high, h low, h high, before the nodes'
 // copy where kShared); the block's sums go to sums[nid] at the end. Blocks stride over the rows.
 template <bool kShared>
-__global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restrict__ walk,
+__global__ void WalkLeafSumsKernel(EllpackView matrix, const DenseWalkNode* __restrict__ walk,
                                    const uint32_t* __restrict__ cat_words, uint32_t n_nodes,
                                    uint64_t n, const GradientSum* gpair, uint16_t* leaf_of_row,
                                    GradientSum* sums) {
-  extern __shared__ uint32_t words[];
-  const WalkNodes<kShared> nodes{walk, reinterpret_cast<WalkNode*>(words + 4 * n_nodes), n_nodes};
+  extern __shared__ uint4 smem_aligned[];  // 16-byte aligned: the nodes' copy follows the sums
+  auto* words = reinterpret_cast<uint32_t*>(smem_aligned);
+  const WalkNodes<kShared> nodes{walk, reinterpret_cast<DenseWalkNode*>(words + 4 * n_nodes),
+                                 n_nodes};
   for (uint32_t i = threadIdx.x; i < 4 * n_nodes; i += blockDim.x) words[i] = 0;
   nodes.Stage();
   __syncthreads();  // the sums zeroed, the nodes copied
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    int32_t nid = 0;
-    WalkNode node = nodes[0];
-    while (node.left >= 0) {
-      const bool left = GoesLeft(matrix, row, node.feature, node.split_bin, node.default_left != 0,
-                                 node.cat < 0 ? nullptr : cat_words + node.cat);
-      nid = left ? node.left : node.right;
-      node = nodes[nid];
-    }
+    DenseWalkNode leaf;
+    const int32_t nid = WalkToLeaf(matrix, nodes, cat_words, row, &leaf);
     leaf_of_row[row] = static_cast<uint16_t>(nid);
     const GradientSum p = gpair[row];
     SharedAdd64(words + nid, words + n_nodes + nid, p.g);
@@ -201,11 +208,11 @@ __global__ void WalkLeafSumsKernel(EllpackView matrix, const WalkNode* __restric
 }
 
 // preds[row * stride + group] += the value of the row's leaf (from WalkLeafSumsKernel).
-__global__ void AddLeafValuesByRowKernel(const uint16_t* leaf_of_row, const WalkNode* nodes,
+__global__ void AddLeafValuesByRowKernel(const uint16_t* leaf_of_row, const DenseWalkNode* nodes,
                                          uint64_t n, float* preds, int stride, int group) {
   for (uint64_t row = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; row < n;
        row += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
-    preds[row * stride + group] += nodes[leaf_of_row[row]].value;
+    preds[row * stride + group] += __uint_as_float(nodes[leaf_of_row[row]].slot);
   }
 }
 
@@ -249,6 +256,10 @@ const uint32_t* DevicePartitioner::DeviceCategoryWords() {
   return cat_words_.empty() ? nullptr : d_cat_words_.data();
 }
 
+void DevicePartitioner::UploadWalk(const DeviceMatrix& matrix) {
+  d_walk_.CopyFrom(DenseWalk(walk_, matrix.column_of_host()));
+}
+
 void DevicePartitioner::EnsureNode(int nid) {
   if (static_cast<std::size_t>(nid) >= ranges_.size()) {
     ranges_.resize(nid + 1);
@@ -265,8 +276,7 @@ void DevicePartitioner::RecordSplit(const DeviceSplitTask& t) {
     cat_words_.insert(cat_words_.end(), t.left_bits.begin(), t.left_bits.end());
     cat_dirty_ = true;
   }
-  walk_[t.nid] =
-      WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, t.default_left ? 1u : 0u, cat};
+  walk_[t.nid] = WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, cat};
 }
 
 void DevicePartitioner::RecordSplits(const std::vector<DeviceSplitTask>& tasks) {
@@ -361,7 +371,7 @@ void DevicePartitioner::AddLeafValues(const DeviceMatrix& matrix, const std::vec
       RB_CHECK(walk_[leaves[k]].left < 0);
       walk_[leaves[k]].value = values[k];
     }
-    d_walk_.CopyFrom(walk_);
+    UploadWalk(matrix);
     if (leaf_of_row_fresh_) {  // WalkLeafSums walked this tree already
       AddLeafValuesByRowKernel<<<Grid(num_rows_), DevicePolicy::kPartitionBlockThreads>>>(
           d_leaf_of_row_.data(), d_walk_.data(), num_rows_, d_preds, stride, group);
@@ -426,7 +436,7 @@ std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& mat
   RB_CUDA_CHECK(cudaMemsetAsync(d_leaf_sums_.data(), 0, num_nodes * sizeof(GradientSum)));
   if (num_rows_ > 0) {
     if (d_leaf_of_row_.size() < num_rows_) d_leaf_of_row_.Resize(num_rows_);
-    d_walk_.CopyFrom(walk_);
+    UploadWalk(matrix);
     const uint32_t* d_cat_words = DeviceCategoryWords();
     EllpackView view = matrix.View();
     view.columns = nullptr;  // rows in order: each reads its own bytes of the row-major symbols
@@ -434,7 +444,7 @@ std::vector<GradientSum> DevicePartitioner::WalkLeafSums(const DeviceMatrix& mat
     // global memory.
     constexpr int kThreads = DevicePolicy::kPartitionBlockThreads;
     const std::size_t sum_bytes = 4 * sizeof(uint32_t) * num_nodes;
-    const std::size_t node_bytes = num_nodes * sizeof(WalkNode);
+    const std::size_t node_bytes = num_nodes * sizeof(DenseWalkNode);
     const auto launch = [&](auto kernel, std::size_t bytes) {
       kernel<<<ResidentGrid(num_rows_, kThreads), kThreads, bytes>>>(
           view, d_walk_.data(), d_cat_words, static_cast<uint32_t>(num_nodes), num_rows_, d_gpair,

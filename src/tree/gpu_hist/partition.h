@@ -9,8 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "common/error.h"
 #include "tree/gpu_hist/common.h"
 #include "tree/gpu_hist/matrix.h"
 #include "tree/gradient.h"
@@ -59,17 +61,59 @@ RB_HOST_DEVICE inline uint64_t TileDestination(uint64_t begin, uint64_t end, uin
   return left ? begin + left_base + left_before : end - right_end + (k - left_before);
 }
 
-// A node of the tree being grown as the device walks it (DevicePartitioner::AddLeafValues on
-// dense data): a split as GoesLeft takes it, or a leaf (left < 0) and its value. A categorical
-// split's left set starts at word `cat` of the partitioner's category words (-1: numerical).
+// A node of the tree being grown, kept by the host for the device's walk (DevicePartitioner::
+// AddLeafValues on dense data, where no value is missing: no default direction): a split as
+// GoesLeft takes it, or a leaf (left < 0) and its value. A categorical split's left set starts at
+// word `cat` of the partitioner's category words (-1: numerical).
 struct WalkNode {
   uint32_t feature = 0;
   int32_t split_bin = 0;
   int32_t left = -1, right = -1;
   float value = 0.0f;
-  uint32_t default_left = 0;
   int32_t cat = -1;
 };
+
+// A node of the walk as its kernels read it (dense data only, one 16-byte load a level): a
+// split reads the row's symbol at `slot` (dense symbols are local bins, and no value is missing)
+// and goes left where it is at most `split` (numerical) or its bit is set in the category words
+// from word `split` (kCategorical in right_cat); a leaf (left < 0) holds its value's bits in
+// `slot`. DenseWalk makes them from the WalkNodes; Next takes one step as GoesLeft would.
+struct alignas(16) DenseWalkNode {
+  static constexpr uint32_t kCategorical = 1u << 31;
+  uint32_t slot = 0;
+  int32_t split = 0;
+  int32_t left = -1;
+  uint32_t right_cat = 0;
+
+  // The child a row whose symbol at `slot` is `symbol` goes to.
+  RB_HOST_DEVICE int32_t Next(uint32_t symbol, const uint32_t* cat_words) const {
+    const bool go_left = (right_cat & kCategorical) != 0 ? BinGoesLeft(cat_words + split, symbol)
+                                                         : static_cast<int64_t>(symbol) <= split;
+    return go_left ? left : static_cast<int32_t>(right_cat & ~kCategorical);
+  }
+};
+
+// The walk's nodes for the device (column_of: the dense matrix's slot of each feature, which
+// every split's feature has: a feature without values has no bins to split on).
+inline std::vector<DenseWalkNode> DenseWalk(const std::vector<WalkNode>& walk,
+                                            const std::vector<int32_t>& column_of) {
+  std::vector<DenseWalkNode> out(walk.size());
+  for (std::size_t i = 0; i < walk.size(); ++i) {
+    const WalkNode& w = walk[i];
+    DenseWalkNode& d = out[i];
+    d.left = w.left;
+    if (w.left < 0) {
+      std::memcpy(&d.slot, &w.value, sizeof(float));
+      continue;
+    }
+    RB_CHECK_MSG(w.feature < column_of.size() && column_of[w.feature] >= 0,
+                 "the walk splits on feature " << w.feature << ", which has no column");
+    d.slot = static_cast<uint32_t>(column_of[w.feature]);
+    d.split = w.cat < 0 ? w.split_bin : w.cat;
+    d.right_cat = static_cast<uint32_t>(w.right) | (w.cat < 0 ? 0u : DenseWalkNode::kCategorical);
+  }
+  return out;
+}
 
 // One split of a level, as the grower states it.
 struct DeviceSplitTask {
@@ -153,7 +197,7 @@ class DevicePartitioner {
                                         int num_nodes);
   static constexpr int kMaxWalkSumNodes = 2047;  // 4 x 32-bit shared words a node: 32 KiB
   // WalkLeafSums copies the nodes to shared memory where they fit beside the sums in this many
-  // bytes (trees of at most 1117 nodes), else reads them from global memory.
+  // bytes (trees of at most 1536 nodes), else reads them from global memory.
   static constexpr std::size_t kWalkSharedBytes = 48 * 1024;
 
  private:
@@ -163,6 +207,8 @@ class DevicePartitioner {
   // The category words of the splits since Reset, uploaded where they changed (device memory;
   // null while there are none).
   const uint32_t* DeviceCategoryWords();
+  // Uploads walk_ as the walk kernels read it (DenseWalk) to d_walk_.
+  void UploadWalk(const DeviceMatrix& matrix);
   // The kernel of one level (views ordered, non-empty, disjoint; their tiles set here): returns
   // each view's rows that went left.
   std::vector<uint64_t> PartitionTiles(const DeviceMatrix& matrix,
@@ -176,7 +222,7 @@ class DevicePartitioner {
   DeviceBuffer<GradientSum> d_leaf_sums_;
   DeviceBuffer<uint16_t> d_leaf_of_row_;  // WalkLeafSums: each row's leaf (node id)
   bool leaf_of_row_fresh_ = false;        // d_leaf_of_row_ holds this tree's leaves
-  DeviceBuffer<WalkNode> d_walk_;
+  DeviceBuffer<DenseWalkNode> d_walk_;
   std::vector<WalkNode> walk_;  // every node's split since Reset (leaves: left < 0)
   // The left sets of the categorical splits since Reset, one after another (WalkNode::cat), and
   // their copy on the device, which is stale while cat_dirty_.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -236,6 +237,54 @@ TEST(DevicePartition, EqualsRowPartitionerOverShapes) {
 #endif
 }
 
+// The walk's compact nodes (DenseWalk, what the walk kernels read) take every dense row to the
+// leaf that GoesLeft's steps over the WalkNodes reach: a tree of depth 3 whose node 2 splits by
+// a category set (every third local bin left) and the others numerically, over the dense shapes;
+// and a leaf keeps its value's bits.
+TEST(DevicePartition, DenseWalkStepsAsGoesLeft) {
+  int walked = 0;
+  for (const test::ShapeSpec& s : test::KernelShapes()) {
+    const test::BinnedData b = test::MakeBinnedData(s);
+    if (b.matrix->layout() != BinnedMatrix::Layout::kDense) continue;
+    ++walked;
+    const EllpackHost h = PackEllpack(*b.matrix, b.cuts, 1);
+    const EllpackView v = h.View(b.cuts);
+    std::vector<WalkNode> walk(15);
+    std::vector<uint32_t> cat_words;
+    for (int nid = 0; nid < 7; ++nid) {
+      const DeviceSplitTask t = SplitOf(b, nid);
+      walk[nid] = WalkNode{t.feature, t.split_bin, t.left, t.right, 0.0f, -1};
+      if (nid == 2) {
+        std::vector<uint8_t> left(b.cuts.FeatureBins(t.feature));
+        for (std::size_t k = 0; k < left.size(); ++k) left[k] = k % 3 == 0;
+        walk[nid].cat = static_cast<int32_t>(cat_words.size());
+        const std::vector<uint32_t> bits = PackLeftBits(left);
+        cat_words.insert(cat_words.end(), bits.begin(), bits.end());
+      }
+    }
+    for (int nid = 7; nid < 15; ++nid) walk[nid].value = 0.25f * nid - 2.0f;
+    const std::vector<DenseWalkNode> dense = DenseWalk(walk, h.column_of);
+    for (int nid = 7; nid < 15; ++nid) {
+      float value;
+      std::memcpy(&value, &dense[nid].slot, sizeof(value));
+      EXPECT_EQ(value, walk[nid].value);
+    }
+    for (uint32_t row = 0; row < b.matrix->NumRows(); ++row) {
+      int32_t a = 0, d = 0;
+      while (walk[a].left >= 0) {
+        const WalkNode& w = walk[a];
+        a = GoesLeft(v, row, w.feature, w.split_bin, /*default_left=*/false,
+                     w.cat < 0 ? nullptr : cat_words.data() + w.cat)
+                ? w.left
+                : w.right;
+      }
+      while (dense[d].left >= 0) d = dense[d].Next(v.Symbol(row, dense[d].slot), cat_words.data());
+      ASSERT_EQ(d, a) << s.name << " row " << row;
+    }
+  }
+  EXPECT_GE(walked, 3);
+}
+
 #ifdef RINGBOOST_USE_CUDA
 // The kernel shapes and dense ones of more rows and wider rows for the leaf walks: 28 one-byte
 // features over many blocks (the last one partial), 64 and 65 of them.
@@ -304,7 +353,7 @@ TEST(DevicePartition, WalkLeafSumsEqualTheLeavesRows) {
     // The tree's 7 nodes, and as many as a block's shared memory holds beside the sums (the
     // nodes' copy there), one more and the most (the nodes read from global memory).
     constexpr int kSharedNodes = static_cast<int>(DevicePartitioner::kWalkSharedBytes /
-                                                  (4 * sizeof(uint32_t) + sizeof(WalkNode)));
+                                                  (4 * sizeof(uint32_t) + sizeof(DenseWalkNode)));
     for (int num_nodes : {7, kSharedNodes, kSharedNodes + 1, DevicePartitioner::kMaxWalkSumNodes}) {
       expected.resize(num_nodes);
       EXPECT_EQ(dev.WalkLeafSums(dm, d_gpair.data(), num_nodes), expected)
