@@ -181,8 +181,9 @@ std::vector<ParamSpec> BuildTable() {
                "do dense work over the bundles; splits, models and dumps stay those of the "
                "features. auto bundles when the bundles leave at most 2 columns per stored "
                "value; true whenever two features can share a column; false never. device=cuda "
-               "decides the same bundles and trains on them unpacked (its sparse rows hold only "
-               "the present values), so its trees are the CPU's."));
+               "decides the same bundles where max_conflict_rate > 0 and trains on them unpacked "
+               "(its sparse rows hold only the present values), so its trees are the CPU's "
+               "(at rate 0 the bundles change no value, and the device makes none)."));
   t.push_back(P(s, "max_conflict_rate", &Params::max_conflict_rate, "0")
                   .Min(0)
                   .Max(0.999)

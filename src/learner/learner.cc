@@ -138,9 +138,13 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   times.cuts_s = Seconds(start);
   ReturnFreedMemory();  // the cuts' per-thread workspace
   start = std::chrono::steady_clock::now();
-  const FeatureBundles bundles =
-      DecideBundles(train, cuts_, BundleOptions{params_.enable_bundle, params_.max_conflict_rate},
-                    comm_, nthread_);
+  // device=cuda unpacks the bundles into its sparse rows (gpu_hist/matrix.h): only bundles that
+  // may hold conflicts (max_conflict_rate > 0) change what it trains on, so only those are made.
+  const bool bundles_matter = params_.device == "cpu" || params_.max_conflict_rate > 0;
+  const FeatureBundles bundles = DecideBundles(
+      train, cuts_,
+      BundleOptions{bundles_matter ? params_.enable_bundle : "false", params_.max_conflict_rate},
+      comm_, nthread_);
   RB_LOG(kDebug, "feature bundles decided in " << Seconds(start) << " s");
   if (!bundles.Empty()) {
     RB_LOG(kInfo, "feature bundles: " << bundles.members.size() << " columns for "

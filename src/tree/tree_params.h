@@ -15,7 +15,7 @@ struct Params;
 enum class GrowPolicy { kDepthwise, kLossguide };
 // quantized_grad: exact gradients, low-bit ones (gradient.h), or low-bit from a row count on.
 enum class QuantizedGrad { kOff, kOn, kAuto };
-// hist_sync: how the workers combine a level's histograms (hist/histogram_sync.h).
+// hist_sync: how the workers combine a level's histograms (tree/histogram_sync.h).
 enum class HistSync { kAllreduce, kReduceScatter, kAuto };
 
 struct TreeParams {

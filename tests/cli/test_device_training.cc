@@ -413,24 +413,30 @@ TEST(DeviceTraining, TwoWorkersOnOneGpuConstraintsModelIsTheCpuModel) {
 // Feature bundles (enable_bundle=true): the device trains on the bundled matrix unpacked
 // (gpu_hist/matrix.h). 600 one-hot features in 40 blocks, a tenth of the blocks with two members
 // in a row: max_conflict_rate=0.2 keeps them bundled, so the conflicting rows' other members read
-// as missing and the model is not the unbundled one; rate 0 evicts the conflicting features (the
-// unbundled trees). Both on one device and with 2 workers (reduce_scatter under hist_sync=auto).
+// as missing and the model is not the unbundled one; at rate 0 the conflicting features leave
+// their bundles, the trees are the unbundled ones, and the device makes no bundles. Both on one
+// device and with 2 workers (reduce_scatter under hist_sync=auto).
 TEST(DeviceTraining, BundlesModelIsTheCpuModel) {
   RB_REQUIRE_DEVICE();
   test::TempDir dir;
   test::WriteOneHotSet(dir.File("train.txt"), 20000, 0.1);
-  const std::string conf =
-      WriteGeneratedConfig(dir) + " num_round=5 max_depth=6 enable_bundle=true";
-  for (const char* rate : {"0", "0.2"}) {
-    const std::string args = conf + " max_conflict_rate=" + rate;
-    ExpectSameOnBoth(dir.path(), args);
-    ExpectTwoDeviceWorkersGiveTheCpuModel(dir.path(), args);
-  }
+  const std::string conf = WriteGeneratedConfig(dir) + " num_round=5 max_depth=6";
   const test::RunResult off =
       test::RunRingboost(dir.path(), "train " + conf + " enable_bundle=false model_out=off.json");
   ASSERT_EQ(off.exit_code, 0) << off.err;
-  EXPECT_NE(test::ReadFile(dir.File("off.json")), test::ReadFile(dir.File("cpu.json")))
-      << "the conflicts changed nothing to compare";
+  for (const std::string rate : {"0", "0.2"}) {
+    const std::string args = conf + " enable_bundle=true max_conflict_rate=" + rate;
+    ExpectSameOnBoth(dir.path(), args);
+    ExpectTwoDeviceWorkersGiveTheCpuModel(dir.path(), args);
+    EXPECT_EQ(test::ReadFile(dir.File("off.json")) == test::ReadFile(dir.File("cpu.json")),
+              rate == "0")
+        << "rate " << rate;
+  }
+  const test::RunResult bundled = test::RunRingboost(
+      dir.path(), "train " + conf + " enable_bundle=true max_conflict_rate=0.2 device=" + kDevice +
+                      " verbosity=2 model_out=log.json");
+  ASSERT_EQ(bundled.exit_code, 0) << bundled.err;
+  EXPECT_NE(bundled.err.find("feature bundles: "), std::string::npos) << bundled.err;
 }
 
 TEST(DeviceTraining, TwoWorkersOnOneGpuGeneratedDenseModelIsTheCpuModel) {

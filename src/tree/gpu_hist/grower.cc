@@ -71,8 +71,8 @@ void DeviceTreeGrower::EndPhase() {
 
 // Several workers: the histograms go through host memory to the collective and back (with
 // reduce_scatter the bins of other workers' blocks come back as this worker's partial sums, which
-// nothing reads: evaluation takes the worker's own features, and a subtraction of them only makes
-// more such bins).
+// no split reads: evaluation takes the worker's own features, the categorical gather copies them
+// but merges only its own, and a subtraction of them only makes more such bins).
 void DeviceTreeGrower::SyncHistograms(HistogramPool::Buffer* hists,
                                       const std::vector<uint64_t>& rows) {
   if (comm_->WorldSize() == 1 || rows.empty()) return;

@@ -86,8 +86,8 @@ class DeviceTreeGrower {
 
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<Expansion>& expansions);
-  // Sums hists' first count histograms (rows[k]: histogram k's rows over all workers) over the
-  // workers: whole, or this worker's block of bins (sync_.scatters()).
+  // Sums the first rows.size() histograms of `hists` (rows[k]: histogram k's rows over all
+  // workers) over the workers: whole, or this worker's block of bins (sync_.scatters()).
   void SyncHistograms(HistogramPool::Buffer* hists, const std::vector<uint64_t>& rows);
   // Evaluates `nids`, whose histograms all lie in one buffer.
   void EvaluateNodes(const std::vector<int>& nids);

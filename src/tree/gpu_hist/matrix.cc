@@ -49,26 +49,36 @@ std::vector<uint8_t> SparseSymbols(const BinnedMatrix& m, const EllpackShape& sh
 // global bins of the members present in it, ascending. The sparse ELLPACK keeps only a row's
 // present values, which is what the bundles save on the CPU; and a row where a bundle's members
 // conflicted holds the value its bundle kept, so the device trains on the CPU's values.
+template <typename Fn>
+void ForBundleColumns(const BinnedMatrix& m, uint64_t i, Fn fn) {
+  const uint32_t columns = m.NumColumns();
+  for (uint32_t c = 0; c < columns; ++c) {
+    const uint64_t at = i * columns + c;
+    fn(c, m.BinBytes() == 1 ? uint32_t{m.dense8()[at]} : uint32_t{m.dense16()[at]});
+  }
+}
+
+// Present members in row i of a bundled matrix (a column's local bin 0: none of its members).
+uint32_t BundledCount(const BinnedMatrix& m, uint64_t i) {
+  uint32_t n = 0;
+  ForBundleColumns(m, i, [&](uint32_t, uint32_t v) { n += v != 0; });
+  return n;
+}
+
 class BundledRows {
  public:
   BundledRows(const BinnedMatrix& m, const HistogramCuts& cuts)
-      : m_(m), cell_bin_(m.HistBins(), kNone) {
+      : m_(m), cell_bin_(m.HistBins(), 0) {
     const std::vector<uint32_t>& to_cell = m.GlobalToHist();
     for (uint32_t b = 0; b < cuts.TotalBins(); ++b) {
       if (to_cell[b] + 1 < m.HistBins()) cell_bin_[to_cell[b]] = b;  // the last cell: no column
     }
   }
-  // Present members in row i (a column's local bin 0: none of its members).
-  uint32_t Count(uint64_t i) const {
-    uint32_t n = 0;
-    ForColumns(i, [&](uint32_t, uint32_t v) { n += v != 0; });
-    return n;
-  }
   // Writes row i's global bins, ascending, to `out`; returns how many.
   template <typename T>
   uint32_t Write(uint64_t i, T* out) const {
     uint32_t n = 0;
-    ForColumns(i, [&](uint32_t c, uint32_t v) {
+    ForBundleColumns(m_, i, [&](uint32_t c, uint32_t v) {
       if (v != 0) out[n++] = static_cast<T>(cell_bin_[m_.ColumnOffsets()[c] + v]);
     });
     std::sort(out, out + n);
@@ -76,17 +86,8 @@ class BundledRows {
   }
 
  private:
-  static constexpr uint32_t kNone = ~0u;
-  template <typename Fn>
-  void ForColumns(uint64_t i, Fn fn) const {
-    const uint32_t columns = m_.NumColumns();
-    for (uint32_t c = 0; c < columns; ++c) {
-      const uint64_t at = i * columns + c;
-      fn(c, m_.BinBytes() == 1 ? uint32_t{m_.dense8()[at]} : uint32_t{m_.dense16()[at]});
-    }
-  }
   const BinnedMatrix& m_;
-  std::vector<uint32_t> cell_bin_;  // the global bin of each cell of a bundled histogram
+  std::vector<uint32_t> cell_bin_;  // the global bin of each member's cell of the bundles
 };
 
 template <typename T>
@@ -136,11 +137,10 @@ EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cut
   shape.null_symbol = cuts.TotalBins();
   shape.dense = matrix.layout() == BinnedMatrix::Layout::kDense && !matrix.bundled();
   if (matrix.bundled()) {
-    const BundledRows rows(matrix, cuts);
     uint32_t longest = 0;
 #pragma omp parallel for schedule(static) reduction(max : longest)
     for (int64_t i = 0; i < static_cast<int64_t>(matrix.NumRows()); ++i) {
-      longest = std::max(longest, rows.Count(i));
+      longest = std::max(longest, BundledCount(matrix, i));
     }
     shape.row_stride = longest;
     shape.symbol_bytes = shape.null_symbol <= 0xffff ? 2 : 4;
@@ -199,16 +199,15 @@ EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, i
   const int threads = nthread > 0 ? nthread : omp_get_max_threads();
   EllpackHost h;
   h.shape = EllpackShapeOf(matrix, cuts);
-  if (matrix.bundled()) {
-    h.symbols = h.shape.symbol_bytes == 2
-                    ? BundledSymbols<uint16_t>(matrix, cuts, h.shape, threads)
-                    : BundledSymbols<uint32_t>(matrix, cuts, h.shape, threads);
-    h.bin_feature = BinFeature(cuts);
-    return h;
-  }
   if (!h.shape.dense) {
-    h.symbols = h.shape.symbol_bytes == 2 ? SparseSymbols<uint16_t>(matrix, h.shape, threads)
-                                          : SparseSymbols<uint32_t>(matrix, h.shape, threads);
+    const bool wide = h.shape.symbol_bytes == 4;
+    if (matrix.bundled()) {
+      h.symbols = wide ? BundledSymbols<uint32_t>(matrix, cuts, h.shape, threads)
+                       : BundledSymbols<uint16_t>(matrix, cuts, h.shape, threads);
+    } else {
+      h.symbols = wide ? SparseSymbols<uint32_t>(matrix, h.shape, threads)
+                       : SparseSymbols<uint16_t>(matrix, h.shape, threads);
+    }
     h.bin_feature = BinFeature(cuts);
     return h;
   }

@@ -37,7 +37,8 @@ struct EllpackShape {
   uint64_t SymbolArrayBytes() const { return NumSymbols() * symbol_bytes; }
 };
 
-// The shape of `matrix` in ELLPACK form (pure host code; no allocation).
+// The shape of `matrix` in ELLPACK form (pure host code; a bundled matrix's longest row is
+// counted over its rows, nothing is allocated).
 EllpackShape EllpackShapeOf(const BinnedMatrix& matrix, const HistogramCuts& cuts);
 
 // Device memory the DeviceMatrix of this shape takes: symbols (twice when dense: rows and

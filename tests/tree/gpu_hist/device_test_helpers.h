@@ -1,6 +1,6 @@
-// Shared pieces of the device tests (tests/tree/test_device_*.cc): the skip macro
-// (require_device.h) and data sets of many shapes, each with its cuts, binned matrix and
-// quantized gradients.
+// Shared pieces of the device tests (tests/tree/gpu_hist/test_*.cc,
+// tests/tree/test_predict_device.cc): the skip macro (require_device.h) and data sets of many
+// shapes, each with its cuts, binned matrix and quantized gradients.
 #pragma once
 
 #include <gtest/gtest.h>

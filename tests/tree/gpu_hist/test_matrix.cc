@@ -2,6 +2,7 @@
 // (the CPU reference) and on the device, against BinnedMatrix::GetBin.
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "device_test_helpers.h"
@@ -141,6 +142,32 @@ TEST(DeviceMatrix, BundledRowsAreUnpackedIntoSparseRows) {
   }
   EXPECT_EQ(v.GetBin(2, 2), -1);
   EXPECT_EQ(PackEllpack(m, cuts, 2).symbols, h.symbols);
+}
+
+// A bundle column of more than 256 bins (feature 0 alone: 300 values) makes the bundled matrix's
+// columns 2 bytes wide; the unpacked rows are GetBin's all the same.
+TEST(DeviceMatrix, BundledRowsOfTwoByteColumns) {
+  std::vector<std::vector<std::pair<uint32_t, float>>> rows;
+  for (uint32_t i = 0; i < 600; ++i) {
+    std::vector<std::pair<uint32_t, float>> row;
+    if (i % 4 != 3) row.push_back({0, static_cast<float>(i / 2)});
+    row.push_back({1 + i % 2, static_cast<float>(i % 7)});
+    rows.push_back(row);
+  }
+  const DataSet d = test::MakeRows(rows);
+  const HistogramCuts cuts = Cuts(d, 3, 1024);
+  FeatureBundles bundles;
+  bundles.members = {{0}, {1, 2}};
+  const BinnedMatrix m = BinnedMatrix::Build(d, cuts, 2, &bundles);
+  ASSERT_TRUE(m.bundled());
+  ASSERT_EQ(m.BinBytes(), 2);
+  const EllpackHost h = PackEllpack(m, cuts, 2);
+  EXPECT_FALSE(h.shape.dense);
+  EXPECT_EQ(h.shape.row_stride, 2u);
+  const EllpackView v = h.View(cuts);
+  for (uint64_t i = 0; i < m.NumRows(); ++i) {
+    for (uint32_t f = 0; f < 3; ++f) ASSERT_EQ(v.GetBin(i, f), m.GetBin(i, f, cuts)) << i << f;
+  }
 }
 
 TEST(DeviceMatrix, DeviceUnpackEqualsGetBin) {
