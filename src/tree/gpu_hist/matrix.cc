@@ -193,12 +193,12 @@ std::vector<uint32_t> BinFeature(const HistogramCuts& cuts) {
   }
   return out;
 }
-}  // namespace
 
-EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread) {
-  const int threads = nthread > 0 ? nthread : omp_get_max_threads();
+// PackEllpack with the matrix's shape already at hand (a bundled matrix's costs a pass).
+EllpackHost PackEllpackOfShape(const BinnedMatrix& matrix, const HistogramCuts& cuts,
+                               const EllpackShape& shape, int threads) {
   EllpackHost h;
-  h.shape = EllpackShapeOf(matrix, cuts);
+  h.shape = shape;
   if (!h.shape.dense) {
     const bool wide = h.shape.symbol_bytes == 4;
     if (matrix.bundled()) {
@@ -219,6 +219,12 @@ EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, i
   h.column_of = EllpackColumnOf(matrix, cuts);
   for (uint32_t f : matrix.dense_columns()) h.slot_base.push_back(cuts.ptr[f]);
   return h;
+}
+}  // namespace
+
+EllpackHost PackEllpack(const BinnedMatrix& matrix, const HistogramCuts& cuts, int nthread) {
+  const int threads = nthread > 0 ? nthread : omp_get_max_threads();
+  return PackEllpackOfShape(matrix, cuts, EllpackShapeOf(matrix, cuts), threads);
 }
 
 std::vector<int32_t> EllpackColumnOf(const BinnedMatrix& matrix, const HistogramCuts& cuts) {
@@ -244,7 +250,7 @@ DeviceMatrix DeviceMatrix::Create(const BinnedMatrix& matrix, const HistogramCut
     for (uint32_t f : matrix.dense_columns()) slot_base.push_back(cuts.ptr[f]);
     m.d_slot_base_.CopyFrom(slot_base);
   } else {
-    EllpackHost h = PackEllpack(matrix, cuts, threads);
+    EllpackHost h = PackEllpackOfShape(matrix, cuts, m.shape_, threads);
     m.d_symbols_.CopyFrom(h.symbols);
     m.d_bin_feature_.CopyFrom(h.bin_feature);
   }

@@ -48,20 +48,20 @@ int OpenDevice(const std::string& device) {
 
 namespace {
 
-// Device memory training takes beside the matrix: per row the quantized gradients (16 bytes; 4
-// more in low-bit mode, which this ignores), raw
-// gradients and margins (12 a group), label and weight (8), the two row-id buffers and the
-// partition's marks and scan (16); and the histograms of two levels, each its built children and
-// their siblings.
+// Device memory training takes: the matrix (`matrix_bytes`, DeviceMatrixBytes of its shape, which
+// costs a bundled matrix a pass over its rows: computed once); per row the quantized gradients
+// (16 bytes; 4 more in low-bit mode, which this ignores), raw gradients and margins (12 a group),
+// label and weight (8), the two row-id buffers and the partition's marks and scan (16); and the
+// histograms of two levels, each its built children and their siblings.
 std::size_t TrainingBytes(const BinnedMatrix& matrix, const HistogramCuts& cuts,
-                          const TreeParams& params, int groups) {
+                          std::size_t matrix_bytes, const TreeParams& params, int groups) {
   const uint64_t rows = matrix.NumRows();
   uint64_t level_nodes = params.max_depth > 0 ? uint64_t{1} << std::min(params.max_depth, 16) : 256;
   if (params.max_leaves > 0) level_nodes = std::min<uint64_t>(level_nodes, params.max_leaves);
   level_nodes =
       std::min<uint64_t>(level_nodes, std::max<uint64_t>(rows, 1));  // a row a node at most
   const uint64_t hist_bytes = 2 * level_nodes * cuts.TotalBins() * sizeof(GradientSum);
-  return DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) + rows * (40 + 12 * groups) + hist_bytes;
+  return matrix_bytes + rows * (40 + 12 * groups) + hist_bytes;
 }
 
 class CudaTrainer : public RoundTrainer {
@@ -155,12 +155,12 @@ std::unique_ptr<RoundTrainer> CreateCudaTrainer(const std::string& device, Train
   const int ordinal = OpenDevice(device);
   std::ostringstream what;
   what << "training " << matrix.NumRows() << " rows with " << cuts.TotalBins() << " bins";
-  const std::size_t need = TrainingBytes(matrix, cuts, setup.params, setup.groups);
+  const std::size_t matrix_bytes = DeviceMatrixBytes(EllpackShapeOf(matrix, cuts));
+  const std::size_t need = TrainingBytes(matrix, cuts, matrix_bytes, setup.params, setup.groups);
   const DeviceMemoryInfo memory = QueryDeviceMemory();
   constexpr double kMiB = 1024.0 * 1024.0;
   RB_LOG(kInfo, "device cuda:" << ordinal << ": " << what.str() << " takes about " << need / kMiB
-                               << " MiB of its memory (the binned matrix "
-                               << DeviceMatrixBytes(EllpackShapeOf(matrix, cuts)) / kMiB
+                               << " MiB of its memory (the binned matrix " << matrix_bytes / kMiB
                                << " MiB); " << memory.free_bytes / kMiB << " MiB free");
   CheckDeviceMemoryFits(need, memory.free_bytes, what.str());
   return std::make_unique<CudaTrainer>(setup);
