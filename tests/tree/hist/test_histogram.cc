@@ -80,10 +80,12 @@ TEST(Histogram, EqualsDirectSumAnyThreadsAndLayout) {
 
 // Dense rows narrow enough for a record (16 bytes of gradient and the bins, up to 256 bytes): the
 // root's build stores each row's gradient beside its bins, and the deeper builds that reuse the
-// gradients read it from there, not from gpair. 8-bit and 16-bit bins.
+// gradients read it from there, not from gpair. 8-bit and 16-bit bins; 5 and 19 features, so
+// that the dense loop's 8-byte words of bins (8 or 4 bins each) come whole and with a rest.
 TEST(Histogram, DenseRecordsKeepTheRootsGradients) {
-  for (int max_bin : {64, 512}) {
-    HistFixture fx(false, 9000, 5, max_bin);
+  for (auto [max_bin, features] : {std::pair{64, 5}, {64, 19}, {512, 5}, {512, 19}}) {
+    SCOPED_TRACE(testing::Message() << "max_bin " << max_bin << ", features " << features);
+    HistFixture fx(false, 9000, features, max_bin);
     ASSERT_EQ(fx.matrix->BinBytes(), max_bin == 64 ? 1 : 2);
     RowPartitioner root(fx.data.NumRows());
     RowPartitioner p(fx.data.NumRows());
@@ -211,9 +213,10 @@ TEST(Histogram, PackedCellsDecodeTheirSums) {
 // 32767 / kLevels into packed 16-bit cells, each chunk widened) sum what the direct sum gives: a
 // root of 12,000 rows (three chunks a task at one thread, in blocks at more) and children of
 // 1,000 rows (one task) and 11,000 (blocks), the children from the records' gradients. 63 bins
-// a feature: the widening's four-cell steps end with a partial step.
+// a feature: the widening's four-cell steps end with a partial step. 21 features: two words of
+// bins and a rest in the dense loop.
 TEST(Histogram, LowBitNarrowCellsEqualDirectSum) {
-  HistFixture fx(false, 12000, 5, 63);
+  HistFixture fx(false, 12000, 21, 63);
   ASSERT_NE(fx.cuts.TotalBins() % 4, 0u);
   for (GradientSum& g : fx.gpair) {  // values a low-bit quantizer gives: |q| <= kLevels
     g.g = g.g % (LowBitPolicy::kLevels + 1);
