@@ -325,7 +325,11 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, GradientSum loca
   quantizer_ = &quantizer;
   evaluator_ = std::make_unique<SplitEvaluator>(cuts_, params_.split, quantizer_);
   evaluator_->SetMonotone(nodes_.monotone());
-  partitioner_ = std::make_unique<RowPartitioner>(matrix_->NumRows());
+  if (partitioner_ == nullptr) {
+    partitioner_ = std::make_unique<RowPartitioner>(matrix_->NumRows());
+  } else {
+    partitioner_->Reset(nthread_);
+  }
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;
   if (!wide_) EnsureMatrixRows();

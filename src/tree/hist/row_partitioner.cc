@@ -19,6 +19,15 @@ RowPartitioner::RowPartitioner(uint64_t num_rows) {
   where_.push_back(0);
 }
 
+void RowPartitioner::Reset(int nthread) {
+  uint32_t* rows = buffers_[0].data();
+  const int64_t n = static_cast<int64_t>(buffers_[0].size());
+#pragma omp parallel for schedule(static) num_threads(nthread)
+  for (int64_t i = 0; i < n; ++i) rows[i] = static_cast<uint32_t>(i);
+  ranges_.assign(1, Range{0, static_cast<uint64_t>(n)});
+  where_.assign(1, 0);
+}
+
 void RowPartitioner::EnsureNode(int nid) {
   if (static_cast<std::size_t>(nid) >= ranges_.size()) {
     ranges_.resize(nid + 1);

@@ -31,6 +31,38 @@ TEST(RowPartitioner, StablePartitionOfTwoNodesAtOnce) {
   }
 }
 
+// Reset (a new tree on the same rows) puts every row back in the root in order, drops the
+// nodes, and lays a split out as a new partitioner does, two levels deep, whatever the previous
+// tree left in the buffers.
+TEST(RowPartitioner, ResetIsANewPartitioner) {
+  const uint32_t n = 20000;  // several partition blocks
+  auto rows_of = [](const RowPartitioner& p, int nid) {
+    return std::vector<uint32_t>(p.NodeRows(nid), p.NodeRows(nid) + p.NodeRange(nid).size());
+  };
+  auto grow = [](RowPartitioner* p, uint32_t salt, int threads) {
+    p->Partition(
+        {{0, 1, 2}}, [salt](std::size_t, uint32_t r) { return (r * salt) % 5 < 2; }, threads);
+    p->Partition(
+        {{1, 3, 4}, {2, 5, 6}},
+        [salt](std::size_t t, uint32_t r) { return ((r + t) * salt) % 3 == 0; }, threads);
+  };
+  for (int threads : {1, 2}) {
+    RowPartitioner reused(n);
+    grow(&reused, 2654435761u, threads);
+    grow(&reused, 40503u, threads);  // a tree on the layout the first one left
+    reused.Reset(threads);
+    std::vector<uint32_t> all(n);
+    for (uint32_t i = 0; i < n; ++i) all[i] = i;
+    EXPECT_EQ(rows_of(reused, 0), all);
+    RowPartitioner fresh(n);
+    grow(&reused, 97u, threads);
+    grow(&fresh, 97u, threads);
+    for (int nid = 1; nid <= 6; ++nid) {
+      EXPECT_EQ(rows_of(reused, nid), rows_of(fresh, nid)) << "node " << nid;
+    }
+  }
+}
+
 TEST(RowPartitioner, LargeNodeSameLayoutForAnyThreadCount) {
   const uint32_t n = 100000;  // several partition blocks
   auto run = [&](int threads) {
