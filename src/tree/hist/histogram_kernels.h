@@ -135,6 +135,7 @@ template <typename BinT, typename Rows, typename Cell>
 void BuildDense(const Rows& src, uint32_t num_features, Cell* const* base, const uint32_t* rows,
                 uint64_t n) {
   constexpr uint64_t kWays = 4;
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a word's bin j is its j-th lowest");
   constexpr uint32_t kPerWord = sizeof(uint64_t) / sizeof(BinT);
   constexpr uint64_t kBinMask = (uint64_t{1} << (8 * sizeof(BinT))) - 1;
   uint64_t i = 0;
