@@ -5,6 +5,7 @@
 #   BASE_RINGBOOST=old/ringboost bash bench/gpu.sh OUTDIR   (also a paired a/b against a base build)
 #   BASE_RINGBOOST=... AB_ONLY=1 AB_SIDES="new RINGBOOST_HIST_TILES=block" bash bench/gpu.sh OUTDIR
 #                                  (the a/b alone, here this build against itself with a setting)
+#   AB_AUC=1 ...                   (and each a/b side's test AUC: for a step that changes models)
 # The HIGGS-like 10M x 28 dense set (ten 1M-row files of ../shared/bench/gen_dense.py, seeds
 # 1..10, read as one data set), max_depth=8, max_bin=256, eta=0.1: seconds per round with
 # device=cuda over each of ROUNDS (default "100 500") rounds and with device=cpu nthread=2 over
@@ -79,6 +80,8 @@ ab_summary() {
       fi
     done
   done
+  [[ -f "$OUT/ab-auc.txt" ]] && cat "$OUT/ab-auc.txt"
+  return 0
 }
 # Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
 # kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
@@ -163,6 +166,21 @@ if [[ "${AB_ONLY:-0}" != 1 ]]; then
     fi
   done
 fi
+# The test AUC of a model file from its predictions (one probability a line) on the test set.
+cat >"$OUT/auc.py" <<'PY'
+import sys
+import numpy as np
+labels = np.array([float(l.split(None, 1)[0]) for l in open(sys.argv[1])])
+pred = np.loadtxt(sys.argv[2], ndmin=1)
+order = np.argsort(pred, kind="mergesort")
+p, y = pred[order], labels[order]
+# ties share their mean rank (Mann-Whitney)
+_, first, counts = np.unique(p, return_index=True, return_counts=True)
+ranks = np.repeat(first + (counts + 1) / 2.0, counts)
+pos = y > 0.5
+n_pos, n_neg = pos.sum(), (~pos).sum()
+print(f"{(ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg):.6f}")
+PY
 # A step measured against the build before it (BASE_RINGBOOST: that build's program): REPS rounds
 # of 500-round runs on the same warm card, each round every side of AB_SIDES in turn (default
 # "base new": the base build, then this one; a side NAME=VALUE[,NAME=VALUE] runs this build with
@@ -191,6 +209,19 @@ if [[ -n "${BASE_RINGBOOST:-}" ]]; then
       done
     done
   done
+  # AB_AUC=1: the test AUC of each side's last model (a step that changes the models).
+  if [[ "${AB_AUC:-0}" == 1 ]]; then
+    for mode in $AB_MODES; do
+      for side in $AB_SIDES; do
+        f="$OUT/ab-$mode-$(ab_name "$side")"
+        "$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$f.json" test:data="$TEST" \
+          name_pred="$f.pred" >/dev/null 2>&1 &&
+          echo "a/b $mode $side: test AUC $(python3 "$OUT/auc.py" "$TEST" "$f.pred")" >>"$OUT/ab-auc.txt" ||
+          status=1
+        rm -f "$f.pred"
+      done
+    done
+  fi
 fi
 if [[ "${AB_ONLY:-0}" == 1 ]]; then
   run_ncu "${AB_MODES%% *}"
@@ -208,20 +239,6 @@ last_r="${ROUNDS##* }"
 PRED="${PRED_OUT:-$OUT/pred.txt}"  # PRED_OUT: kept for a later call's peers (PEERS=0 now)
 "$RINGBOOST" predict "$OUT/gpu.conf" device=cuda model_in="$OUT/cuda$last_r.json" \
   test:data="$TEST" name_pred="$PRED" verbosity=3 >"$OUT/pred.log" 2>&1 || status=1
-cat >"$OUT/auc.py" <<'PY'
-import sys
-import numpy as np
-labels = np.array([float(l.split(None, 1)[0]) for l in open(sys.argv[1])])
-pred = np.loadtxt(sys.argv[2], ndmin=1)
-order = np.argsort(pred, kind="mergesort")
-p, y = pred[order], labels[order]
-# ties share their mean rank (Mann-Whitney)
-_, first, counts = np.unique(p, return_index=True, return_counts=True)
-ranks = np.repeat(first + (counts + 1) / 2.0, counts)
-pos = y > 0.5
-n_pos, n_neg = pos.sum(), (~pos).sum()
-print(f"{(ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg):.6f}")
-PY
 for mode in "${MODES[@]}"; do
   m="$(mode_suffix "$mode")"
   [[ -f "$OUT/cuda$last_r$m.json" ]] || continue

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 #include "tree/gpu_hist/common.cuh"
@@ -32,12 +33,102 @@ void DeviceFree(void* ptr) noexcept {
   if (ptr != nullptr) cudaFree(ptr);  // errors here are reported by the next checked call
 }
 
+namespace {
+// Pinned host memory that the calling thread's small copies go through (see CopyToDevice). Each
+// copy takes the next 16-byte aligned piece; the pieces are free again once the device has done
+// every copy queued before (Drained: after a copy back to the host, which waits for them, or a
+// device synchronize). Its copies are queued on one device at a time: a copy for another device
+// first waits for the pending ones.
+class StagingBuffer {
+ public:
+  static constexpr std::size_t kBytes = std::size_t{8} << 20;
+  static constexpr std::size_t kMaxCopy = std::size_t{1} << 20;  // larger copies: cudaMemcpy
+
+  ~StagingBuffer() {
+    if (base_ != nullptr) cudaFreeHost(base_);  // at exit the runtime may be gone: no check
+  }
+  // A piece of `bytes` for a copy on the current device, or null (too large, or no pinned
+  // memory to be had: the caller copies from pageable memory).
+  uint8_t* Take(std::size_t bytes) {
+    if (bytes > kMaxCopy || failed_) return nullptr;
+    int device = 0;
+    RB_CUDA_CHECK(cudaGetDevice(&device));
+    if (base_ == nullptr) {
+      void* p = nullptr;
+      if (cudaHostAlloc(&p, kBytes, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();  // not sticky; copies go the plain way
+        failed_ = true;
+        return nullptr;
+      }
+      base_ = static_cast<uint8_t*>(p);
+      device_ = device;
+    }
+    std::size_t at = (used_ + 15) / 16 * 16;
+    if (at + bytes > kBytes || (device != device_ && used_ > 0)) {
+      Drain();
+      at = 0;
+    }
+    device_ = device;
+    used_ = at + bytes;
+    return base_ + at;
+  }
+  // The current device has finished all work queued before: its pieces are free.
+  void Drained() {
+    if (used_ == 0) return;
+    int device = 0;
+    if (cudaGetDevice(&device) == cudaSuccess && device == device_) used_ = 0;
+  }
+
+ private:
+  // Waits for the device of the pending copies.
+  void Drain() {
+    int current = 0;
+    RB_CUDA_CHECK(cudaGetDevice(&current));
+    if (current != device_) RB_CUDA_CHECK(cudaSetDevice(device_));
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    if (current != device_) RB_CUDA_CHECK(cudaSetDevice(current));
+    used_ = 0;
+  }
+
+  uint8_t* base_ = nullptr;
+  std::size_t used_ = 0;
+  int device_ = 0;
+  bool failed_ = false;
+};
+
+StagingBuffer& Staging() {
+  thread_local StagingBuffer staging;
+  return staging;
+}
+}  // namespace
+
+// A copy from pageable memory to the device waits for all work queued on the stream before it
+// starts (CUDA's API synchronization rules), so each upload of a level's small task lists left
+// the device idle while the host copied and launched again. Small copies are staged in pinned
+// memory and queued with cudaMemcpyAsync on the default stream instead: ordered before the
+// kernels launched after them, with `src` free for reuse at return, without a wait.
 void CopyToDevice(void* dst, const void* src, std::size_t bytes) {
-  RB_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  uint8_t* stage = Staging().Take(bytes);
+  if (stage == nullptr) {
+    RB_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return;
+  }
+  std::memcpy(stage, src, bytes);
+  RB_CUDA_CHECK(cudaMemcpyAsync(dst, stage, bytes, cudaMemcpyHostToDevice, 0));
 }
 
+// Waits for the stream's work before it, as a copy to pageable memory does; small copies land in
+// pinned memory first.
 void CopyToHost(void* dst, const void* src, std::size_t bytes) {
-  RB_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  uint8_t* stage = Staging().Take(bytes);
+  if (stage == nullptr) {
+    RB_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  } else {
+    RB_CUDA_CHECK(cudaMemcpyAsync(stage, src, bytes, cudaMemcpyDeviceToHost, 0));
+    RB_CUDA_CHECK(cudaStreamSynchronize(0));
+    std::memcpy(dst, stage, bytes);
+  }
+  Staging().Drained();
 }
 
 void DeviceMemsetZero(void* ptr, std::size_t bytes) { RB_CUDA_CHECK(cudaMemset(ptr, 0, bytes)); }
@@ -66,7 +157,10 @@ DeviceMemoryInfo QueryDeviceMemory() {
   return info;
 }
 
-void DeviceSynchronize() { RB_CUDA_CHECK(cudaDeviceSynchronize()); }
+void DeviceSynchronize() {
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+  detail::Staging().Drained();
+}
 
 unsigned int ResidentGrid(uint64_t n, int threads) {
   int device = 0, sms = 0, per_sm = 0;

@@ -39,7 +39,9 @@ void CheckDeviceMemoryFits(std::size_t need_bytes, std::size_t free_bytes, const
 
 namespace detail {
 // Raw device memory calls behind DeviceBuffer; each failure throws ringboost::Error naming the
-// call, the size, and the CUDA error.
+// call, the size, and the CUDA error. CopyToDevice may return before the copy is done (queued on
+// the default stream, before the kernels launched after it; `src` is free for reuse at return);
+// CopyToHost returns with the data, after all work queued before it.
 void* DeviceMalloc(std::size_t bytes);
 void DeviceFree(void* ptr) noexcept;
 void CopyToDevice(void* dst, const void* src, std::size_t bytes);

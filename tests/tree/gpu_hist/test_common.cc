@@ -1,6 +1,8 @@
 // Device detection, the memory check and device buffers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,45 @@ TEST(DeviceCommon, BufferRoundTripAndZero) {
   const DeviceMemoryInfo info = QueryDeviceMemory();
   EXPECT_GT(info.total_bytes, 0u);
   EXPECT_LE(info.free_bytes, info.total_bytes);
+}
+
+// Small copies to the device are queued from pinned memory without waiting (common.cu): each
+// must still land in order, from what the source held at the call (the caller overwrites it at
+// once here), across more pieces than the staging memory holds (8 MiB: the copies below take
+// 12.5 MiB before any copy back) and beside large copies, which go the plain way.
+TEST(DeviceCommon, QueuedUploadsLandInOrderFromTheSourceAtTheCall) {
+  RB_REQUIRE_DEVICE();
+  constexpr std::size_t kChunk = 32 * 1024;  // uint32 values: 128 KiB a copy
+  constexpr std::size_t kChunks = 100;
+  DeviceBuffer<uint32_t> d_all(kChunk * kChunks);
+  std::vector<uint32_t> expect(kChunk * kChunks), h_chunk(kChunk);
+  for (std::size_t c = 0; c < kChunks; ++c) {
+    for (std::size_t i = 0; i < kChunk; ++i) h_chunk[i] = static_cast<uint32_t>(c * 1000003 + i);
+    std::copy(h_chunk.begin(), h_chunk.end(), expect.begin() + c * kChunk);
+    detail::CopyToDevice(d_all.data() + c * kChunk, h_chunk.data(), kChunk * sizeof(uint32_t));
+    std::fill(h_chunk.begin(), h_chunk.end(), 0xdeadbeefu);  // the source is free at return
+  }
+  EXPECT_EQ(d_all.ToHost(), expect);  // 12.5 MiB: a plain copy back
+
+  // Later copies to the same place win, queued or plain, in either order; small copies back
+  // read what was queued before them.
+  DeviceBuffer<uint32_t> d_one(4);
+  for (uint32_t round = 0; round < 3; ++round) {
+    d_one.CopyFrom(std::vector<uint32_t>{1, 2, 3, round});
+    d_one.CopyFrom(std::vector<uint32_t>{5, 6, 7, round});
+    EXPECT_EQ(d_one.ToHost(), (std::vector<uint32_t>{5, 6, 7, round}));
+  }
+  std::vector<uint32_t> big(kChunk * kChunks, 7u);  // 12.5 MiB: the plain way
+  detail::CopyToDevice(d_all.data(), h_chunk.data(), kChunk * sizeof(uint32_t));  // queued
+  detail::CopyToDevice(d_all.data(), big.data(), big.size() * sizeof(uint32_t));  // plain
+  EXPECT_EQ(d_all.ToHost(), big);
+  detail::CopyToDevice(d_all.data(), big.data(), big.size() * sizeof(uint32_t));  // plain
+  detail::CopyToDevice(d_all.data(), h_chunk.data(), kChunk * sizeof(uint32_t));  // queued
+  uint32_t first = 0, last = 0;
+  detail::CopyToHost(&first, d_all.data(), sizeof(first));
+  detail::CopyToHost(&last, d_all.data() + big.size() - 1, sizeof(last));
+  EXPECT_EQ(first, 0xdeadbeefu);
+  EXPECT_EQ(last, 7u);
 }
 
 TEST(DeviceCommon, FailedAllocationIsAnErrorNamingTheCall) {
