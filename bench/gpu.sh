@@ -85,6 +85,10 @@ ab_summary() {
 }
 # Time per kernel: Nsight Compute's per-kernel summary of 2 rounds, one metric (one pass per
 # kernel), where ncu can read the counters; on some runtimes it cannot, and the rest still runs.
+# The card's clocks are left as they are (--clock-control none): ncu's default locks them to the
+# base clock while it profiles, a change to the card's settings that the device tool's METHOD.md
+# rules out. Every table up to 2026-11-27 was taken with locked clocks (and cold caches: their
+# kernel sums, e.g. 4.02 ms, pass the 3.72 ms round), so compare tables of one setting only.
 # NCU_ENV=NAME=VALUE[,NAME=VALUE][;...]: each mode profiled again with each group of settings
 # (groups separated by ';': kernels-env1*.csv, kernels-env2*.csv, ...).
 # NCU_BASE=1: and the base build of the a/b (BASE_RINGBOOST; kernels-base*.csv). NCU_DETAIL=REGEX:
@@ -109,7 +113,7 @@ run_ncu() {  # the modes to profile
       [[ "$e" == env* ]] && IFS=, read -r -a env <<<"${NCU_ENVS[${e#env} - 1]}"
       prog="$RINGBOOST"
       [[ "$e" == base ]] && prog="$BASE_RINGBOOST"
-      timeout "${NCU_TIMEOUT:-240}" env "${env[@]}" ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+      timeout "${NCU_TIMEOUT:-240}" env "${env[@]}" ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
         --print-summary per-kernel --csv \
         "$prog" train "$OUT/gpu.conf" device=cuda num_round=2 $(mode_args "$mode") \
         model_out="$OUT/ncu2$m.json" >"$OUT/kernels$m.csv" 2>"$OUT/ncu$m.err" ||
@@ -120,7 +124,7 @@ run_ncu() {  # the modes to profile
     mode="${1%% *}"
     env=()
     [[ -n "${NCU_DETAIL_ENV:-}" ]] && IFS=, read -r -a env <<<"$NCU_DETAIL_ENV"
-    timeout "${NCU_TIMEOUT:-240}" env "${env[@]}" ncu -k "regex:$NCU_DETAIL" -c "${NCU_DETAIL_LAUNCHES:-2}" \
+    timeout "${NCU_TIMEOUT:-240}" env "${env[@]}" ncu --clock-control none -k "regex:$NCU_DETAIL" -c "${NCU_DETAIL_LAUNCHES:-2}" \
       --section SpeedOfLight --section SchedulerStats --section WarpStateStats \
       --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section Occupancy \
       "$RINGBOOST" train "$OUT/gpu.conf" device=cuda num_round=1 $(mode_args "$mode") \
