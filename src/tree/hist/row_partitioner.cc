@@ -1,7 +1,6 @@
 #include "tree/hist/row_partitioner.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "common/error.h"
 
@@ -14,9 +13,7 @@ RowPartitioner::RowPartitioner(uint64_t num_rows) {
   RB_CHECK_MSG(num_rows < (uint64_t{1} << 32), "too many rows for one worker: " << num_rows);
   buffers_[0].resize(num_rows);
   buffers_[1].resize(num_rows);
-  std::iota(buffers_[0].begin(), buffers_[0].end(), 0u);
-  ranges_.push_back(Range{0, num_rows});
-  where_.push_back(0);
+  Reset(1);
 }
 
 void RowPartitioner::Reset(int nthread) {
