@@ -38,6 +38,12 @@ class RowPartitioner {
     first = std::lower_bound(first, last, rows.begin);
     return {first, static_cast<uint64_t>(std::lower_bound(first, last, rows.end) - first)};
   }
+  // Rows src[0, n) whose side[j] is 1 (n_left of them) to left[0, n_left) and the rest to
+  // right[0, n - n_left), each in order: one block's scatter. Writes nothing else. `vector`:
+  // 8 rows a step by AVX2 permutations where the CPU has AVX2 (else, or false: a row a step).
+  static void ScatterRows(const uint8_t* side, const uint32_t* src, uint64_t n, uint64_t n_left,
+                          uint32_t* left, uint32_t* right, bool vector = true);
+
   // Thread t's share of rows 0..num_rows-1 of `threads` for work that writes by row: equal
   // shares starting at multiples of 64 rows, so that threads share no cache line of a byte or
   // float per row but at their edges (with NodeRowsIn, each thread writes only its own rows).

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <vector>
 
 #include "tree/hist/row_partitioner.h"
@@ -99,6 +100,48 @@ TEST(RowPartitioner, BlockDecisionsLayRowsOutAsRowDecisions) {
     by_block.PartitionBlocks({{1, 3, 4}, {2, 5, 6}}, decide, threads);
     for (int nid = 3; nid <= 6; ++nid) EXPECT_EQ(rows_of(by_block, nid), rows_of(by_row, nid));
     EXPECT_GT(by_block.NodeRange(3).size(), 1000u);
+  }
+}
+
+// A block's scatter, by AVX2 permutations (where the CPU has them) and a row at a time: the rows
+// that go left in order at `left`, the rest in order right after them, and not a place written
+// outside, for blocks of any length (whole steps of 8 and tails) and any share going left
+// (sides with fewer than 8 places left, all left, all right).
+TEST(RowPartitioner, ScatterRowsIsAStablePartitionBothWays) {
+  std::mt19937 rng(7);
+  constexpr uint32_t kGuard = 16, kCanary = 0xdeadbeefu;
+  for (uint64_t n : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 24u, 63u, 64u, 100u, 1000u, 8192u}) {
+    for (double p : {0.0, 0.03, 0.5, 0.97, 1.0}) {
+      std::bernoulli_distribution coin(p);
+      std::vector<uint8_t> side(n);
+      std::vector<uint32_t> src(n), expected;
+      for (uint64_t j = 0; j < n; ++j) {
+        side[j] = coin(rng);
+        src[j] = static_cast<uint32_t>(rng());
+      }
+      for (uint64_t j = 0; j < n; ++j) {
+        if (side[j]) expected.push_back(src[j]);
+      }
+      const uint64_t n_left = expected.size();
+      for (uint64_t j = 0; j < n; ++j) {
+        if (!side[j]) expected.push_back(src[j]);
+      }
+      for (bool vector : {true, false}) {
+        // Guards before the left side, between the sides and after the right side.
+        std::vector<uint32_t> dst(n + 3 * kGuard, kCanary);
+        uint32_t* left = dst.data() + kGuard;
+        uint32_t* right = left + n_left + kGuard;
+        RowPartitioner::ScatterRows(side.data(), src.data(), n, n_left, left, right, vector);
+        std::vector<uint32_t> got(left, left + n_left);
+        got.insert(got.end(), right, right + (n - n_left));
+        EXPECT_EQ(got, expected) << n << " " << p << " " << vector;
+        for (uint32_t g = 0; g < kGuard; ++g) {
+          EXPECT_EQ(dst[g], kCanary) << n << " " << p << " " << vector;
+          EXPECT_EQ(left[n_left + g], kCanary) << n << " " << p << " " << vector;
+          EXPECT_EQ(right[n - n_left + g], kCanary) << n << " " << p << " " << vector;
+        }
+      }
+    }
   }
 }
 
