@@ -154,6 +154,9 @@ class GradientQuantizer {
   // Multipliers of Quantize (powers of two): q = round-half-even(double(value) * scale).
   double grad_scale() const { return grad_scale_; }
   double hess_scale() const { return hess_scale_; }
+  // What one quantized unit is worth: Grad(q) = q * grad_unit(), Hess(q) = q * hess_unit().
+  double grad_unit() const { return grad_unit_; }
+  double hess_unit() const { return hess_unit_; }
   double Grad(int64_t q) const { return static_cast<double>(q) * grad_unit_; }
   double Hess(int64_t q) const { return static_cast<double>(q) * hess_unit_; }
   // The smallest q with Hess(q) >= x (Hess is monotone in q), so that `Hess(q) < x` can be

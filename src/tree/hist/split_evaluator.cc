@@ -4,8 +4,97 @@
 
 #include <algorithm>
 #include <cmath>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace ringboost {
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// int64 lanes to double, rounded as a scalar conversion rounds them (to nearest): the high and
+// low 32 bits each placed in a double's mantissa by its bits, the high one's offset taken away
+// exactly, then one rounding in their sum.
+__attribute__((target("avx2"))) inline __m256d ToDouble(__m256i x) {
+  const __m256i lo_magic = _mm256_set1_epi64x(0x4330000000000000);  // 2^52
+  const __m256i hi_magic = _mm256_set1_epi64x(0x4530000080000000);  // 2^84 + 2^63
+  const __m256d all_magic =
+      _mm256_castsi256_pd(_mm256_set1_epi64x(0x4530000080100000));  // 2^84 + 2^63 + 2^52
+  const __m256i lo = _mm256_blend_epi32(lo_magic, x, 0x55);         // 2^52 + low 32 bits
+  const __m256i hi = _mm256_xor_si256(_mm256_srli_epi64(x, 32), hi_magic);
+  return _mm256_add_pd(_mm256_sub_pd(_mm256_castsi256_pd(hi), all_magic), _mm256_castsi256_pd(lo));
+}
+
+// SideGain of four sides in lanes: g and h the quantized sums as doubles, times their units.
+__attribute__((target("avx2"))) inline __m128 SideGains(__m256d g, __m256d h, __m256d alpha,
+                                                        __m256d lambda) {
+  const __m256d zero = _mm256_setzero_pd();
+  const __m256d a = _mm256_sub_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), g), alpha);
+  const __m256d t = _mm256_max_pd(a, zero);  // a > 0 ? a : 0 (a is never NaN)
+  const __m256d q = _mm256_div_pd(_mm256_mul_pd(t, t), _mm256_add_pd(h, lambda));
+  return _mm256_cvtpd_ps(_mm256_blendv_pd(q, zero, _mm256_cmp_pd(h, zero, _CMP_LE_OQ)));
+}
+
+// NoDeltaLosses's four-lane steps over the whole groups of 4 of sums[0, m); returns the allowed
+// bits of those.
+__attribute__((target("avx2"))) uint32_t NoDeltaLossesAvx2(const GradientSum* sums, std::size_t m,
+                                                           GradientSum node, int64_t min_hess,
+                                                           double grad_unit, double hess_unit,
+                                                           const SplitParams& p, float node_gain,
+                                                           float* loss) {
+  const __m256i node_g = _mm256_set1_epi64x(node.g), node_h = _mm256_set1_epi64x(node.h);
+  const __m256i below = _mm256_set1_epi64x(min_hess);
+  const __m256d gu = _mm256_set1_pd(grad_unit), hu = _mm256_set1_pd(hess_unit);
+  const __m256d alpha = _mm256_set1_pd(p.alpha), lambda = _mm256_set1_pd(p.lambda);
+  const __m128 parent = _mm_set1_ps(node_gain);
+  uint32_t allowed = 0;
+  for (std::size_t i = 0; i + 4 <= m; i += 4) {
+    // Cells (g0 h0 g1 h1) (g2 h2 g3 h3) to (g0 g1 g2 g3) and (h0 h1 h2 h3).
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + i + 2));
+    const __m256i g = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(a, b), 0xD8);
+    const __m256i h = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(a, b), 0xD8);
+    const __m256i rest_g = _mm256_sub_epi64(node_g, g), rest_h = _mm256_sub_epi64(node_h, h);
+    const __m256i light =
+        _mm256_or_si256(_mm256_cmpgt_epi64(below, h), _mm256_cmpgt_epi64(below, rest_h));
+    allowed |= static_cast<uint32_t>(~_mm256_movemask_pd(_mm256_castsi256_pd(light)) & 0xf) << i;
+    const __m128 side =
+        SideGains(_mm256_mul_pd(ToDouble(g), gu), _mm256_mul_pd(ToDouble(h), hu), alpha, lambda);
+    const __m128 other = SideGains(_mm256_mul_pd(ToDouble(rest_g), gu),
+                                   _mm256_mul_pd(ToDouble(rest_h), hu), alpha, lambda);
+    _mm_storeu_ps(loss + i, _mm_sub_ps(_mm_add_ps(side, other), parent));
+  }
+  return allowed;
+}
+#endif
+
+}  // namespace
+
+uint32_t SplitEvaluator::NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
+                                       float node_gain, float* loss, bool vector) const {
+  uint32_t allowed = 0;
+  std::size_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (vector && avx2) {
+    allowed = NoDeltaLossesAvx2(sums, m, node_sum, min_hess_, q_->grad_unit(), q_->hess_unit(),
+                                params_, node_gain, loss);
+    i = m / 4 * 4;
+  }
+#endif
+  (void)vector;
+  for (; i < m; ++i) {
+    const GradientSum& side = sums[i];
+    const GradientSum rest = node_sum - side;
+    if ((side.h < min_hess_) | (rest.h < min_hess_)) continue;  // min_child_weight
+    allowed |= uint32_t{1} << i;
+    // The sides' gains in either order: a float sum of two is the same both ways.
+    loss[i] = (SideGain(params_, q_->Grad(side.g), q_->Hess(side.h)) +
+               SideGain(params_, q_->Grad(rest.g), q_->Hess(rest.h))) -
+              node_gain;
+  }
+  return allowed;
+}
 
 // At least the loss change of any candidate whose scanned side has g in [g_lo, g_hi] and h in
 // [h_lo, h_hi] (the other side: the node less it), when max_delta_step is 0. SideGain(g, h) is 0
@@ -64,19 +153,28 @@ void SplitEvaluator::Enumerate(const Cell& cell, const uint32_t* nonzero, std::s
         BlockBound(g_lo, g_hi, h_lo, h_hi, node_sum, node_gain) < std::max(best_loss, must_beat)) {
       continue;
     }
+    float losses[kBlock];
+    uint32_t allowed = 0;  // bit i: candidate i's sides both reach min_child_weight
+    if (no_delta) {
+      allowed = NoDeltaLosses(sums, m, node_sum, node_gain, losses);
+    } else {
+      for (std::size_t i = 0; i < m; ++i) {
+        const GradientSum& side = sums[i];
+        const GradientSum rest = node_sum - side;
+        if ((side.h < min_hess_) | (rest.h < min_hess_)) continue;  // min_child_weight
+        allowed |= uint32_t{1} << i;
+        const GradientSum& left = kDirection > 0 ? side : rest;
+        const GradientSum& right = kDirection > 0 ? rest : side;
+        const double gl = q_->Grad(left.g), hl = q_->Hess(left.h);
+        const double gr = q_->Grad(right.g), hr = q_->Hess(right.h);
+        losses[i] = bounded ? BoundedLossChange(params_, gl, hl, gr, hr, node_gain, bounds,
+                                                (*monotone_)[feature])
+                            : SplitLossChange(params_, gl, hl, gr, hr, node_gain);
+      }
+    }
     for (std::size_t i = 0; i < m; ++i) {
-      const GradientSum& side = sums[i];
-      const GradientSum rest = node_sum - side;
-      if ((side.h < min_hess_) | (rest.h < min_hess_)) continue;  // min_child_weight
-      const GradientSum& left = kDirection > 0 ? side : rest;
-      const GradientSum& right = kDirection > 0 ? rest : side;
-      const double gl = q_->Grad(left.g), hl = q_->Hess(left.h);
-      const double gr = q_->Grad(right.g), hr = q_->Hess(right.h);
-      const float loss =
-          no_delta ? (SideGain(params_, gl, hl) + SideGain(params_, gr, hr)) - node_gain
-          : bounded
-              ? BoundedLossChange(params_, gl, hl, gr, hr, node_gain, bounds, (*monotone_)[feature])
-              : SplitLossChange(params_, gl, hl, gr, hr, node_gain);
+      if (!(allowed >> i & 1)) continue;
+      const float loss = losses[i];
       if (strict ? !(loss > best_loss) : best_loss > loss) continue;
       best_loss = loss;
       best_k = k0 + i;

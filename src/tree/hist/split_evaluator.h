@@ -64,6 +64,13 @@ class SplitEvaluator {
   // The largest |g| of a prefix or a suffix of bins whose prefix sums of g lie in [lo, hi] (with
   // 0: the empty prefix) and whose total is `total`.
   static uint64_t SideGradBound(int64_t lo, int64_t hi, int64_t total);
+  // The loss changes of m <= 32 candidates without max_delta_step or monotone constraints: one
+  // side's sums sums[0, m) (the other: node_sum less it) into loss[0, m), and the bits of the
+  // ones whose sides both reach min_child_weight (the others' loss is not written). Where
+  // `vector` and the CPU has AVX2, four candidates a step in double lanes: the same IEEE
+  // operations in the same order as a step at a time, so the same bits.
+  uint32_t NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
+                         float node_gain, float* loss, bool vector = true) const;
 
  private:
   // Scans the non-empty bins in kDirection: cell(k) is the sum of the k-th of them (ascending),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -247,4 +248,76 @@ TEST(SplitEvaluator, LossChangeBoundIsUnknownWithL1MaxDeltaStepOrNegativeHessian
 }
 
 }  // namespace
+}  // namespace ringboost
+
+namespace ringboost {
+
+// The loss changes of a block of candidates by four-lane steps (where the CPU has AVX2) are the
+// one-at-a-time formula's bits, and allowed where both sides reach min_child_weight: blocks of
+// 1 to 32 (whole steps and tails), L1 and no L2, sides with zero and negative hessians, and sums
+// past 2^53, whose conversion to double rounds.
+TEST(SplitEvaluator, NoDeltaLossesBothWaysAreTheFormulasBits) {
+  std::mt19937_64 rng(11);
+  HistogramCuts cuts;
+  cuts.ptr = {0, 4};
+  cuts.values = {1.0f, 2.0f, 3.0f, 4.0f};
+  cuts.min_values = {0.0f};
+  std::vector<GradPair> gpair;
+  std::uniform_real_distribution<float> grad(-1.0f, 1.0f), hess(0.0f, 0.25f);
+  for (int i = 0; i < 1000; ++i) gpair.push_back(GradPair{grad(rng), hess(rng)});
+  auto comm = rabit::MakeLocalCommunicator();
+  const GradientQuantizer q(gpair, 1, 0, comm.get());
+  int compared = 0, allowed_seen = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    SplitParams p;
+    p.lambda = std::vector<float>{1.0f, 0.0f, 0.3f}[trial % 3];
+    p.alpha = std::vector<float>{0.0f, 0.5f}[(trial / 3) % 2];
+    p.min_child_weight = std::vector<float>{1.0f, 0.0f, 3.0f}[(trial / 6) % 3];
+    const SplitEvaluator evaluator(&cuts, p, &q);
+    // Sums of up to `scale` in gradient units, or (every third case) raw sums up to 2^61.
+    const double scale = std::vector<double>{2.0, 500.0, 0.0}[(trial / 18) % 3];
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    const auto draw = [&](double u) {
+      // Within 2^61: the other side, the node less one, stays within int64.
+      const double v = scale == 0.0 ? unit(rng) * 0x1p61 : unit(rng) * scale / u;
+      return static_cast<int64_t>(std::clamp(v, -0x1p61, 0x1p61));
+    };
+    const std::size_t m = 1 + rng() % 32;
+    std::vector<GradientSum> sums(m);
+    const GradientSum node{draw(q.grad_unit()), std::llabs(draw(q.hess_unit()))};
+    for (GradientSum& s : sums) {
+      s = GradientSum{draw(q.grad_unit()), draw(q.hess_unit()) / 2};
+      if (rng() % 8 == 0) s.h = 0;
+      if (rng() % 8 == 0) s.h = node.h;  // the other side's hessian zero
+    }
+    const float node_gain = CalcGain(p, q.Grad(node.g), q.Hess(node.h));
+    std::vector<float> lanes(m, NAN), steps(m, NAN);
+    const uint32_t a = evaluator.NoDeltaLosses(sums.data(), m, node, node_gain, lanes.data());
+    const uint32_t b = evaluator.NoDeltaLosses(sums.data(), m, node, node_gain, steps.data(),
+                                               /*vector=*/false);
+    ASSERT_EQ(a, b) << trial;
+    const int64_t min_hess = q.HessAtLeast(p.min_child_weight);
+    for (std::size_t i = 0; i < m; ++i) {
+      const bool heavy = sums[i].h >= min_hess && (node - sums[i]).h >= min_hess;
+      EXPECT_EQ((a >> i & 1) != 0, heavy) << trial << " " << i;
+      if (!(a >> i & 1)) continue;
+      ++allowed_seen;
+      // The formula as the evaluator's other paths write it.
+      const GradientSum rest = node - sums[i];
+      const float want = (SideGain(p, q.Grad(sums[i].g), q.Hess(sums[i].h)) +
+                          SideGain(p, q.Grad(rest.g), q.Hess(rest.h))) -
+                         node_gain;
+      uint32_t want_bits, lane_bits, step_bits;
+      std::memcpy(&want_bits, &want, 4);
+      std::memcpy(&lane_bits, &lanes[i], 4);
+      std::memcpy(&step_bits, &steps[i], 4);
+      EXPECT_EQ(lane_bits, want_bits) << trial << " " << i;
+      EXPECT_EQ(step_bits, want_bits) << trial << " " << i;
+      ++compared;
+    }
+  }
+  EXPECT_GT(allowed_seen, 1000);
+  EXPECT_GT(compared, 1000);
+}
+
 }  // namespace ringboost
