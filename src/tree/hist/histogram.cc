@@ -45,49 +45,132 @@ HistogramBuilder::HistogramBuilder(const BinnedMatrix* matrix, const HistogramCu
       narrow_tls_(nthread),
       tls_(nthread) {
   feature_offsets_ = matrix->ColumnOffsets();
+  if (matrix->layout() == BinnedMatrix::Layout::kDense) PlanJointColumns();
   const std::size_t record_bytes =
-      record_gradient_bytes_ +
-      feature_offsets_.size() * static_cast<std::size_t>(matrix->BinBytes());
+      record_gradient_bytes_ + RecordColumns() * static_cast<std::size_t>(matrix->BinBytes());
   if (matrix->layout() == BinnedMatrix::Layout::kDense && record_bytes <= kMaxRecordBytes) {
     // Low-bit records of at most half a line are packed two to a line (they never straddle).
     const std::size_t align =
         low_bit && record_bytes <= kRecordAlign / 2 ? kRecordAlign / 2 : kRecordAlign;
     record_stride_ = static_cast<uint32_t>((record_bytes + align - 1) / align * align);
   }
+  if (record_stride_ == 0) {  // the matrix's rows are read as they are
+    record_singles_.clear();
+    joint_groups_.clear();
+    joint_targets_.clear();
+    joint_cells_ = 0;
+  }
+  joint_tls_.assign(nthread, std::vector<GradientSum>(joint_cells_));
+  narrow_joint_tls_.assign(nthread, std::vector<uint32_t>(joint_cells_, 0));
+}
+
+// Columns of at most kMaxJointBins / 2 bins, fewest bins first, fill groups while the product of
+// their bin counts stays within kMaxJointBins; a group of one stays a single column.
+void HistogramBuilder::PlanJointColumns() {
+  const uint32_t columns = static_cast<uint32_t>(feature_offsets_.size());
+  std::vector<uint32_t> bins(columns);
+  for (uint32_t c = 0; c < columns; ++c) {
+    if (matrix_
+            ->bundled()) {  // a bundle's cells run up to the next one's, the last to HistBins - 1
+      const uint32_t end = c + 1 < columns ? feature_offsets_[c + 1] : matrix_->HistBins() - 1;
+      bins[c] = end - feature_offsets_[c];
+    } else {
+      bins[c] = cuts_->FeatureBins(matrix_->dense_columns()[c]);
+    }
+  }
+  std::vector<uint32_t> order;
+  for (uint32_t c = 0; c < columns; ++c) {
+    if (bins[c] <= kMaxJointBins / 2) order.push_back(c);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&bins](uint32_t a, uint32_t b) { return bins[a] < bins[b]; });
+  std::vector<uint8_t> joint(columns, 0);
+  JointGroup group;
+  auto close = [&] {
+    if (group.columns.size() >= 2) {
+      group.first = joint_cells_;
+      group.targets = static_cast<uint32_t>(joint_targets_.size());
+      joint_cells_ += group.cells;
+      for (uint32_t code = 0; code < group.cells; ++code) {
+        uint32_t rest = code;
+        for (std::size_t i = 0; i < group.columns.size(); ++i) {
+          joint_targets_.push_back(feature_offsets_[group.columns[i]] + rest % group.radix[i]);
+          rest /= group.radix[i];
+        }
+      }
+      for (uint32_t c : group.columns) joint[c] = 1;
+      joint_groups_.push_back(group);
+    }
+    group = JointGroup();
+  };
+  for (uint32_t c : order) {
+    if (group.cells * bins[c] > kMaxJointBins) close();
+    group.columns.push_back(c);
+    group.radix.push_back(bins[c]);
+    group.cells *= bins[c];
+  }
+  close();
+  for (uint32_t c = 0; c < columns; ++c) {
+    if (!joint[c]) record_singles_.push_back(c);
+  }
+}
+
+template <typename Cell>
+void HistogramBuilder::RecordBases(Cell* hist, Cell* joint, Cell** base) const {
+  uint32_t r = 0;
+  for (uint32_t c : record_singles_) base[r++] = hist + feature_offsets_[c];
+  for (const JointGroup& g : joint_groups_) base[r++] = joint + g.first;
+}
+
+template <typename Cell>
+void HistogramBuilder::FoldJoint(Cell* joint, Cell* hist) const {
+  for (const JointGroup& g : joint_groups_) {
+    const std::size_t members = g.columns.size();
+    const uint32_t* target = joint_targets_.data() + g.targets;
+    for (uint32_t code = 0; code < g.cells; ++code, target += members) {
+      Cell& cell = joint[g.first + code];
+      for (std::size_t i = 0; i < members; ++i)
+        hist_kernels::CellOps<Cell>::Add(hist[target[i]], cell);
+      cell = Cell{};
+    }
+  }
 }
 
 template <typename BinT>
 void HistogramBuilder::BuildNarrowDense(const std::vector<BinT>& bins, const GradientSum* gpair,
                                         const uint32_t* rows, uint64_t n, uint32_t* hist,
-                                        bool reuse_gradients) {
+                                        bool reuse_gradients, int thread) {
   using Cell = uint32_t;  // Packed16
-  const uint32_t num_features = feature_offsets_.size();
-  Cell* on_stack[kMaxRecordBytes];  // a record holds fewer features than bytes
-  for (uint32_t f = 0; f < num_features; ++f) on_stack[f] = hist + feature_offsets_[f];
+  const uint32_t columns = RecordColumns();
+  Cell* on_stack[kMaxRecordBytes];  // a record holds fewer columns than bytes
+  Cell* joint = narrow_joint_tls_[thread].data();
+  RecordBases(hist, joint, on_stack);
   (void)bins;  // gives BinT only: the records hold their own copy of the bins
   if (reuse_gradients) {
     BuildDense<BinT>(
-        RecordRows<BinT, false, LowBitGradient, Cell>{Records(), record_stride_, gpair},
-        num_features, on_stack, rows, n);
+        RecordRows<BinT, false, LowBitGradient, Cell>{Records(), record_stride_, gpair}, columns,
+        on_stack, rows, n);
   } else {
     BuildDense<BinT>(RecordRows<BinT, true, LowBitGradient, Cell>{Records(), record_stride_, gpair},
-                     num_features, on_stack, rows, n);
+                     columns, on_stack, rows, n);
   }
+  FoldJoint(joint, hist);
 }
 
 void HistogramBuilder::BuildNarrowBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
-                                        uint64_t n, uint32_t* hist, bool reuse_gradients) {
+                                        uint64_t n, uint32_t* hist, bool reuse_gradients,
+                                        int thread) {
   if (matrix_->BinBytes() == 1) {
-    BuildNarrowDense(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients);
+    BuildNarrowDense(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients, thread);
   } else {
-    BuildNarrowDense(matrix_->dense16(), gpair.data(), rows, n, hist, reuse_gradients);
+    BuildNarrowDense(matrix_->dense16(), gpair.data(), rows, n, hist, reuse_gradients, thread);
   }
 }
 
 template <typename BinT>
 void HistogramBuilder::BuildDenseBlock(const std::vector<BinT>& bins, const GradientSum* gpair,
                                        const uint32_t* rows, uint64_t n, GradientSum* hist,
-                                       bool reuse_gradients) {
+                                       bool reuse_gradients, int thread) {
   const uint32_t num_features = feature_offsets_.size();
   GradientSum* on_stack[64];
   std::vector<GradientSum*> on_heap;
@@ -96,26 +179,31 @@ void HistogramBuilder::BuildDenseBlock(const std::vector<BinT>& bins, const Grad
     on_heap.resize(num_features);
     base = on_heap.data();
   }
-  for (uint32_t f = 0; f < num_features; ++f) base[f] = hist + feature_offsets_[f];
   if (record_stride_ == 0) {
+    for (uint32_t f = 0; f < num_features; ++f) base[f] = hist + feature_offsets_[f];
     BuildDense<BinT>(SplitRows<BinT>{bins.data(), num_features, gpair}, num_features, base, rows,
                      n);
-  } else if (reuse_gradients) {
-    BuildDense<BinT>(RecordRows<BinT, false>{Records(), record_stride_, gpair}, num_features, base,
-                     rows, n);
-  } else {
-    BuildDense<BinT>(RecordRows<BinT, true>{Records(), record_stride_, gpair}, num_features, base,
-                     rows, n);
+    return;
   }
+  GradientSum* joint = joint_tls_[thread].data();
+  RecordBases(hist, joint, base);
+  if (reuse_gradients) {
+    BuildDense<BinT>(RecordRows<BinT, false>{Records(), record_stride_, gpair}, RecordColumns(),
+                     base, rows, n);
+  } else {
+    BuildDense<BinT>(RecordRows<BinT, true>{Records(), record_stride_, gpair}, RecordColumns(),
+                     base, rows, n);
+  }
+  FoldJoint(joint, hist);
 }
 
 void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const uint32_t* rows,
-                                  uint64_t n, GradientSum* hist, bool reuse_gradients) {
+                                  uint64_t n, GradientSum* hist, bool reuse_gradients, int thread) {
   if (matrix_->layout() == BinnedMatrix::Layout::kDense) {
     if (matrix_->BinBytes() == 1) {
-      BuildDenseBlock(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients);
+      BuildDenseBlock(matrix_->dense8(), gpair.data(), rows, n, hist, reuse_gradients, thread);
     } else {
-      BuildDenseBlock(matrix_->dense16(), gpair.data(), rows, n, hist, reuse_gradients);
+      BuildDenseBlock(matrix_->dense16(), gpair.data(), rows, n, hist, reuse_gradients, thread);
     }
   } else {
     BuildSparse(matrix_->row_ptr().data(), matrix_->sparse_bins().data(), gpair.data(), rows, n,
@@ -128,7 +216,8 @@ void HistogramBuilder::BuildBlock(const std::vector<GradientSum>& gpair, const u
 template <typename BinT>
 void HistogramBuilder::InitRecords(const std::vector<BinT>& bins) {
   const uint64_t rows = matrix_->NumRows();
-  const std::size_t row_bytes = feature_offsets_.size() * sizeof(BinT);
+  const uint32_t columns = static_cast<uint32_t>(feature_offsets_.size());
+  const std::size_t row_bytes = columns * sizeof(BinT);
   // Reserved first, so that the huge-page hint comes before the pages are touched.
   records_.reserve(rows * record_stride_ + kRecordAlign);
   AdviseHugePages(records_.data(), records_.capacity());
@@ -137,8 +226,18 @@ void HistogramBuilder::InitRecords(const std::vector<BinT>& bins) {
   const int64_t n = static_cast<int64_t>(rows);
 #pragma omp parallel for schedule(static) num_threads(nthread_)
   for (int64_t r = 0; r < n; ++r) {
-    std::memcpy(records + r * record_stride_ + record_gradient_bytes_,
-                bins.data() + r * feature_offsets_.size(), row_bytes);
+    const BinT* row = bins.data() + r * columns;
+    BinT* record = reinterpret_cast<BinT*>(records + r * record_stride_ + record_gradient_bytes_);
+    if (joint_groups_.empty()) {
+      std::memcpy(record, row, row_bytes);
+      continue;
+    }
+    for (uint32_t c : record_singles_) *record++ = row[c];
+    for (const JointGroup& g : joint_groups_) {
+      uint32_t code = 0;
+      for (std::size_t i = g.columns.size(); i-- > 0;) code = code * g.radix[i] + row[g.columns[i]];
+      *record++ = static_cast<BinT>(code);
+    }
   }
 }
 
@@ -217,7 +316,7 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
       if (!task.whole) used[t][task.node] = 1;
       if (!Narrow()) {
         if (fresh) hist.assign(n_bins, GradientSum{});
-        BuildBlock(gpair, task.rows, task.n, hist.data(), reuse_gradients);
+        BuildBlock(gpair, task.rows, task.n, hist.data(), reuse_gradients, t);
         return;
       }
       // Low-bit: at most kNarrowChunkRows rows at a time into this thread's 16-bit cells (a
@@ -229,7 +328,7 @@ void HistogramBuilder::Build(const std::vector<GradientSum>& gpair,
         const uint64_t m = std::min(task.n - b, kNarrowChunkRows);
         std::vector<uint32_t>& cells = narrow_tls_[t];
         cells.assign(n_bins, 0);
-        BuildNarrowBlock(gpair, task.rows + b, m, cells.data(), reuse_gradients);
+        BuildNarrowBlock(gpair, task.rows + b, m, cells.data(), reuse_gradients, t);
         Widen(cells.data(), hist.data(), n_bins, /*add=*/!(fresh && b == 0));
       }
     });

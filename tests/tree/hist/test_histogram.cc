@@ -18,7 +18,9 @@ struct HistFixture {
   std::unique_ptr<BinnedMatrix> matrix;
   std::vector<GradientSum> gpair;
 
-  HistFixture(bool sparse, int rows, int features = 5, int max_bin = 64) {
+  // levels[f], where given and not 0: feature f takes that many values (else up to 300).
+  HistFixture(bool sparse, int rows, int features = 5, int max_bin = 64,
+              const std::vector<int>& levels = {}) {
     std::vector<std::vector<float>> values;
     uint64_t s = 7;
     auto next = [&s] {
@@ -28,7 +30,9 @@ struct HistFixture {
     for (int i = 0; i < rows; ++i) {
       std::vector<float> r;
       for (int f = 0; f < features; ++f) {
-        float v = static_cast<float>(next() % 300);
+        const uint64_t values =
+            f < static_cast<int>(levels.size()) && levels[f] != 0 ? levels[f] : 300;
+        float v = static_cast<float>(next() % values);
         r.push_back(sparse && next() % 3 == 0 ? NAN : v);
       }
       values.push_back(r);
@@ -242,6 +246,47 @@ TEST(Histogram, LowBitNarrowCellsEqualDirectSum) {
     builder.Build(zeros, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
     EXPECT_EQ(h1, fx.Naive(p, 1)) << "threads " << threads;
     EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
+  }
+}
+
+// Dense features of few bins are held in a record as joint bins (the mixed-radix number of a
+// group's bins, at most 256 values) and each joint cell is added to its members' bins after the
+// rows: the histograms are the direct sums. Groups here, fewest bins first: the 1-bin feature and
+// eight 2-bin ones (256 joint bins), the 3-, 5- and one 6-bin feature (90), two 6-bin ones (36; the
+// 100-bin feature would pass 256 and stays single). Exact and low-bit, 8- and 16-bit bins, 1-3
+// threads, a root (stored gradients) and two children (the records' gradients).
+TEST(Histogram, JointBinsOfFewBinFeaturesEqualDirectSum) {
+  const std::vector<int> levels = {2, 300, 2, 3, 2, 2, 1, 6, 2, 5, 2, 2, 300, 6, 2, 6, 100};
+  for (int max_bin : {64, 512}) {
+    for (bool low_bit : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "max_bin " << max_bin << ", low_bit " << low_bit);
+      HistFixture fx(false, 9000, static_cast<int>(levels.size()), max_bin, levels);
+      ASSERT_EQ(fx.matrix->BinBytes(), max_bin == 64 ? 1 : 2);
+      for (uint32_t f = 0; f < levels.size(); ++f) {
+        if (levels[f] <= 6) ASSERT_EQ(fx.cuts.FeatureBins(f), static_cast<uint32_t>(levels[f]));
+      }
+      if (low_bit) {
+        for (GradientSum& g : fx.gpair) {
+          g.g = g.g % (LowBitPolicy::kLevels + 1);
+          g.h = g.h % (LowBitPolicy::kLevels + 1);
+        }
+      }
+      RowPartitioner root(fx.data.NumRows());
+      RowPartitioner p(fx.data.NumRows());
+      p.Partition(
+          {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 7 < 2; }, 2);
+      for (int threads : {1, 2, 3}) {
+        HistogramBuilder builder(fx.matrix.get(), &fx.cuts, threads, low_bit);
+        ASSERT_TRUE(builder.UsesRecords());
+        EXPECT_EQ(builder.JointGroups(), 3u);
+        Histogram h0, h1, h2;
+        builder.Build(fx.gpair, root, {0}, {&h0});
+        EXPECT_EQ(h0, fx.Naive(root, 0)) << "threads " << threads;
+        builder.Build(fx.gpair, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
+        EXPECT_EQ(h1, fx.Naive(p, 1)) << "threads " << threads;
+        EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
+      }
+    }
   }
 }
 
