@@ -41,9 +41,20 @@ uint64_t DecideAhead(const BinT* column, const uint32_t* rows, uint64_t n, uint8
   return n_left;
 }
 
+// A threshold split's DecideAhead over a dense column: side[j] = 1 where rows[j]'s bin b has
+// first <= b < first + width and b - first <= split, or lies outside that range and
+// missing_left. `vector`: 8 rows a step by AVX2 gathers (a 4-byte read at each row's bin) where
+// the CPU has AVX2, for the rows below `gather_rows` (those whose 4-byte read stays inside the
+// columns); else, or past them, DecideAhead.
+template <typename BinT>
+uint64_t DecideThreshold(const BinT* column, uint64_t gather_rows, const uint32_t* rows, uint64_t n,
+                         uint8_t* side, uint32_t first, uint32_t width, int32_t split,
+                         bool missing_left, bool vector = true);
+
 struct SplitRule {
   const uint8_t* bins8 = nullptr;     // dense, 1-byte bins: this feature's column at row 0
   const uint16_t* bins16 = nullptr;   // dense, 2-byte bins
+  uint64_t gather_rows = 0;           // dense: DecideThreshold's bound
   const uint64_t* row_ptr = nullptr;  // sparse
   const uint32_t* sparse = nullptr;
   uint32_t lo = 0, hi = 0;  // sparse: the feature's global bins [lo, hi); dense: its local bins
@@ -79,11 +90,8 @@ struct SplitRule {
     const uint32_t first = lo, width = hi - lo;
     const bool missing_left = default_left;
     if (cat == nullptr) {
-      const int32_t split = split_bin;
-      return DecideAhead(column, rows, n, side, [=](uint32_t bin) {
-        const uint32_t local = bin - first;
-        return local < width ? static_cast<int32_t>(local) <= split : missing_left;
-      });
+      return DecideThreshold(column, gather_rows, rows, n, side, first, width, split_bin,
+                             missing_left);
     }
     const uint8_t* cat_left_of = cat;
     return DecideAhead(column, rows, n, side, [=](uint32_t bin) {

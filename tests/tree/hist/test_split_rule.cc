@@ -116,4 +116,59 @@ TEST(SplitRule, DenseBlocksDecideAsTheValues) {
   EXPECT_EQ(ExpectDecisions(Rows(true), 1024, true), 2);
 }
 
+// DecideThreshold's two ways (eight rows a step by gathers, and a row a step) give the formula's
+// sides, with 8- and 16-bit bins, ranges that start at 0 or inside the column (bundled members),
+// splits before the first bin and at the last, rows whose gathers would read past the column
+// (past gather_rows: the rest is decided a row at a time), consecutive and scattered rows.
+template <typename BinT>
+void ExpectThresholdDecisions() {
+  constexpr uint32_t kRows = 1000;
+  std::vector<BinT> column(kRows);
+  uint64_t s = 11;
+  for (BinT& b : column) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    b = static_cast<BinT>((s >> 33) % (sizeof(BinT) == 1 ? 256 : 1000));
+  }
+  // As SplitRule sets it for a column that ends the columns: a 4-byte read stays inside.
+  const uint64_t gather_rows = kRows - (sizeof(BinT) == 1 ? 3 : 1);
+  std::vector<std::vector<uint32_t>> blocks(3);
+  for (uint32_t r = 0; r < kRows; ++r) {
+    blocks[0].push_back(r);
+    if (r % 5 == 1 || r + 3 >= kRows) blocks[1].push_back(r);  // ends with the last rows
+    if (r % 37 == 2) blocks[2].push_back(r);
+  }
+  for (uint32_t first : {0u, 5u, 200u}) {
+    for (uint32_t width : {3u, 40u, 256u}) {
+      for (int32_t split : {-1, 0, 2, static_cast<int32_t>(width) - 1}) {
+        for (bool missing_left : {false, true}) {
+          for (const std::vector<uint32_t>& block : blocks) {
+            std::vector<uint8_t> expected(block.size());
+            uint64_t expected_left = 0;
+            for (std::size_t j = 0; j < block.size(); ++j) {
+              const uint32_t bin = column[block[j]];
+              const bool inside = bin >= first && bin < first + width;
+              expected[j] = inside ? static_cast<int32_t>(bin - first) <= split : missing_left;
+              expected_left += expected[j];
+            }
+            for (bool vector : {true, false}) {
+              std::vector<uint8_t> side(block.size(), 2);
+              const uint64_t n_left =
+                  DecideThreshold(column.data(), gather_rows, block.data(), block.size(),
+                                  side.data(), first, width, split, missing_left, vector);
+              EXPECT_EQ(side, expected) << "first " << first << " width " << width << " split "
+                                        << split << " vector " << vector;
+              EXPECT_EQ(n_left, expected_left);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SplitRule, ThresholdDecisionsBothWaysAreTheFormulas) {
+  ExpectThresholdDecisions<uint8_t>();
+  ExpectThresholdDecisions<uint16_t>();
+}
+
 }  // namespace ringboost
