@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "tree/bins/bundles.h"
 #include "tree/hist/histogram.h"
 #include "tree/tree_builders.h"
 
@@ -287,6 +288,62 @@ TEST(Histogram, JointBinsOfFewBinFeaturesEqualDirectSum) {
         EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
       }
     }
+  }
+}
+
+// Bundled columns of few bins join too: four pairs of 3-value features, never present together
+// (a bundle of 1 + 3 + 3 = 7 bins each), make one group of 7^2 and one of 7^2 joint bins (a third
+// 7 would pass 256); built and mapped to the features' bins, the histograms are the direct sums.
+TEST(Histogram, JointBinsOfBundledColumnsEqualDirectSum) {
+  std::vector<std::vector<float>> rows;
+  uint64_t s = 5;
+  for (int i = 0; i < 6000; ++i) {
+    std::vector<float> r(8, NAN);
+    for (int pair = 0; pair < 4; ++pair) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      if ((s >> 40) % 4 == 0) continue;  // both missing
+      r[2 * pair + (s >> 30) % 2] = static_cast<float>((s >> 33) % 3);
+    }
+    rows.push_back(r);
+  }
+  const DataSet data = test::DenseRows(rows, std::vector<float>(rows.size(), 0.0f));
+  auto comm = rabit::MakeLocalCommunicator();
+  const HistogramCuts cuts = ComputeCuts(data, data.num_col, 64, comm.get(), 2);
+  const FeatureBundles bundles = DecideBundles(data, cuts, {"true", 0.0}, comm.get(), 2);
+  const BinnedMatrix matrix = BinnedMatrix::Build(data, cuts, 2, &bundles);
+  ASSERT_TRUE(matrix.bundled());
+  ASSERT_EQ(matrix.NumColumns(), 4u);
+  std::vector<GradientSum> gpair;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    gpair.push_back(GradientSum{static_cast<int64_t>((s >> 33) % 2001) - 1000,
+                                static_cast<int64_t>((s >> 20) % 1000)});
+  }
+  RowPartitioner root(rows.size());
+  RowPartitioner p(rows.size());
+  p.Partition(
+      {{0, 1, 2}}, [](std::size_t, uint32_t row) { return row % 3 == 0; }, 2);
+  auto naive = [&](const RowPartitioner& part, int nid) {
+    Histogram h(cuts.TotalBins());
+    for (uint64_t i = 0; i < part.NodeRange(nid).size(); ++i) {
+      const uint32_t row = part.NodeRows(nid)[i];
+      for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
+        const int64_t bin = matrix.GetBin(row, f, cuts);
+        if (bin >= 0) h[bin] += gpair[row];
+      }
+    }
+    return h;
+  };
+  for (int threads : {1, 2}) {
+    HistogramBuilder builder(&matrix, &cuts, threads);
+    ASSERT_TRUE(builder.UsesRecords());
+    EXPECT_EQ(builder.JointGroups(), 2u);
+    Histogram h0, h1, h2;
+    builder.Build(gpair, root, {0}, {&h0});
+    EXPECT_EQ(h0, naive(root, 0)) << "threads " << threads;
+    builder.Build(gpair, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
+    EXPECT_EQ(h1, naive(p, 1)) << "threads " << threads;
+    EXPECT_EQ(h2, naive(p, 2)) << "threads " << threads;
   }
 }
 
