@@ -70,8 +70,8 @@ void HistogramBuilder::PlanJointColumns() {
   const uint32_t columns = static_cast<uint32_t>(feature_offsets_.size());
   std::vector<uint32_t> bins(columns);
   for (uint32_t c = 0; c < columns; ++c) {
-    if (matrix_
-            ->bundled()) {  // a bundle's cells run up to the next one's, the last to HistBins - 1
+    if (matrix_->bundled()) {
+      // A bundle's cells run up to the next one's, the last one's to HistBins() - 1.
       const uint32_t end = c + 1 < columns ? feature_offsets_[c + 1] : matrix_->HistBins() - 1;
       bins[c] = end - feature_offsets_[c];
     } else {

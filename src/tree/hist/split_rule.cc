@@ -47,8 +47,12 @@ __attribute__((target("avx2,bmi2,popcnt"))) uint64_t DecideThresholdAvx2(
       }
     }
     const __m256i r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + j));
-    // Rows past gather_rows (gather_rows <= 2^31: signed compares) go to the loop below.
-    if (_mm256_movemask_epi8(_mm256_cmpgt_epi32(r, last)) != 0) break;
+    // Rows from gather_rows on go to the loop below: those from 2^31 on have the sign bit set
+    // (negative as a gather's index), the rest compare signed (gather_rows <= 2^31).
+    if ((_mm256_movemask_ps(_mm256_castsi256_ps(r)) |
+         _mm256_movemask_epi8(_mm256_cmpgt_epi32(r, last))) != 0) {
+      break;
+    }
     const __m256i bin = _mm256_and_si256(_mm256_i32gather_epi32(base, r, kScale), bin_mask);
     const __m256i inside =
         _mm256_and_si256(_mm256_cmpgt_epi32(bin, above), _mm256_cmpgt_epi32(below, bin));
