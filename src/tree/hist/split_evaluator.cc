@@ -25,6 +25,24 @@ __attribute__((target("avx2"))) inline __m256d ToDouble(__m256i x) {
   return _mm256_add_pd(_mm256_sub_pd(_mm256_castsi256_pd(hi), all_magic), _mm256_castsi256_pd(lo));
 }
 
+// Cells p[0, 4) (g0 h0 g1 h1) (g2 h2 g3 h3) as lanes (g0 g1 g2 g3) and (h0 h1 h2 h3).
+__attribute__((target("avx2"))) inline void LoadCells(const GradientSum* p, __m256i* g,
+                                                      __m256i* h) {
+  const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+  *g = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(a, b), 0xD8);
+  *h = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(a, b), 0xD8);
+}
+
+// (x0, x1, x2, x3) -> (c + x0, c + x0 + x1, c + x0 + x1 + x2, c + x0 + ... + x3), with c in every
+// lane of `carry`: two shifted adds.
+__attribute__((target("avx2"))) inline __m256i PrefixSums(__m256i x, __m256i carry) {
+  const __m256i zero = _mm256_setzero_si256();
+  x = _mm256_add_epi64(x, _mm256_blend_epi32(_mm256_permute4x64_epi64(x, 0x90), zero, 0x03));
+  x = _mm256_add_epi64(x, _mm256_blend_epi32(_mm256_permute4x64_epi64(x, 0x40), zero, 0x0F));
+  return _mm256_add_epi64(x, carry);
+}
+
 // SideGain of four sides in lanes: g and h the quantized sums as doubles, times their units.
 __attribute__((target("avx2"))) inline __m128 SideGains(__m256d g, __m256d h, __m256d alpha,
                                                         __m256d lambda) {
@@ -49,11 +67,8 @@ __attribute__((target("avx2"))) uint32_t NoDeltaLossesAvx2(const GradientSum* su
   const __m128 parent = _mm_set1_ps(node_gain);
   uint32_t allowed = 0;
   for (std::size_t i = 0; i + 4 <= m; i += 4) {
-    // Cells (g0 h0 g1 h1) (g2 h2 g3 h3) to (g0 g1 g2 g3) and (h0 h1 h2 h3).
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + i + 2));
-    const __m256i g = _mm256_permute4x64_epi64(_mm256_unpacklo_epi64(a, b), 0xD8);
-    const __m256i h = _mm256_permute4x64_epi64(_mm256_unpackhi_epi64(a, b), 0xD8);
+    __m256i g, h;
+    LoadCells(sums + i, &g, &h);
     const __m256i rest_g = _mm256_sub_epi64(node_g, g), rest_h = _mm256_sub_epi64(node_h, h);
     const __m256i light =
         _mm256_or_si256(_mm256_cmpgt_epi64(below, h), _mm256_cmpgt_epi64(below, rest_h));
@@ -66,9 +81,178 @@ __attribute__((target("avx2"))) uint32_t NoDeltaLossesAvx2(const GradientSum* su
   }
   return allowed;
 }
+
+// The best forward candidate of a feature's bins hist[0, n_bins) (EvaluateFeature's, for
+// SplitEvaluator::ForwardBest): four bins a step, the prefix sums of g and h carried in lanes as
+// in ScanBinsAvx2, each step's four loss changes by NoDeltaLossesAvx2's operations (so the same
+// bits), kept per lane where allowed (the bin non-empty, both sides at least `min_hess`) and
+// larger than the lane's best so far; the lanes then give the largest, the lowest bin among
+// equals. Returns the first bin not scanned; `present` gets the sum of the bins scanned.
+__attribute__((target("avx2"))) uint32_t ForwardBestAvx2(const GradientSum* hist, uint32_t n_bins,
+                                                         GradientSum node, int64_t min_hess,
+                                                         double grad_unit, double hess_unit,
+                                                         const SplitParams& p, float node_gain,
+                                                         float* best_loss, int64_t* best_bin,
+                                                         GradientSum* present) {
+  const __m256i zero = _mm256_setzero_si256();
+  const __m256i node_g = _mm256_set1_epi64x(node.g), node_h = _mm256_set1_epi64x(node.h);
+  const __m256i below = _mm256_set1_epi64x(min_hess);
+  const __m256d gu = _mm256_set1_pd(grad_unit), hu = _mm256_set1_pd(hess_unit);
+  const __m256d alpha = _mm256_set1_pd(p.alpha), lambda = _mm256_set1_pd(p.lambda);
+  const __m128 parent = _mm_set1_ps(node_gain);
+  __m256i run_g = zero, run_h = zero;
+  __m128 lane_loss = _mm_set1_ps(*best_loss);
+  __m128i lane_bin = _mm_set1_epi32(-1), bin = _mm_setr_epi32(0, 1, 2, 3);
+  uint32_t b = 0;
+  for (; b + 4 <= n_bins; b += 4) {
+    __m256i g, h;
+    LoadCells(hist + b, &g, &h);
+    const __m256i pg = PrefixSums(g, run_g);
+    const __m256i ph = PrefixSums(h, run_h);
+    run_g = _mm256_permute4x64_epi64(pg, 0xFF);
+    run_h = _mm256_permute4x64_epi64(ph, 0xFF);
+    const __m256i rest_g = _mm256_sub_epi64(node_g, pg), rest_h = _mm256_sub_epi64(node_h, ph);
+    // Not allowed: an empty bin (not a candidate), or a side under min_child_weight.
+    const __m256i out = _mm256_or_si256(
+        _mm256_cmpeq_epi64(_mm256_or_si256(g, h), zero),
+        _mm256_or_si256(_mm256_cmpgt_epi64(below, ph), _mm256_cmpgt_epi64(below, rest_h)));
+    // The four 64-bit masks as four 32-bit ones (each 64-bit lane's halves are equal).
+    const __m128i out32 = _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(out, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+    const __m128 side =
+        SideGains(_mm256_mul_pd(ToDouble(pg), gu), _mm256_mul_pd(ToDouble(ph), hu), alpha, lambda);
+    const __m128 other = SideGains(_mm256_mul_pd(ToDouble(rest_g), gu),
+                                   _mm256_mul_pd(ToDouble(rest_h), hu), alpha, lambda);
+    const __m128 loss = _mm_sub_ps(_mm_add_ps(side, other), parent);
+    const __m128 better =
+        _mm_andnot_ps(_mm_castsi128_ps(out32), _mm_cmp_ps(loss, lane_loss, _CMP_GT_OQ));
+    lane_loss = _mm_blendv_ps(lane_loss, loss, better);
+    lane_bin =
+        _mm_castps_si128(_mm_blendv_ps(_mm_castsi128_ps(lane_bin), _mm_castsi128_ps(bin), better));
+    bin = _mm_add_epi32(bin, _mm_set1_epi32(4));
+  }
+  alignas(16) float losses[4];
+  alignas(16) int32_t bins[4];
+  _mm_store_ps(losses, lane_loss);
+  _mm_store_si128(reinterpret_cast<__m128i*>(bins), lane_bin);
+  for (int k = 0; k < 4; ++k) {
+    if (bins[k] < 0) continue;
+    if (losses[k] > *best_loss || (losses[k] == *best_loss && bins[k] < *best_bin)) {
+      *best_loss = losses[k];
+      *best_bin = bins[k];
+    }
+  }
+  alignas(32) int64_t sums[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(sums), run_g);
+  present->g = sums[0];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(sums), run_h);
+  present->h = sums[0];
+  return b;
+}
+
+// ScanBins's four-cell steps over whole groups of 4 of bins [lo, hi): returns the first bin not
+// scanned. The prefix sums of g in lanes (two shifted adds), carried from step to step in the
+// last lane; their minimum and maximum, the h sums and the h signs (an or) kept per lane and
+// folded at the end; the non-empty bins' local indices compacted by a table of lane orders.
+__attribute__((target("avx2,popcnt"))) uint32_t ScanBinsAvx2(const GradientSum* hist, uint32_t lo,
+                                                             uint32_t hi, uint32_t begin,
+                                                             uint32_t* nonzero,
+                                                             SplitEvaluator::BinScan* scan) {
+  alignas(16) static constexpr uint32_t kLanes[16][4] = {
+      {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+      {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+      {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i run_g = _mm256_set1_epi64x(scan->present.g);
+  __m256i sum_h = zero, sign_h = zero;
+  __m256i lowest = _mm256_set1_epi64x(scan->prefix_min);
+  __m256i highest = _mm256_set1_epi64x(scan->prefix_max);
+  std::size_t n = scan->n;
+  uint32_t b = lo;
+  for (; b + 4 <= hi; b += 4) {
+    __m256i g, h;
+    LoadCells(hist + b, &g, &h);
+    const int empty =
+        _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_or_si256(g, h), zero)));
+    const int mask = ~empty & 0xf;
+    const __m128i lanes = _mm_load_si128(reinterpret_cast<const __m128i*>(kLanes[mask]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(nonzero + n),
+                     _mm_add_epi32(lanes, _mm_set1_epi32(static_cast<int>(b - begin))));
+    n += static_cast<std::size_t>(__builtin_popcount(mask));
+    const __m256i p = PrefixSums(g, run_g);
+    lowest = _mm256_blendv_epi8(lowest, p, _mm256_cmpgt_epi64(lowest, p));
+    highest = _mm256_blendv_epi8(highest, p, _mm256_cmpgt_epi64(p, highest));
+    run_g = _mm256_permute4x64_epi64(p, 0xFF);
+    sum_h = _mm256_add_epi64(sum_h, h);
+    sign_h = _mm256_or_si256(sign_h, h);
+  }
+  alignas(32) int64_t lo_lanes[4], hi_lanes[4], h_lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lo_lanes), lowest);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(hi_lanes), highest);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(h_lanes), sum_h);
+  for (int k = 0; k < 4; ++k) {
+    scan->prefix_min = std::min(scan->prefix_min, lo_lanes[k]);
+    scan->prefix_max = std::max(scan->prefix_max, hi_lanes[k]);
+    scan->present.h += h_lanes[k];
+  }
+  scan->present.g = _mm256_extract_epi64(run_g, 0);
+  scan->nonnegative_hess &= _mm256_movemask_pd(_mm256_castsi256_pd(sign_h)) == 0;
+  scan->n = n;
+  return b;
+}
 #endif
 
 }  // namespace
+
+void SplitEvaluator::ScanBins(const GradientSum* hist, uint32_t lo, uint32_t hi, uint32_t begin,
+                              uint32_t* nonzero, BinScan* scan, bool vector) {
+  uint32_t b = lo;
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+  if (vector && avx2) b = ScanBinsAvx2(hist, lo, hi, begin, nonzero, scan);
+#endif
+  (void)vector;
+  for (; b < hi; ++b) {  // branch-free compaction: zero bins are frequent
+    nonzero[scan->n] = b - begin;
+    scan->n += (hist[b].g | hist[b].h) != 0;
+    scan->present += hist[b];
+    scan->prefix_min = std::min(scan->prefix_min, scan->present.g);
+    scan->prefix_max = std::max(scan->prefix_max, scan->present.g);
+    scan->nonnegative_hess &= hist[b].h >= 0;
+  }
+}
+
+bool SplitEvaluator::ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
+                                 float node_gain, float* loss, int64_t* bin, GradientSum* present,
+                                 bool vector) const {
+  *loss = 0.0f;  // an empty SplitCandidate's: a candidate must do better
+  *bin = -1;
+  *present = GradientSum{};
+  uint32_t b = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (vector && avx2) {
+    b = ForwardBestAvx2(hist, n_bins, node_sum, min_hess_, q_->grad_unit(), q_->hess_unit(),
+                        params_, node_gain, loss, bin, present);
+  }
+#endif
+  (void)vector;
+  // The rest a bin a step, with NoDeltaLosses's formula (the lanes' bits).
+  for (; b < n_bins; ++b) {
+    *present += hist[b];
+    if ((hist[b].g | hist[b].h) == 0) continue;
+    const GradientSum rest = node_sum - *present;
+    if ((present->h < min_hess_) | (rest.h < min_hess_)) continue;
+    const float l = (SideGain(params_, q_->Grad(present->g), q_->Hess(present->h)) +
+                     SideGain(params_, q_->Grad(rest.g), q_->Hess(rest.h))) -
+                    node_gain;
+    if (l > *loss) {
+      *loss = l;
+      *bin = b;
+    }
+  }
+  return *bin >= 0;
+}
 
 uint32_t SplitEvaluator::NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
                                        float node_gain, float* loss, bool vector) const {
@@ -187,18 +371,23 @@ void SplitEvaluator::Enumerate(const Cell& cell, const uint32_t* nonzero, std::s
     side += cell(kDirection > 0 ? k : n - 1 - k);
   }
   const uint32_t bin = kDirection > 0 ? nonzero[best_k] : nonzero[n - 1 - best_k];
+  *best = Candidate(kDirection, feature, bin, side, node_sum, best_loss);
+}
+
+SplitCandidate SplitEvaluator::Candidate(int direction, uint32_t feature, uint32_t bin,
+                                         GradientSum side, GradientSum node_sum, float loss) const {
   const GradientSum rest = node_sum - side;
   SplitCandidate c;
-  c.loss_chg = best_loss;
+  c.loss_chg = loss;
   c.feature = feature;
-  c.default_left = kDirection < 0;
-  c.split_bin = static_cast<int32_t>(kDirection > 0 ? bin : bin - 1);
+  c.default_left = direction < 0;
+  c.split_bin = static_cast<int32_t>(direction > 0 ? bin : bin - 1);
   c.split_cond = c.split_bin < 0 ? cuts_->min_values[feature]
                                  : cuts_->values[cuts_->ptr[feature] + c.split_bin];
-  c.left_sum = kDirection > 0 ? side : rest;
-  c.right_sum = kDirection > 0 ? rest : side;
+  c.left_sum = direction > 0 ? side : rest;
+  c.right_sum = direction > 0 ? rest : side;
   c.found = true;
-  *best = c;
+  return c;
 }
 
 uint64_t SplitEvaluator::SideGradBound(int64_t lo, int64_t hi, int64_t total) {
@@ -281,35 +470,47 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
                                  feature);
   }
   nonzero.resize(end - begin + 1);
-  GradientSum present;
-  int64_t prefix_min = 0, prefix_max = 0;  // range of the prefix sums of g
-  bool nonnegative_hess = true;
   const GradientSum* hist = node.hist->data();
-  std::size_t n = 0;
-  const auto collect = [&](uint32_t lo, uint32_t hi) {
-    for (uint32_t b = lo; b < hi; ++b) {  // branch-free compaction: zero bins are frequent
-      nonzero[n] = b - begin;
-      n += (hist[b].g | hist[b].h) != 0;
-      present += hist[b];
-      prefix_min = std::min(prefix_min, present.g);
-      prefix_max = std::max(prefix_max, present.g);
-      nonnegative_hess &= hist[b].h >= 0;
+  if (node.touched == nullptr && params_.max_delta_step == 0.0f && monotone_ == nullptr) {
+    // Every candidate scanned in one pass (the bounds skip little of a dense node's features);
+    // backwards, only where rows miss the feature, by the steps below.
+    SplitCandidate best;
+    float loss;
+    int64_t bin;
+    GradientSum present;
+    if (ForwardBest(hist + begin, end - begin, node.sum, node.gain, &loss, &bin, &present)) {
+      GradientSum side;
+      for (int64_t b = 0; b <= bin; ++b) side += hist[begin + b];
+      best = Candidate(+1, feature, static_cast<uint32_t>(bin), side, node.sum, loss);
     }
-  };
+    if (present != node.sum) {
+      BinScan scan;
+      ScanBins(hist, begin, end, begin, nonzero.data(), &scan);
+      const GradientSum* bins = hist + begin;
+      const uint32_t* order = nonzero.data();
+      Enumerate<-1>([bins, order](std::size_t k) { return bins[order[k]]; }, order, scan.n,
+                    node.sum, node.gain, feature, must_beat, node.bounds, &best);
+    }
+    return best;
+  }
+  BinScan scan;
   if (node.touched == nullptr) {
-    collect(begin, end);
+    ScanBins(hist, begin, end, begin, nonzero.data(), &scan);
   } else {
     const uint32_t width = 1u << node.chunk_shift;
     for (uint32_t c = begin >> node.chunk_shift; c <= (end - 1) >> node.chunk_shift; ++c) {
-      if (node.touched[c]) collect(std::max(begin, c * width), std::min(end, (c + 1) * width));
+      if (node.touched[c]) {
+        ScanBins(hist, std::max(begin, c * width), std::min(end, (c + 1) * width), begin,
+                 nonzero.data(), &scan);
+      }
     }
   }
-  if (LossChangeBound(present, SideGradBound(prefix_min, prefix_max, present.g), nonnegative_hess,
-                      node.sum, node.gain) < must_beat) {
+  if (LossChangeBound(scan.present, SideGradBound(scan.prefix_min, scan.prefix_max, scan.present.g),
+                      scan.nonnegative_hess, node.sum, node.gain) < must_beat) {
     return SplitCandidate{};
   }
-  return EvaluateBins(hist + begin, nonzero.data(), n, present, node.sum, node.gain, feature,
-                      must_beat, node.bounds);
+  return EvaluateBins(hist + begin, nonzero.data(), scan.n, scan.present, node.sum, node.gain,
+                      feature, must_beat, node.bounds);
 }
 
 std::vector<SplitCandidate> SplitEvaluator::Evaluate(const std::vector<NodeToEvaluate>& nodes,

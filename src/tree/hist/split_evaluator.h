@@ -72,6 +72,31 @@ class SplitEvaluator {
   uint32_t NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
                          float node_gain, float* loss, bool vector = true) const;
 
+  // What EvaluateFeature reads off a feature's bins before its candidates: the non-empty bins,
+  // their sum, the range of the prefix sums of g (0, the empty prefix, included) and whether
+  // every h is non-negative.
+  struct BinScan {
+    std::size_t n = 0;  // non-empty bins so far, their local indices in nonzero[0, n)
+    GradientSum present;
+    int64_t prefix_min = 0, prefix_max = 0;
+    bool nonnegative_hess = true;
+  };
+  // Continues `scan` over global bins [lo, hi) of a feature starting at `begin`: nonzero[0, n)
+  // gets the non-empty bins' local indices (it must hold hi - begin elements; entries from n on
+  // may be written). `vector`: four bins a step in AVX2 lanes where the CPU has AVX2 (the same
+  // integer results as a bin a step).
+  static void ScanBins(const GradientSum* hist, uint32_t lo, uint32_t hi, uint32_t begin,
+                       uint32_t* nonzero, BinScan* scan, bool vector = true);
+
+  // The best forward candidate (missing values right) of a feature whose bins are hist[0, n_bins),
+  // without max_delta_step or monotone constraints: the largest loss change over 0 of a non-empty
+  // bin whose sides both reach min_child_weight, the lowest bin among equals (Enumerate's
+  // choice from an empty best). Sets *loss and *bin (local; -1 and 0 where none), and *present,
+  // the bins' sum; returns whether one was found. `vector`: four bins a step in AVX2 lanes where
+  // the CPU has AVX2 (the same bits as a bin a step).
+  bool ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum, float node_gain,
+                   float* loss, int64_t* bin, GradientSum* present, bool vector = true) const;
+
  private:
   // Scans the non-empty bins in kDirection: cell(k) is the sum of the k-th of them (ascending),
   // of local bin nonzero[k].
@@ -83,6 +108,10 @@ class SplitEvaluator {
   SplitCandidate EvaluateCells(const Cell& cell, const uint32_t* nonzero, std::size_t n,
                                GradientSum present, GradientSum node_sum, float node_gain,
                                uint32_t feature, float must_beat, WeightBounds bounds) const;
+  // The candidate splitting after local `bin` (direction > 0: bins up to it left) or before it
+  // (direction < 0: missing values and bins from it left), `side` the scanned side's sum.
+  SplitCandidate Candidate(int direction, uint32_t feature, uint32_t bin, GradientSum side,
+                           GradientSum node_sum, float loss) const;
   double BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int64_t h_hi, GradientSum node_sum,
                     float node_gain) const;
 

@@ -321,3 +321,167 @@ TEST(SplitEvaluator, NoDeltaLossesBothWaysAreTheFormulasBits) {
 }
 
 }  // namespace ringboost
+
+namespace ringboost {
+
+// A feature's bin scan, four bins a step (where the CPU has AVX2) and a bin a step, against sums
+// written out here: the non-empty bins in order, their total, the least and greatest prefix sum
+// of g (with the empty prefix's 0) and whether no h is negative. Runs of 0 to 37 bins (whole
+// steps and tails), mostly empty or mostly full, an offset feature start, a scan continued over a
+// second range (the chunked way), and sums up to 2^58.
+TEST(SplitEvaluator, ScanBinsBothWaysAreTheSums) {
+  std::mt19937_64 rng(29);
+  int compared = 0, negative_seen = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const uint32_t begin = rng() % 5, len = rng() % 38;
+    const uint32_t cut = begin + (trial % 3 == 0 ? rng() % (len + 1) : len);  // second range
+    const int empty_in_8 = static_cast<int>(rng() % 9);
+    const int64_t scale = int64_t{1} << (rng() % 2 == 0 ? 20 : 58);
+    std::vector<GradientSum> hist(begin + len + 1);
+    for (GradientSum& c : hist) {
+      if (static_cast<int>(rng() % 8) < empty_in_8) continue;
+      c.g = static_cast<int64_t>(rng() % (2 * scale)) - scale;
+      c.h = static_cast<int64_t>(rng() % scale) - (rng() % 16 == 0 ? scale / 2 : 0);
+      if (rng() % 6 == 0) c.g = 0;  // non-empty by h alone
+      if (rng() % 6 == 0) c.h = 0;  // by g alone
+    }
+    // The reference.
+    std::vector<uint32_t> want_bins;
+    GradientSum want_sum;
+    int64_t want_min = 0, want_max = 0;
+    bool want_nonneg = true;
+    for (uint32_t b = begin; b < begin + len; ++b) {
+      if (hist[b].g != 0 || hist[b].h != 0) want_bins.push_back(b - begin);
+      want_sum += hist[b];
+      want_min = std::min(want_min, want_sum.g);
+      want_max = std::max(want_max, want_sum.g);
+      want_nonneg = want_nonneg && hist[b].h >= 0;
+    }
+    negative_seen += !want_nonneg;
+    for (bool vector : {true, false}) {
+      std::vector<uint32_t> nonzero(len + 1, 0xdeadbeef);
+      SplitEvaluator::BinScan scan;
+      SplitEvaluator::ScanBins(hist.data(), begin, cut, begin, nonzero.data(), &scan, vector);
+      SplitEvaluator::ScanBins(hist.data(), cut, begin + len, begin, nonzero.data(), &scan, vector);
+      ASSERT_EQ(scan.n, want_bins.size()) << trial << " vector " << vector;
+      for (std::size_t k = 0; k < scan.n; ++k) ASSERT_EQ(nonzero[k], want_bins[k]) << trial;
+      EXPECT_EQ(scan.present, want_sum) << trial;
+      EXPECT_EQ(scan.prefix_min, want_min) << trial;
+      EXPECT_EQ(scan.prefix_max, want_max) << trial;
+      EXPECT_EQ(scan.nonnegative_hess, want_nonneg) << trial;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 4000);
+  EXPECT_GT(negative_seen, 100);  // the sign's fold is exercised
+}
+
+}  // namespace ringboost
+
+namespace ringboost {
+
+// A feature's splits found by the one-pass forward scan (EvaluateFeature, no max_delta_step or
+// constraints) are the block-wise scan's (ScanBins, then EvaluateBins): the same loss change
+// bits, bin, sides and direction, missing values (both directions) or not, L1 and no L2,
+// min_child_weight 0 to 3, mostly empty or full bins, 1 to 40 bins (whole steps and tails), node
+// gains as computed or halved.
+// Histograms that are palindromes in h and antisymmetric in g tie each candidate with another
+// one exactly (the same two side gains swapped): the lower bin must win. The forward scan's
+// four-bin steps and its bin-a-step loop agree too.
+TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
+  std::mt19937_64 rng(31);
+  std::vector<GradPair> gpair;
+  std::uniform_real_distribution<float> grad(-1.0f, 1.0f), hess(0.0f, 0.25f);
+  for (int i = 0; i < 1000; ++i) gpair.push_back(GradPair{grad(rng), hess(rng)});
+  auto comm = rabit::MakeLocalCommunicator();
+  const GradientQuantizer q(gpair, 1, 0, comm.get());
+  int found = 0, ties = 0, backward = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const uint32_t m = 1 + rng() % 40;
+    HistogramCuts cuts;
+    cuts.ptr = {0, m};
+    for (uint32_t b = 0; b < m; ++b) cuts.values.push_back(static_cast<float>(b + 1));
+    cuts.min_values = {0.0f};
+    SplitParams p;
+    p.lambda = std::vector<float>{1.0f, 0.0f, 0.3f}[trial % 3];
+    p.alpha = std::vector<float>{0.0f, 0.5f}[(trial / 3) % 2];
+    p.min_child_weight = std::vector<float>{1.0f, 0.0f, 3.0f}[(trial / 6) % 3];
+    const SplitEvaluator evaluator(&cuts, p, &q);
+    const bool tie = trial % 4 == 0;
+    const int empty_in_8 = tie ? 0 : static_cast<int>(rng() % 8);
+    // A bin's sums: g in [-1, 1], h in (0, 2] (min_child_weight reached by a few bins).
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const auto g_of = [&] { return static_cast<int64_t>((2.0 * unit(rng) - 1.0) / q.grad_unit()); };
+    const auto h_of = [&] {
+      return static_cast<int64_t>((2.0 * unit(rng) + 1e-3) / q.hess_unit());
+    };
+    std::vector<GradientSum> hist(m);
+    for (uint32_t b = 0; b < m; ++b) {
+      if (static_cast<int>(rng() % 8) < empty_in_8) continue;
+      hist[b] = GradientSum{g_of(), h_of()};
+    }
+    if (tie) {  // g antisymmetric, h a palindrome (the middle bin of an odd m: g 0)
+      for (uint32_t b = 0; b < m / 2; ++b) {
+        hist[m - 1 - b] = GradientSum{-hist[b].g, hist[b].h};
+      }
+      if (m % 2 == 1) hist[m / 2].g = 0;
+    }
+    GradientSum present;
+    for (const GradientSum& c : hist) present += c;
+    GradientSum node = present;
+    if (!tie && rng() % 3 == 0) {  // rows missing the feature
+      node += GradientSum{g_of(), h_of()};
+      ++backward;
+    }
+    // Now and then a node gain under its sides' (an input like any other): an empty bin's
+    // candidate, which repeats the one before it or splits off nothing, then gains too, and must
+    // still not be taken.
+    const float node_gain =
+        CalcGain(p, q.Grad(node.g), q.Hess(node.h)) * (trial % 5 == 1 ? 0.5f : 1.0f);
+    const Histogram histogram(hist.begin(), hist.end());
+    const std::vector<uint32_t> features{0};
+    const NodeToEvaluate input{&histogram, node, node_gain, &features};
+    const SplitCandidate one_pass = evaluator.EvaluateFeature(input, 0);
+    std::vector<uint32_t> nonzero(m + 1);
+    SplitEvaluator::BinScan scan;
+    SplitEvaluator::ScanBins(hist.data(), 0, m, 0, nonzero.data(), &scan, /*vector=*/false);
+    const SplitCandidate blockwise = evaluator.EvaluateBins(hist.data(), nonzero.data(), scan.n,
+                                                            scan.present, node, node_gain, 0);
+    ASSERT_EQ(one_pass.found, blockwise.found) << trial;
+    if (!one_pass.found) continue;
+    ++found;
+    uint32_t a_bits, b_bits;
+    std::memcpy(&a_bits, &one_pass.loss_chg, sizeof(a_bits));
+    std::memcpy(&b_bits, &blockwise.loss_chg, sizeof(b_bits));
+    EXPECT_EQ(a_bits, b_bits) << trial;
+    EXPECT_EQ(one_pass.split_bin, blockwise.split_bin) << trial;
+    EXPECT_EQ(one_pass.default_left, blockwise.default_left) << trial;
+    EXPECT_EQ(one_pass.left_sum, blockwise.left_sum) << trial;
+    EXPECT_EQ(one_pass.right_sum, blockwise.right_sum) << trial;
+    EXPECT_EQ(one_pass.split_cond, blockwise.split_cond) << trial;
+    if (tie && m >= 3) {
+      ++ties;
+      EXPECT_LE(one_pass.split_bin, static_cast<int32_t>(m - 2) / 2) << trial;  // the lower
+    }
+    // The forward scan's two ways.
+    float lane_loss, step_loss;
+    int64_t lane_bin, step_bin;
+    GradientSum lane_present, step_present;
+    const bool a = evaluator.ForwardBest(hist.data(), m, node, node_gain, &lane_loss, &lane_bin,
+                                         &lane_present);
+    const bool b = evaluator.ForwardBest(hist.data(), m, node, node_gain, &step_loss, &step_bin,
+                                         &step_present, /*vector=*/false);
+    ASSERT_EQ(a, b) << trial;
+    EXPECT_EQ(lane_bin, step_bin) << trial;
+    EXPECT_EQ(lane_present, present) << trial;
+    EXPECT_EQ(step_present, present) << trial;
+    std::memcpy(&a_bits, &lane_loss, sizeof(a_bits));
+    std::memcpy(&b_bits, &step_loss, sizeof(b_bits));
+    EXPECT_EQ(a_bits, b_bits) << trial;
+  }
+  EXPECT_GT(found, 1500);
+  EXPECT_GT(ties, 300);
+  EXPECT_GT(backward, 300);
+}
+
+}  // namespace ringboost
