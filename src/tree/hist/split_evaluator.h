@@ -88,14 +88,21 @@ class SplitEvaluator {
   static void ScanBins(const GradientSum* hist, uint32_t lo, uint32_t hi, uint32_t begin,
                        uint32_t* nonzero, BinScan* scan, bool vector = true);
 
-  // The best forward candidate (missing values right) of a feature whose bins are hist[0, n_bins),
-  // without max_delta_step or monotone constraints: the largest loss change over 0 of a non-empty
-  // bin whose sides both reach min_child_weight, the lowest bin among equals (Enumerate's
-  // choice from an empty best). Sets *loss and *bin (local; -1 and 0 where none), and *present,
-  // the bins' sum; returns whether one was found. `vector`: four bins a step in AVX2 lanes where
-  // the CPU has AVX2 (the same bits as a bin a step).
-  bool ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum, float node_gain,
-                   float* loss, int64_t* bin, GradientSum* present, bool vector = true) const;
+  // The best candidate in one direction of the n cells[0, n) of a feature (ascending bins; empty
+  // cells are not candidates), without max_delta_step or monotone constraints: direction > 0
+  // scans forwards (the side scanned, a prefix, goes left; missing values right), < 0 backwards
+  // (a suffix goes right). The largest loss change over 0 whose sides both reach
+  // min_child_weight, the first found among equals (Enumerate's choice from an empty best). Sets
+  // *loss and *cell (the last cell of the side scanned; 0 and -1 where none) and *total (the
+  // cells' sum); returns whether one was found. `vector`: four cells a step in AVX2 lanes where
+  // the CPU has AVX2 (the same bits as a cell a step).
+  bool BestScan(int direction, const GradientSum* cells, uint32_t n, GradientSum node_sum,
+                float node_gain, float* loss, int64_t* cell, GradientSum* total,
+                bool vector = true) const;
+  // The best split of a feature of local bins cells[0, n) by BestScan: forwards, then backwards
+  // where the cells miss part of the node.
+  SplitCandidate ScanBoth(const GradientSum* cells, uint32_t n, GradientSum node_sum,
+                          float node_gain, uint32_t feature) const;
 
  private:
   // Scans the non-empty bins in kDirection: cell(k) is the sum of the k-th of them (ascending),

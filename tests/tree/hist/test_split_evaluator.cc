@@ -380,22 +380,23 @@ TEST(SplitEvaluator, ScanBinsBothWaysAreTheSums) {
 
 namespace ringboost {
 
-// A feature's splits found by the one-pass forward scan (EvaluateFeature, no max_delta_step or
-// constraints) are the block-wise scan's (ScanBins, then EvaluateBins): the same loss change
+// A feature's splits found by the one-pass scans (EvaluateFeature without max_delta_step or
+// constraints: BestScan a direction) are the block-wise scan's (ScanBins, then
+// EvaluateBins): the same loss change
 // bits, bin, sides and direction, missing values (both directions) or not, L1 and no L2,
 // min_child_weight 0 to 3, mostly empty or full bins, 1 to 40 bins (whole steps and tails), node
 // gains as computed or halved.
 // Histograms that are palindromes in h and antisymmetric in g tie each candidate with another
-// one exactly (the same two side gains swapped): the lower bin must win. The forward scan's
+// one exactly (the same two side gains swapped): the lower bin must win. Each direction's
 // four-bin steps and its bin-a-step loop agree too.
-TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
+TEST(SplitEvaluator, BestScanIsTheBlockwiseScansSplit) {
   std::mt19937_64 rng(31);
   std::vector<GradPair> gpair;
   std::uniform_real_distribution<float> grad(-1.0f, 1.0f), hess(0.0f, 0.25f);
   for (int i = 0; i < 1000; ++i) gpair.push_back(GradPair{grad(rng), hess(rng)});
   auto comm = rabit::MakeLocalCommunicator();
   const GradientQuantizer q(gpair, 1, 0, comm.get());
-  int found = 0, ties = 0, backward = 0;
+  int found = 0, ties = 0, backward = 0, backward_won = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     const uint32_t m = 1 + rng() % 40;
     HistogramCuts cuts;
@@ -450,6 +451,7 @@ TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
     ASSERT_EQ(one_pass.found, blockwise.found) << trial;
     if (!one_pass.found) continue;
     ++found;
+    backward_won += one_pass.default_left;
     uint32_t a_bits, b_bits;
     std::memcpy(&a_bits, &one_pass.loss_chg, sizeof(a_bits));
     std::memcpy(&b_bits, &blockwise.loss_chg, sizeof(b_bits));
@@ -463,25 +465,28 @@ TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
       ++ties;
       EXPECT_LE(one_pass.split_bin, static_cast<int32_t>(m - 2) / 2) << trial;  // the lower
     }
-    // The forward scan's two ways.
-    float lane_loss, step_loss;
-    int64_t lane_bin, step_bin;
-    GradientSum lane_present, step_present;
-    const bool a = evaluator.ForwardBest(hist.data(), m, node, node_gain, &lane_loss, &lane_bin,
-                                         &lane_present);
-    const bool b = evaluator.ForwardBest(hist.data(), m, node, node_gain, &step_loss, &step_bin,
-                                         &step_present, /*vector=*/false);
-    ASSERT_EQ(a, b) << trial;
-    EXPECT_EQ(lane_bin, step_bin) << trial;
-    EXPECT_EQ(lane_present, present) << trial;
-    EXPECT_EQ(step_present, present) << trial;
-    std::memcpy(&a_bits, &lane_loss, sizeof(a_bits));
-    std::memcpy(&b_bits, &step_loss, sizeof(b_bits));
-    EXPECT_EQ(a_bits, b_bits) << trial;
+    // Each direction's scan, its four-bin steps and its bin-a-step loop.
+    for (int direction : {+1, -1}) {
+      float lane_loss, step_loss;
+      int64_t lane_at, step_at;
+      GradientSum lane_total, step_total;
+      const bool a = evaluator.BestScan(direction, hist.data(), m, node, node_gain, &lane_loss,
+                                        &lane_at, &lane_total);
+      const bool b = evaluator.BestScan(direction, hist.data(), m, node, node_gain, &step_loss,
+                                        &step_at, &step_total, /*vector=*/false);
+      ASSERT_EQ(a, b) << trial;
+      EXPECT_EQ(lane_at, step_at) << trial;
+      EXPECT_EQ(lane_total, present) << trial;
+      EXPECT_EQ(step_total, present) << trial;
+      std::memcpy(&a_bits, &lane_loss, sizeof(a_bits));
+      std::memcpy(&b_bits, &step_loss, sizeof(b_bits));
+      EXPECT_EQ(a_bits, b_bits) << trial;
+    }
   }
   EXPECT_GT(found, 1500);
   EXPECT_GT(ties, 300);
   EXPECT_GT(backward, 300);
+  EXPECT_GT(backward_won, 100);
 }
 
 }  // namespace ringboost
