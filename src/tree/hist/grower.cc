@@ -334,6 +334,7 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, GradientSum loca
   wide_ = cuts_->TotalBins() * sizeof(GradientSum) > wide_bytes_;
   if (!wide_) EnsureMatrixRows();
   RegTree tree;
+  leaves_mapped_ = false;
   nodes_.Reset(&quantizer);
   InitRoot(gpair, local_sum, &tree);
   nodes_.Grow(
@@ -348,32 +349,82 @@ RegTree TreeGrower::Grow(const std::vector<GradientSum>& gpair, GradientSum loca
   return tree;
 }
 
+bool TreeGrower::MapRowsToLeaves(const RegTree& tree) {
+  if (leaves_mapped_) return true;
+  leaf_nids_.clear();
+  for (int nid = 0; nid < tree.NumNodes(); ++nid) {
+    if (tree[nid].IsLeaf()) leaf_nids_.push_back(nid);
+  }
+  if (leaf_nids_.size() > 0xffff) return false;
+  const auto start = PhaseTimer::Clock::now();
+  row_leaf_.resize(matrix_->NumRows());
+  uint16_t* out = row_leaf_.data();
+#pragma omp parallel num_threads(nthread_)
+  {
+    const RowRange mine =
+        RowPartitioner::ThreadRows(matrix_->NumRows(), omp_get_thread_num(), omp_get_num_threads());
+    for (std::size_t i = 0; i < leaf_nids_.size(); ++i) {
+      const auto [rows, size] = partitioner_->NodeRowsIn(leaf_nids_[i], mine);
+      for (uint64_t j = 0; j < size; ++j) out[rows[j]] = static_cast<uint16_t>(i);
+    }
+  }
+  leaves_mapped_ = true;
+  timer_.Add("leaf map", start);
+  return true;
+}
+
 void TreeGrower::RefitLeaves(const std::vector<GradPair>& gpair, int stride, int group,
                              const std::vector<uint8_t>& keep, const GradientQuantizer& quantizer,
                              RegTree* tree) {
+  const bool mapped = MapRowsToLeaves(*tree);
   const auto start = PhaseTimer::Clock::now();
   const int n = tree->NumNodes();
   std::vector<int64_t> sums(2 * static_cast<std::size_t>(n), 0);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
-  for (int nid = 0; nid < n; ++nid) {
-    if (!(*tree)[nid].IsLeaf()) continue;
-    const uint64_t size = partitioner_->NodeRange(nid).size();
-    const uint32_t* rows = partitioner_->NodeRows(nid);
-    int64_t g = 0, h = 0;
-    for (uint64_t j = 0; j < size; ++j) {
-      if (j + kLeafRowsAhead < size) {
-        __builtin_prefetch(
-            &gpair[static_cast<std::size_t>(rows[j + kLeafRowsAhead]) * stride + group]);
+  if (mapped) {
+    // The rows in order, each thread its own range into its own sums; integer sums, so the
+    // result does not depend on the ranges.
+    const std::size_t leaves = leaf_nids_.size();
+    std::vector<GradientSum> partial(static_cast<std::size_t>(nthread_) * leaves);
+#pragma omp parallel num_threads(nthread_)
+    {
+      const int t = omp_get_thread_num();
+      const RowRange mine =
+          RowPartitioner::ThreadRows(matrix_->NumRows(), t, omp_get_num_threads());
+      GradientSum* acc = partial.data() + static_cast<std::size_t>(t) * leaves;
+      const uint16_t* leaf = row_leaf_.data();
+      for (uint64_t row = mine.begin; row < mine.end; ++row) {
+        if (!keep.empty() && !keep[row]) continue;
+        acc[leaf[row]] += quantizer.Quantize(gpair[row * stride + group]);
       }
-      const uint32_t row = rows[j];
-      if (!keep.empty() && !keep[row]) continue;
-      const GradientSum q =
-          quantizer.Quantize(gpair[static_cast<std::size_t>(row) * stride + group]);
-      g += q.g;
-      h += q.h;
     }
-    sums[2 * nid] = g;
-    sums[2 * nid + 1] = h;
+    for (std::size_t i = 0; i < leaves; ++i) {
+      GradientSum total;
+      for (int t = 0; t < nthread_; ++t) total += partial[t * leaves + i];
+      sums[2 * static_cast<std::size_t>(leaf_nids_[i])] = total.g;
+      sums[2 * static_cast<std::size_t>(leaf_nids_[i]) + 1] = total.h;
+    }
+  } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthread_)
+    for (int nid = 0; nid < n; ++nid) {
+      if (!(*tree)[nid].IsLeaf()) continue;
+      const uint64_t size = partitioner_->NodeRange(nid).size();
+      const uint32_t* rows = partitioner_->NodeRows(nid);
+      int64_t g = 0, h = 0;
+      for (uint64_t j = 0; j < size; ++j) {
+        if (j + kLeafRowsAhead < size) {
+          __builtin_prefetch(
+              &gpair[static_cast<std::size_t>(rows[j + kLeafRowsAhead]) * stride + group]);
+        }
+        const uint32_t row = rows[j];
+        if (!keep.empty() && !keep[row]) continue;
+        const GradientSum q =
+            quantizer.Quantize(gpair[static_cast<std::size_t>(row) * stride + group]);
+        g += q.g;
+        h += q.h;
+      }
+      sums[2 * nid] = g;
+      sums[2 * nid + 1] = h;
+    }
   }
   comm_->Allreduce(Span<int64_t>(sums), rabit::Op::kSum);
   RefitLeafValues(&sums, quantizer, params_.split, boxes_, tree);
@@ -386,11 +437,29 @@ void TreeGrower::RefitLeaves(const std::vector<GradPair>& gpair, int stride, int
 void TreeGrower::UpdatePredictions(const RegTree& tree, std::vector<float>* preds, int stride,
                                    int group) {
   const auto start = PhaseTimer::Clock::now();
+  float* out = preds->data();
+  // With the rows' leaves mapped (RefitLeaves made the map), the rows in order. Otherwise the
+  // leaves' rows: mapping them first would cost what this saves.
+  if (leaves_mapped_) {
+    std::vector<float> value(leaf_nids_.size());
+    for (std::size_t i = 0; i < value.size(); ++i) value[i] = tree[leaf_nids_[i]].leaf_value;
+    const uint16_t* leaf = row_leaf_.data();
+#pragma omp parallel num_threads(nthread_)
+    {
+      const RowRange mine = RowPartitioner::ThreadRows(matrix_->NumRows(), omp_get_thread_num(),
+                                                       omp_get_num_threads());
+      for (uint64_t row = mine.begin; row < mine.end; ++row) {
+        out[row * stride + group] += value[leaf[row]];
+      }
+    }
+    timer_.Add("train predictions", start);
+    return;
+  }
+  // Each thread adds to its own range of rows, a leaf's part found by binary search.
   std::vector<int> leaves;
   for (int nid = 0; nid < tree.NumNodes(); ++nid) {
     if (tree[nid].IsLeaf()) leaves.push_back(nid);
   }
-  float* out = preds->data();
 #pragma omp parallel num_threads(nthread_)
   {
     const RowRange mine =

@@ -91,6 +91,12 @@ class TreeGrower {
   // Wide data, the columnwise way: evaluates all of `nids` at once; false when it does not serve
   // them (too many nodes, or too few of the rows in them), and nothing was done.
   bool EvaluateColumnwise(const std::vector<GradientSum>& gpair, const std::vector<int>& nids);
+  // Each row's leaf in the last grown `tree` (row_leaf_, an index into leaf_nids_), made by
+  // RefitLeaves, which UpdatePredictions then reuses: each thread writes its own range of rows
+  // (RowPartitioner::ThreadRows), a leaf's part of it found by binary search, so that both go
+  // through the rows in order instead of reading each leaf's scattered rows' gradients. False
+  // where the tree has more leaves than 16 bits number (nothing done).
+  bool MapRowsToLeaves(const RegTree& tree);
   // Partitions the rows of `expansions` from the column-major copy; false when it does not serve.
   bool PartitionByColumns(const std::vector<Expansion>& expansions,
                           const std::vector<RowPartitioner::SplitTask>& tasks);
@@ -120,6 +126,9 @@ class TreeGrower {
   bool low_bit_ = false;
   std::unique_ptr<ColumnwiseEvaluator> columnwise_;  // built at the first wide sparse tree
   std::vector<uint8_t> goes_left_;                   // per row, PartitionByColumns
+  std::vector<uint16_t> row_leaf_;                   // per row, MapRowsToLeaves
+  std::vector<int> leaf_nids_;
+  bool leaves_mapped_ = false;  // row_leaf_ holds the last grown tree's leaves
   PhaseTimer timer_;
 };
 

@@ -35,9 +35,11 @@ struct Fixture {
 
   // Squared error at margin 0: g = -y, h = 1.
   // low_bit: the tree's structure from low-bit gradients (quantized_grad=on), as HistTrainer.
+  // refit: the low-bit tree's leaves refit from the exact gradients (TreeGrower::RefitLeaves)
+  // before the prediction cache is updated.
   RegTree Grow(const Params& p, int nthread = 2, std::vector<float>* preds = nullptr,
                Mode mode = Mode::kNormal, const std::vector<uint8_t>& keep = {},
-               bool low_bit = false) {
+               bool low_bit = false, bool refit = false) {
     std::vector<GradPair> g;
     for (float y : data.label) g.push_back(GradPair{-y, 1.0f});
     GradientQuantizer q(g, 1, 0, comm.get());
@@ -50,6 +52,7 @@ struct Fixture {
       std::vector<GradientSum> low_grad;
       const GradientSum sum = low.QuantizeAllLowBit(g, 1, 0, keep, 7, 0, 0, nthread, &low_grad);
       RegTree tree = grower.Grow(low_grad, sum, low, 0);
+      if (refit) grower.RefitLeaves(g, 1, 0, keep, q, &tree);
       if (preds != nullptr) grower.UpdatePredictions(tree, preds, 1, 0);
       return tree;
     }
@@ -519,21 +522,25 @@ TEST(TreeGrower, ConstraintsGrowTheSameTreeInEveryMode) {
 
 namespace ringboost {
 namespace {
-// The leaf value of `row` (NaN: missing) reached by walking `tree` from the root.
-float WalkedLeafValue(const RegTree& tree, const std::vector<float>& row) {
+// The leaf `row` (NaN: missing) reaches by walking `tree` from the root.
+int WalkedLeaf(const RegTree& tree, const std::vector<float>& row) {
   int nid = 0;
   while (!tree[nid].IsLeaf()) {
     const float v = row[tree[nid].feature];
     nid = (std::isnan(v) ? tree[nid].default_left : tree[nid].GoesLeft(v)) ? tree[nid].left
                                                                            : tree[nid].right;
   }
-  return tree[nid].leaf_value;
+  return nid;
+}
+float WalkedLeafValue(const RegTree& tree, const std::vector<float>& row) {
+  return tree[WalkedLeaf(tree, row)].leaf_value;
 }
 }  // namespace
 
 // The leaves at the depth limit take their rows from their parent's by its split, without a
 // partition (dense layouts, plain and bundled, missing values included); every other leaf from
-// the partition. The prediction cache then holds each row's walked leaf value.
+// the partition. The prediction cache then holds each row's walked leaf value; with low-bit
+// gradients, after each leaf's refit from its rows' exact sums.
 TEST(TreeGrower, PredictionCacheIsEachRowsWalkedLeaf) {
   std::vector<std::vector<float>> rows;
   std::vector<float> labels;
@@ -573,6 +580,30 @@ TEST(TreeGrower, PredictionCacheIsEachRowsWalkedLeaf) {
             ASSERT_EQ(preds[i], WalkedLeafValue(tree, rows[i]))
                 << policy << " depth " << depth << " row " << i;
           }
+          // Low-bit, each leaf refit from its kept rows' exact gradients (the rows mapped to
+          // their leaves by range, then read in order): the sums written out here by walking.
+          std::vector<float> lb_preds(rows.size(), 0.0f);
+          const RegTree lb = fx.Grow(p, nthread, &lb_preds, Fixture::Mode::kNormal, k,
+                                     /*low_bit=*/true, /*refit=*/true);
+          std::vector<GradPair> g;
+          for (float y : labels) g.push_back(GradPair{-y, 1.0f});
+          const GradientQuantizer q(g, 1, 0, fx.comm.get());
+          std::vector<GradientSum> leaf_sum(lb.NumNodes());
+          for (std::size_t i = 0; i < rows.size(); ++i) {
+            ASSERT_EQ(lb_preds[i], WalkedLeafValue(lb, rows[i])) << policy << " row " << i;
+            if (k.empty() || k[i]) leaf_sum[WalkedLeaf(lb, rows[i])] += q.Quantize(g[i]);
+          }
+          const SplitParams split = TreeParams::From(p, 0.0f).split;
+          int leaves = 0;
+          for (int nid = 0; nid < lb.NumNodes(); ++nid) {
+            if (!lb[nid].IsLeaf()) continue;
+            ++leaves;
+            const double gs = q.Grad(leaf_sum[nid].g), hs = q.Hess(leaf_sum[nid].h);
+            EXPECT_EQ(lb[nid].sum_hess, static_cast<float>(hs)) << policy << " leaf " << nid;
+            EXPECT_EQ(lb[nid].leaf_value, CalcWeight(split, gs, hs) * split.eta)
+                << policy << " depth " << depth << " leaf " << nid;
+          }
+          EXPECT_GT(leaves, 1);
         }
       }
     }
