@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "common/error.h"
 #include "common/random.h"
@@ -115,12 +118,89 @@ struct LowBitRounder {
   }
 };
 #endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// x * c mod 2^64 in four lanes (AVX2 has no 64-bit multiply): lo*lo + ((lo*hi + hi*lo) << 32).
+__attribute__((target("avx2"))) inline __m256i MulLo64(__m256i x, uint64_t c) {
+  const __m256i c_lo = _mm256_set1_epi64x(static_cast<int64_t>(c & 0xffffffffu));
+  const __m256i c_hi = _mm256_set1_epi64x(static_cast<int64_t>(c >> 32));
+  const __m256i cross =
+      _mm256_add_epi64(_mm256_mul_epu32(x, c_hi), _mm256_mul_epu32(_mm256_srli_epi64(x, 32), c_lo));
+  return _mm256_add_epi64(_mm256_mul_epu32(x, c_lo), _mm256_slli_epi64(cross, 32));
+}
+
+// Mix64 in four lanes.
+__attribute__((target("avx2"))) inline __m256i Mix64Lanes(__m256i x) {
+  x = _mm256_add_epi64(x, _mm256_set1_epi64x(static_cast<int64_t>(0x9e3779b97f4a7c15ULL)));
+  x = MulLo64(_mm256_xor_si256(x, _mm256_srli_epi64(x, 30)), 0xbf58476d1ce4e5b9ULL);
+  x = MulLo64(_mm256_xor_si256(x, _mm256_srli_epi64(x, 27)), 0x94d049bb133111ebULL);
+  return _mm256_xor_si256(x, _mm256_srli_epi64(x, 31));
+}
+
+// LowBitRound of four values in lanes, u's from 32-bit draws: LowBitRounder's operations (so
+// its values) four at a time; returns the four levels as int32.
+__attribute__((target("avx2"))) inline __m128i RoundLanes(__m256d x, __m256d scale, __m256i draws) {
+  const __m256d magic = _mm256_set1_pd(0x1p52);
+  const __m256d u = _mm256_mul_pd(
+      _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(draws, _mm256_castpd_si256(magic))), magic),
+      _mm256_set1_pd(1.0 / 4294967296.0));
+  const __m256d v = _mm256_min_pd(_mm256_max_pd(_mm256_add_pd(_mm256_mul_pd(x, scale), u),
+                                                _mm256_set1_pd(-LowBitPolicy::kLevels)),
+                                  _mm256_set1_pd(LowBitPolicy::kLevels));
+  const __m256d t = _mm256_cvtepi32_pd(_mm256_cvttpd_epi32(v));
+  return _mm256_cvttpd_epi32(
+      _mm256_sub_pd(t, _mm256_and_pd(_mm256_cmp_pd(t, v, _CMP_GT_OQ), _mm256_set1_pd(1.0))));
+}
+
+// QuantizeAllLowBit's rows [begin, end) of a one-group gradient array with no rows left out,
+// four rows a step (the rest a row at a time by `scalar`); adds what it writes to *sum.
+template <typename Scalar>
+__attribute__((target("avx2"))) void LowBitRowsAvx2(const GradPair* gpair, std::size_t begin,
+                                                    std::size_t end, uint64_t prefix,
+                                                    uint64_t first_row, double grad_scale,
+                                                    double hess_scale, const Scalar& scalar,
+                                                    GradientSum* out, GradientSum* sum) {
+  static_assert(sizeof(GradPair) == 8 && sizeof(GradientSum) == 16, "(g, h) floats; int64 cells");
+  const __m256d gs = _mm256_set1_pd(grad_scale), hs = _mm256_set1_pd(hess_scale);
+  const __m256i low32 = _mm256_set1_epi64x(0xffffffff);
+  __m256i total = _mm256_setzero_si256();  // (g, h, g, h) of the cells written
+  __m256i row = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<int64_t>(first_row + begin)),
+                                 _mm256_setr_epi64x(0, 1, 2, 3));
+  std::size_t i = begin;
+  for (; i + 4 <= end; i += 4) {
+    const __m256i bits = Mix64Lanes(_mm256_xor_si256(_mm256_set1_epi64x(prefix), row));
+    row = _mm256_add_epi64(row, _mm256_set1_epi64x(4));
+    // (g0 h0 g1 h1 g2 h2 g3 h3) -> (g0 g1 g2 g3 | h0 h1 h2 h3)
+    const __m256 pairs =
+        _mm256_permutevar8x32_ps(_mm256_loadu_ps(reinterpret_cast<const float*>(gpair + i)),
+                                 _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    const __m128i qg =
+        RoundLanes(_mm256_cvtps_pd(_mm256_castps256_ps128(pairs)), gs, _mm256_srli_epi64(bits, 32));
+    const __m128i qh = RoundLanes(_mm256_cvtps_pd(_mm256_extractf128_ps(pairs, 1)), hs,
+                                  _mm256_and_si256(bits, low32));
+    const __m256i cells01 = _mm256_cvtepi32_epi64(_mm_unpacklo_epi32(qg, qh));
+    const __m256i cells23 = _mm256_cvtepi32_epi64(_mm_unpackhi_epi32(qg, qh));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), cells01);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 2), cells23);
+    total = _mm256_add_epi64(total, _mm256_add_epi64(cells01, cells23));
+  }
+  alignas(32) int64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), total);
+  sum->g += lanes[0] + lanes[2];
+  sum->h += lanes[1] + lanes[3];
+  for (; i < end; ++i) {
+    out[i] = scalar(i);
+    *sum += out[i];
+  }
+}
+#endif
 }  // namespace
 
 GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride,
                                                  int group, const std::vector<uint8_t>& keep,
                                                  uint64_t seed, uint64_t key, uint64_t first_row,
-                                                 int nthread, std::vector<GradientSum>* out) const {
+                                                 int nthread, std::vector<GradientSum>* out,
+                                                 bool vector) const {
   RB_CHECK(low_bit_);
   const std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
   out->resize(n);
@@ -128,6 +208,26 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
   const uint64_t prefix =
       CounterPrefix(seed, static_cast<uint64_t>(RandomStream::kLowBitGradient), key);
   const LowBitRounder round{grad_scale_, hess_scale_};
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && vector && stride == 1 && keep.empty()) {
+    const auto scalar = [&](std::size_t i) {
+      return round(gpair[i], CounterHashFrom(prefix, first_row + i));
+    };
+    GradientSum total;
+#pragma omp parallel num_threads(nthread)
+    {
+      const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+      GradientSum mine;
+      LowBitRowsAvx2(gpair.data(), n * t / threads, n * (t + 1) / threads, prefix, first_row,
+                     grad_scale_, hess_scale_, scalar, q, &mine);
+#pragma omp critical
+      total += mine;
+    }
+    return total;
+  }
+#endif
+  (void)vector;
   int64_t sum_g = 0, sum_h = 0;
 #pragma omp parallel for schedule(static) num_threads(nthread) reduction(+ : sum_g, sum_h)
   for (std::size_t i = 0; i < n; ++i) {

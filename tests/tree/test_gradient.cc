@@ -172,9 +172,10 @@ TEST(GradientQuantizer, LowBitRoundsToANeighbouringLevelWithoutBias) {
   EXPECT_EQ(q2[6], q1[6]);
 }
 
-// The host rounds two lanes at a time; the device calls LowBitQuantize, one value at a time. Both
-// give the same values for every row: gradients on the levels, just off them either way, at the
-// clamps, negative fractions, zeros and subnormals, and a second stride and group.
+// The host rounds two lanes at a time (one group: four rows in AVX2 lanes); the device calls
+// LowBitQuantize, one value at a time. Both give the same values for every row: gradients on the
+// levels, just off them either way, at the clamps, negative fractions, zeros and subnormals, a
+// second stride and group, and one group.
 TEST(GradientQuantizer, LowBitRoundingIsTheScalarRounding) {
   auto comm = rabit::MakeLocalCommunicator();
   std::vector<GradPair> g{{1.0f, 2.0f}, {-1.0f, -2.0f}, {0.0f, -0.0f}, {1e-40f, -1e-40f}};
@@ -201,6 +202,36 @@ TEST(GradientQuantizer, LowBitRoundingIsTheScalarRounding) {
         expected_sum += scalar;
       }
       EXPECT_EQ(sum, expected_sum);
+    }
+  }
+  // One group: four rows a step in AVX2 lanes where the CPU has them, against a row at a time
+  // and the scalar rounding; row counts that leave 0-3 rows over, a worker's first row past
+  // 2^32 (the draws' counter in 64-bit lanes), 1-3 threads.
+  std::vector<GradPair> one;
+  for (std::size_t i = 0; i < g.size(); i += 2) one.push_back(g[i]);
+  const GradientQuantizer low = GradientQuantizer(one, 1, 0, comm.get(), 1).LowBit();
+  for (std::size_t rows : {std::size_t{1}, std::size_t{6}, one.size() - 2, one.size()}) {
+    const std::vector<GradPair> part(one.begin(), one.begin() + rows);
+    for (uint64_t first_row : {uint64_t{0}, uint64_t{77}, (uint64_t{1} << 32) - 2}) {
+      for (int nthread : {1, 2, 3}) {
+        std::vector<GradientSum> lanes, steps;
+        const GradientSum a =
+            low.QuantizeAllLowBit(part, 1, 0, {}, 23, 5, first_row, nthread, &lanes);
+        const GradientSum b = low.QuantizeAllLowBit(part, 1, 0, {}, 23, 5, first_row, nthread,
+                                                    &steps, /*vector=*/false);
+        ASSERT_EQ(lanes, steps) << rows << " rows from " << first_row;
+        EXPECT_EQ(a, b);
+        GradientSum expected_sum;
+        for (std::size_t i = 0; i < rows; ++i) {
+          const uint64_t bits = CounterHash(
+              23, static_cast<uint64_t>(RandomStream::kLowBitGradient), 5, first_row + i);
+          const GradientSum scalar =
+              LowBitQuantize(part[i], low.grad_scale(), low.hess_scale(), bits);
+          ASSERT_EQ(lanes[i], scalar) << "row " << i << " from " << first_row;
+          expected_sum += scalar;
+        }
+        EXPECT_EQ(a, expected_sum);
+      }
     }
   }
 }
