@@ -506,13 +506,13 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
     return categorical_.Evaluate(node.hist->data() + begin, end - begin, node.sum, node.gain,
                                  feature);
   }
-  nonzero.resize(end - begin + 1);
   const GradientSum* hist = node.hist->data();
   if (node.touched == nullptr && params_.max_delta_step == 0.0f && monotone_ == nullptr) {
     // Every candidate scanned in one pass a direction (the bounds skip little of a dense node's
-    // features).
+    // features), the empty bins masked out.
     return ScanBoth(hist + begin, end - begin, node.sum, node.gain, feature);
   }
+  nonzero.resize(end - begin + 1);
   BinScan scan;
   if (node.touched == nullptr) {
     ScanBins(hist, begin, end, begin, nonzero.data(), &scan);

@@ -72,7 +72,8 @@ class SplitEvaluator {
   uint32_t NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
                          float node_gain, float* loss, bool vector = true) const;
 
-  // What EvaluateFeature reads off a feature's bins before its candidates: the non-empty bins,
+  // What EvaluateFeature reads off a feature's bins before its block-wise search (with
+  // max_delta_step, monotone constraints or the wide way's chunks): the non-empty bins,
   // their sum, the range of the prefix sums of g (0, the empty prefix, included) and whether
   // every h is non-negative.
   struct BinScan {
@@ -115,8 +116,9 @@ class SplitEvaluator {
   SplitCandidate EvaluateCells(const Cell& cell, const uint32_t* nonzero, std::size_t n,
                                GradientSum present, GradientSum node_sum, float node_gain,
                                uint32_t feature, float must_beat, WeightBounds bounds) const;
-  // The candidate splitting after local `bin` (direction > 0: bins up to it left) or before it
-  // (direction < 0: missing values and bins from it left), `side` the scanned side's sum.
+  // The candidate splitting after local `bin` (direction > 0: the bins up to it left, missing
+  // values right) or before it (direction < 0: the bins from it right, missing values left),
+  // `side` the scanned side's sum.
   SplitCandidate Candidate(int direction, uint32_t feature, uint32_t bin, GradientSum side,
                            GradientSum node_sum, float loss) const;
   double BlockBound(int64_t g_lo, int64_t g_hi, int64_t h_lo, int64_t h_hi, GradientSum node_sum,
