@@ -59,6 +59,7 @@ void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, GradientSum loc
   }
   timer_.Add("histograms", start);
   start = PhaseTimer::Clock::now();
+  evaluator_->MarkCompleteFeatures(nodes_[0].hist, nodes_[0].sum);
   EvaluateNodes({0});
   timer_.Add("evaluate", start);
 }

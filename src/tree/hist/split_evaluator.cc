@@ -82,20 +82,18 @@ __attribute__((target("avx2"))) uint32_t NoDeltaLossesAvx2(const GradientSum* su
   return allowed;
 }
 
-// BestScan's four-cell steps (SplitEvaluator::BestScan), over whole groups of 4 of the n cells in
-// scan order (kDirection > 0: ascending, < 0: descending, each step's lanes reversed): the sums
-// of the side scanned carried in lanes as in ScanBinsAvx2, each step's four loss changes by
-// NoDeltaLossesAvx2's operations (so the same bits), kept per lane where allowed (the cell
-// non-empty, both sides at least `min_hess`) and larger than the lane's best so far; the lanes then
-// give the largest, the first in scan order among equals. Returns the number of cells scanned;
-// `scanned` gets their sum.
-template <int kDirection>
-__attribute__((target("avx2"))) uint32_t BestScanAvx2(const GradientSum* cells, uint32_t n,
-                                                      GradientSum node, int64_t min_hess,
-                                                      double grad_unit, double hess_unit,
-                                                      const SplitParams& p, float node_gain,
-                                                      float* best_loss, int64_t* best_cell,
-                                                      GradientSum* scanned) {
+// The best forward candidate of a feature's bins hist[0, n_bins) (EvaluateFeature's, for
+// SplitEvaluator::ForwardBest): four bins a step, the prefix sums of g and h carried in lanes as
+// in ScanBinsAvx2, each step's four loss changes by NoDeltaLossesAvx2's operations (so the same
+// bits), kept per lane where allowed (the bin non-empty, both sides at least `min_hess`) and
+// larger than the lane's best so far; the lanes then give the largest, the lowest bin among
+// equals. Returns the first bin not scanned; `present` gets the sum of the bins scanned.
+__attribute__((target("avx2"))) uint32_t ForwardBestAvx2(const GradientSum* hist, uint32_t n_bins,
+                                                         GradientSum node, int64_t min_hess,
+                                                         double grad_unit, double hess_unit,
+                                                         const SplitParams& p, float node_gain,
+                                                         float* best_loss, int64_t* best_bin,
+                                                         GradientSum* present) {
   const __m256i zero = _mm256_setzero_si256();
   const __m256i node_g = _mm256_set1_epi64x(node.g), node_h = _mm256_set1_epi64x(node.h);
   const __m256i below = _mm256_set1_epi64x(min_hess);
@@ -104,26 +102,17 @@ __attribute__((target("avx2"))) uint32_t BestScanAvx2(const GradientSum* cells, 
   const __m128 parent = _mm_set1_ps(node_gain);
   __m256i run_g = zero, run_h = zero;
   __m128 lane_loss = _mm_set1_ps(*best_loss);
-  const int32_t top = static_cast<int32_t>(n) - 1;
-  __m128i lane_cell = _mm_set1_epi32(-1);
-  __m128i cell =
-      kDirection > 0 ? _mm_setr_epi32(0, 1, 2, 3) : _mm_setr_epi32(top, top - 1, top - 2, top - 3);
-  uint32_t s = 0;
-  for (; s + 4 <= n; s += 4) {
+  __m128i lane_bin = _mm_set1_epi32(-1), bin = _mm_setr_epi32(0, 1, 2, 3);
+  uint32_t b = 0;
+  for (; b + 4 <= n_bins; b += 4) {
     __m256i g, h;
-    if (kDirection > 0) {
-      LoadCells(cells + s, &g, &h);
-    } else {
-      LoadCells(cells + (n - 4 - s), &g, &h);
-      g = _mm256_permute4x64_epi64(g, 0x1B);
-      h = _mm256_permute4x64_epi64(h, 0x1B);
-    }
+    LoadCells(hist + b, &g, &h);
     const __m256i pg = PrefixSums(g, run_g);
     const __m256i ph = PrefixSums(h, run_h);
     run_g = _mm256_permute4x64_epi64(pg, 0xFF);
     run_h = _mm256_permute4x64_epi64(ph, 0xFF);
     const __m256i rest_g = _mm256_sub_epi64(node_g, pg), rest_h = _mm256_sub_epi64(node_h, ph);
-    // Not allowed: an empty cell (not a candidate), or a side under min_child_weight.
+    // Not allowed: an empty bin (not a candidate), or a side under min_child_weight.
     const __m256i out = _mm256_or_si256(
         _mm256_cmpeq_epi64(_mm256_or_si256(g, h), zero),
         _mm256_or_si256(_mm256_cmpgt_epi64(below, ph), _mm256_cmpgt_epi64(below, rest_h)));
@@ -138,28 +127,27 @@ __attribute__((target("avx2"))) uint32_t BestScanAvx2(const GradientSum* cells, 
     const __m128 better =
         _mm_andnot_ps(_mm_castsi128_ps(out32), _mm_cmp_ps(loss, lane_loss, _CMP_GT_OQ));
     lane_loss = _mm_blendv_ps(lane_loss, loss, better);
-    lane_cell = _mm_castps_si128(
-        _mm_blendv_ps(_mm_castsi128_ps(lane_cell), _mm_castsi128_ps(cell), better));
-    cell = _mm_add_epi32(cell, _mm_set1_epi32(4 * kDirection));
+    lane_bin =
+        _mm_castps_si128(_mm_blendv_ps(_mm_castsi128_ps(lane_bin), _mm_castsi128_ps(bin), better));
+    bin = _mm_add_epi32(bin, _mm_set1_epi32(4));
   }
   alignas(16) float losses[4];
-  alignas(16) int32_t at[4];
+  alignas(16) int32_t bins[4];
   _mm_store_ps(losses, lane_loss);
-  _mm_store_si128(reinterpret_cast<__m128i*>(at), lane_cell);
+  _mm_store_si128(reinterpret_cast<__m128i*>(bins), lane_bin);
   for (int k = 0; k < 4; ++k) {
-    if (at[k] < 0) continue;
-    const bool earlier = kDirection > 0 ? at[k] < *best_cell : at[k] > *best_cell;
-    if (losses[k] > *best_loss || (losses[k] == *best_loss && earlier)) {
+    if (bins[k] < 0) continue;
+    if (losses[k] > *best_loss || (losses[k] == *best_loss && bins[k] < *best_bin)) {
       *best_loss = losses[k];
-      *best_cell = at[k];
+      *best_bin = bins[k];
     }
   }
   alignas(32) int64_t sums[4];
   _mm256_store_si256(reinterpret_cast<__m256i*>(sums), run_g);
-  scanned->g = sums[0];
+  present->g = sums[0];
   _mm256_store_si256(reinterpret_cast<__m256i*>(sums), run_h);
-  scanned->h = sums[0];
-  return s;
+  present->h = sums[0];
+  return b;
 }
 
 // ScanBins's four-cell steps over whole groups of 4 of bins [lo, hi): returns the first bin not
@@ -234,61 +222,36 @@ void SplitEvaluator::ScanBins(const GradientSum* hist, uint32_t lo, uint32_t hi,
   }
 }
 
-bool SplitEvaluator::BestScan(int direction, const GradientSum* cells, uint32_t n,
-                              GradientSum node_sum, float node_gain, float* loss, int64_t* cell,
-                              GradientSum* total, bool vector) const {
+bool SplitEvaluator::ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
+                                 float node_gain, float* loss, int64_t* bin, GradientSum* present,
+                                 bool vector) const {
   *loss = 0.0f;  // an empty SplitCandidate's: a candidate must do better
-  *cell = -1;
-  *total = GradientSum{};
-  uint32_t s = 0;
+  *bin = -1;
+  *present = GradientSum{};
+  uint32_t b = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (vector && avx2) {
-    s = direction > 0 ? BestScanAvx2<+1>(cells, n, node_sum, min_hess_, q_->grad_unit(),
-                                         q_->hess_unit(), params_, node_gain, loss, cell, total)
-                      : BestScanAvx2<-1>(cells, n, node_sum, min_hess_, q_->grad_unit(),
-                                         q_->hess_unit(), params_, node_gain, loss, cell, total);
+    b = ForwardBestAvx2(hist, n_bins, node_sum, min_hess_, q_->grad_unit(), q_->hess_unit(),
+                        params_, node_gain, loss, bin, present);
   }
 #endif
   (void)vector;
-  // The rest a cell a step, with NoDeltaLosses's formula (the lanes' bits).
-  for (; s < n; ++s) {
-    const uint32_t c = direction > 0 ? s : n - 1 - s;
-    *total += cells[c];
-    if ((cells[c].g | cells[c].h) == 0) continue;
-    const GradientSum rest = node_sum - *total;
-    if ((total->h < min_hess_) | (rest.h < min_hess_)) continue;
-    const float l = (SideGain(params_, q_->Grad(total->g), q_->Hess(total->h)) +
+  // The rest a bin a step, with NoDeltaLosses's formula (the lanes' bits).
+  for (; b < n_bins; ++b) {
+    *present += hist[b];
+    if ((hist[b].g | hist[b].h) == 0) continue;
+    const GradientSum rest = node_sum - *present;
+    if ((present->h < min_hess_) | (rest.h < min_hess_)) continue;
+    const float l = (SideGain(params_, q_->Grad(present->g), q_->Hess(present->h)) +
                      SideGain(params_, q_->Grad(rest.g), q_->Hess(rest.h))) -
                     node_gain;
     if (l > *loss) {
       *loss = l;
-      *cell = c;
+      *bin = b;
     }
   }
-  return *cell >= 0;
-}
-
-SplitCandidate SplitEvaluator::ScanBoth(const GradientSum* cells, uint32_t n, GradientSum node_sum,
-                                        float node_gain, uint32_t feature) const {
-  SplitCandidate best;
-  float loss;
-  int64_t at;
-  GradientSum present;
-  if (BestScan(+1, cells, n, node_sum, node_gain, &loss, &at, &present)) {
-    GradientSum side;
-    for (int64_t c = 0; c <= at; ++c) side += cells[c];
-    best = Candidate(+1, feature, static_cast<uint32_t>(at), side, node_sum, loss);
-  }
-  // Backwards only when some rows of the node miss this feature; a candidate of the same
-  // feature found later must be strictly better.
-  if (present != node_sum && BestScan(-1, cells, n, node_sum, node_gain, &loss, &at, &present) &&
-      (!best.found || loss > best.loss_chg)) {
-    GradientSum side;
-    for (int64_t c = at; c < n; ++c) side += cells[c];
-    best = Candidate(-1, feature, static_cast<uint32_t>(at), side, node_sum, loss);
-  }
-  return best;
+  return *bin >= 0;
 }
 
 uint32_t SplitEvaluator::NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
@@ -496,6 +459,17 @@ SplitCandidate SplitEvaluator::EvaluateCompact(const GradientSum* values, const 
                        node_gain, feature, must_beat, bounds);
 }
 
+void SplitEvaluator::MarkCompleteFeatures(const Histogram& hist, GradientSum sum) {
+  const uint32_t nf = cuts_->NumFeatures();
+  complete_.assign(nf, 0);
+  if (hist.size() < cuts_->TotalBins()) return;
+  for (uint32_t f = 0; f < nf; ++f) {
+    GradientSum present;
+    for (uint32_t b = cuts_->ptr[f]; b < cuts_->ptr[f + 1]; ++b) present += hist[b];
+    complete_[f] = present == sum;
+  }
+}
+
 SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint32_t feature,
                                                float must_beat) const {
   // Only non-empty bins are candidates: an empty bin repeats the candidate before it, which never
@@ -506,13 +480,32 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
     return categorical_.Evaluate(node.hist->data() + begin, end - begin, node.sum, node.gain,
                                  feature);
   }
-  const GradientSum* hist = node.hist->data();
-  if (node.touched == nullptr && params_.max_delta_step == 0.0f && monotone_ == nullptr) {
-    // Every candidate scanned in one pass a direction (the bounds skip little of a dense node's
-    // features), the empty bins masked out.
-    return ScanBoth(hist + begin, end - begin, node.sum, node.gain, feature);
-  }
   nonzero.resize(end - begin + 1);
+  const GradientSum* hist = node.hist->data();
+  if (node.touched == nullptr && params_.max_delta_step == 0.0f && monotone_ == nullptr &&
+      feature < complete_.size() && complete_[feature]) {
+    // A feature no row misses: every forward candidate scanned in one pass (the bounds skip
+    // little of such a feature's candidates); backwards only where the root's sums matched
+    // though some rows miss it, by the block-wise steps.
+    SplitCandidate best;
+    float loss;
+    int64_t bin;
+    GradientSum present;
+    if (ForwardBest(hist + begin, end - begin, node.sum, node.gain, &loss, &bin, &present)) {
+      GradientSum side;
+      for (int64_t b = 0; b <= bin; ++b) side += hist[begin + b];
+      best = Candidate(+1, feature, static_cast<uint32_t>(bin), side, node.sum, loss);
+    }
+    if (present != node.sum) {
+      BinScan scan;
+      ScanBins(hist, begin, end, begin, nonzero.data(), &scan);
+      const GradientSum* bins = hist + begin;
+      const uint32_t* order = nonzero.data();
+      Enumerate<-1>([bins, order](std::size_t k) { return bins[order[k]]; }, order, scan.n,
+                    node.sum, node.gain, feature, must_beat, node.bounds, &best);
+    }
+    return best;
+  }
   BinScan scan;
   if (node.touched == nullptr) {
     ScanBins(hist, begin, end, begin, nonzero.data(), &scan);

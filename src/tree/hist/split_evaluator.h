@@ -31,6 +31,12 @@ class SplitEvaluator {
   // Monotone constraints per feature (-1, 0, 1; tree/constraints.h), or null for none; must
   // outlive the evaluator. With them every candidate is weighed as XGBoost's TreeEvaluator does.
   void SetMonotone(const std::vector<int8_t>* monotone) { monotone_ = monotone; }
+  // Marks the features whose bins in the root's histogram `hist` sum to the root's `sum`: no row
+  // misses them (the sums are integers), so EvaluateFeature scans their forward candidates in
+  // one pass (ForwardBest), where the bounds would skip little. The others keep the block-wise
+  // search, whose bounds skip much where rows miss a feature (a feature of 70% missing values:
+  // the one pass cost 1.3x). A choice of loop only: the splits are the same either way.
+  void MarkCompleteFeatures(const Histogram& hist, GradientSum sum);
 
   // Best split of each node; parallel over (node, feature) pairs.
   std::vector<SplitCandidate> Evaluate(const std::vector<NodeToEvaluate>& nodes, int nthread) const;
@@ -72,8 +78,8 @@ class SplitEvaluator {
   uint32_t NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
                          float node_gain, float* loss, bool vector = true) const;
 
-  // What EvaluateFeature reads off a feature's bins before its block-wise search (with
-  // max_delta_step, monotone constraints or the wide way's chunks): the non-empty bins,
+  // What EvaluateFeature reads off a feature's bins before its block-wise search (and before a
+  // backward one after ForwardBest): the non-empty bins,
   // their sum, the range of the prefix sums of g (0, the empty prefix, included) and whether
   // every h is non-negative.
   struct BinScan {
@@ -89,21 +95,14 @@ class SplitEvaluator {
   static void ScanBins(const GradientSum* hist, uint32_t lo, uint32_t hi, uint32_t begin,
                        uint32_t* nonzero, BinScan* scan, bool vector = true);
 
-  // The best candidate in one direction of the n cells[0, n) of a feature (ascending bins; empty
-  // cells are not candidates), without max_delta_step or monotone constraints: direction > 0
-  // scans forwards (the side scanned, a prefix, goes left; missing values right), < 0 backwards
-  // (a suffix goes right). The largest loss change over 0 whose sides both reach
-  // min_child_weight, the first found among equals (Enumerate's choice from an empty best). Sets
-  // *loss and *cell (the last cell of the side scanned; 0 and -1 where none) and *total (the
-  // cells' sum); returns whether one was found. `vector`: four cells a step in AVX2 lanes where
-  // the CPU has AVX2 (the same bits as a cell a step).
-  bool BestScan(int direction, const GradientSum* cells, uint32_t n, GradientSum node_sum,
-                float node_gain, float* loss, int64_t* cell, GradientSum* total,
-                bool vector = true) const;
-  // The best split of a feature of local bins cells[0, n) by BestScan: forwards, then backwards
-  // where the cells miss part of the node.
-  SplitCandidate ScanBoth(const GradientSum* cells, uint32_t n, GradientSum node_sum,
-                          float node_gain, uint32_t feature) const;
+  // The best forward candidate (missing values right) of a feature whose bins are hist[0, n_bins),
+  // without max_delta_step or monotone constraints: the largest loss change over 0 of a non-empty
+  // bin whose sides both reach min_child_weight, the lowest bin among equals (Enumerate's
+  // choice from an empty best). Sets *loss and *bin (local; -1 and 0 where none), and *present,
+  // the bins' sum; returns whether one was found. `vector`: four bins a step in AVX2 lanes where
+  // the CPU has AVX2 (the same bits as a bin a step).
+  bool ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum, float node_gain,
+                   float* loss, int64_t* bin, GradientSum* present, bool vector = true) const;
 
  private:
   // Scans the non-empty bins in kDirection: cell(k) is the sum of the k-th of them (ascending),
@@ -129,6 +128,7 @@ class SplitEvaluator {
   const GradientQuantizer* q_;
   int64_t min_hess_;  // a side with less (quantized) hessian is below min_child_weight
   const std::vector<int8_t>* monotone_ = nullptr;
+  std::vector<uint8_t> complete_;  // per feature, MarkCompleteFeatures
   // Categorical features (XGBoost 3.x's splits, tree/categorical_split.h).
   CategoricalSplitter categorical_;
 };

@@ -380,16 +380,16 @@ TEST(SplitEvaluator, ScanBinsBothWaysAreTheSums) {
 
 namespace ringboost {
 
-// A feature's splits found by the one-pass scans (EvaluateFeature without max_delta_step or
-// constraints: BestScan a direction) are the block-wise scan's (ScanBins, then
+// A feature's splits found by the one-pass forward scan (EvaluateFeature on a feature marked
+// complete, no max_delta_step or constraints) are the block-wise scan's (ScanBins, then
 // EvaluateBins): the same loss change
 // bits, bin, sides and direction, missing values (both directions) or not, L1 and no L2,
 // min_child_weight 0 to 3, mostly empty or full bins, 1 to 40 bins (whole steps and tails), node
 // gains as computed or halved.
 // Histograms that are palindromes in h and antisymmetric in g tie each candidate with another
-// one exactly (the same two side gains swapped): the lower bin must win. Each direction's
+// one exactly (the same two side gains swapped): the lower bin must win. The forward scan's
 // four-bin steps and its bin-a-step loop agree too.
-TEST(SplitEvaluator, BestScanIsTheBlockwiseScansSplit) {
+TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
   std::mt19937_64 rng(31);
   std::vector<GradPair> gpair;
   std::uniform_real_distribution<float> grad(-1.0f, 1.0f), hess(0.0f, 0.25f);
@@ -407,7 +407,7 @@ TEST(SplitEvaluator, BestScanIsTheBlockwiseScansSplit) {
     p.lambda = std::vector<float>{1.0f, 0.0f, 0.3f}[trial % 3];
     p.alpha = std::vector<float>{0.0f, 0.5f}[(trial / 3) % 2];
     p.min_child_weight = std::vector<float>{1.0f, 0.0f, 3.0f}[(trial / 6) % 3];
-    const SplitEvaluator evaluator(&cuts, p, &q);
+    SplitEvaluator evaluator(&cuts, p, &q);
     const bool tie = trial % 4 == 0;
     const int empty_in_8 = tie ? 0 : static_cast<int>(rng() % 8);
     // A bin's sums: g in [-1, 1], h in (0, 2] (min_child_weight reached by a few bins).
@@ -442,6 +442,10 @@ TEST(SplitEvaluator, BestScanIsTheBlockwiseScansSplit) {
     const Histogram histogram(hist.begin(), hist.end());
     const std::vector<uint32_t> features{0};
     const NodeToEvaluate input{&histogram, node, node_gain, &features};
+    // Marked complete by the node's own sums (a feature some rows miss: the block-wise way), or,
+    // every other trial, by the present bins' (as if the root's sums had matched: the one pass
+    // forwards, the block-wise steps backwards).
+    evaluator.MarkCompleteFeatures(histogram, trial % 2 == 0 ? node : present);
     const SplitCandidate one_pass = evaluator.EvaluateFeature(input, 0);
     std::vector<uint32_t> nonzero(m + 1);
     SplitEvaluator::BinScan scan;
@@ -451,7 +455,7 @@ TEST(SplitEvaluator, BestScanIsTheBlockwiseScansSplit) {
     ASSERT_EQ(one_pass.found, blockwise.found) << trial;
     if (!one_pass.found) continue;
     ++found;
-    backward_won += one_pass.default_left;
+    backward_won += one_pass.default_left && trial % 2 == 1;
     uint32_t a_bits, b_bits;
     std::memcpy(&a_bits, &one_pass.loss_chg, sizeof(a_bits));
     std::memcpy(&b_bits, &blockwise.loss_chg, sizeof(b_bits));
@@ -465,28 +469,26 @@ TEST(SplitEvaluator, BestScanIsTheBlockwiseScansSplit) {
       ++ties;
       EXPECT_LE(one_pass.split_bin, static_cast<int32_t>(m - 2) / 2) << trial;  // the lower
     }
-    // Each direction's scan, its four-bin steps and its bin-a-step loop.
-    for (int direction : {+1, -1}) {
-      float lane_loss, step_loss;
-      int64_t lane_at, step_at;
-      GradientSum lane_total, step_total;
-      const bool a = evaluator.BestScan(direction, hist.data(), m, node, node_gain, &lane_loss,
-                                        &lane_at, &lane_total);
-      const bool b = evaluator.BestScan(direction, hist.data(), m, node, node_gain, &step_loss,
-                                        &step_at, &step_total, /*vector=*/false);
-      ASSERT_EQ(a, b) << trial;
-      EXPECT_EQ(lane_at, step_at) << trial;
-      EXPECT_EQ(lane_total, present) << trial;
-      EXPECT_EQ(step_total, present) << trial;
-      std::memcpy(&a_bits, &lane_loss, sizeof(a_bits));
-      std::memcpy(&b_bits, &step_loss, sizeof(b_bits));
-      EXPECT_EQ(a_bits, b_bits) << trial;
-    }
+    // The forward scan's two ways.
+    float lane_loss, step_loss;
+    int64_t lane_bin, step_bin;
+    GradientSum lane_present, step_present;
+    const bool a = evaluator.ForwardBest(hist.data(), m, node, node_gain, &lane_loss, &lane_bin,
+                                         &lane_present);
+    const bool b = evaluator.ForwardBest(hist.data(), m, node, node_gain, &step_loss, &step_bin,
+                                         &step_present, /*vector=*/false);
+    ASSERT_EQ(a, b) << trial;
+    EXPECT_EQ(lane_bin, step_bin) << trial;
+    EXPECT_EQ(lane_present, present) << trial;
+    EXPECT_EQ(step_present, present) << trial;
+    std::memcpy(&a_bits, &lane_loss, sizeof(a_bits));
+    std::memcpy(&b_bits, &step_loss, sizeof(b_bits));
+    EXPECT_EQ(a_bits, b_bits) << trial;
   }
   EXPECT_GT(found, 1500);
   EXPECT_GT(ties, 300);
   EXPECT_GT(backward, 300);
-  EXPECT_GT(backward_won, 100);
+  EXPECT_GT(backward_won, 30);  // a backward split after the one forward pass
 }
 
 }  // namespace ringboost
