@@ -480,32 +480,25 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
     return categorical_.Evaluate(node.hist->data() + begin, end - begin, node.sum, node.gain,
                                  feature);
   }
-  nonzero.resize(end - begin + 1);
   const GradientSum* hist = node.hist->data();
   if (node.touched == nullptr && params_.max_delta_step == 0.0f && monotone_ == nullptr &&
       feature < complete_.size() && complete_[feature]) {
     // A feature no row misses: every forward candidate scanned in one pass (the bounds skip
-    // little of such a feature's candidates); backwards only where the root's sums matched
-    // though some rows miss it, by the block-wise steps.
-    SplitCandidate best;
+    // little of such a feature's candidates). Where the root's sums matched though some rows
+    // miss it, the block-wise search below, both ways.
     float loss;
     int64_t bin;
     GradientSum present;
-    if (ForwardBest(hist + begin, end - begin, node.sum, node.gain, &loss, &bin, &present)) {
+    const bool found =
+        ForwardBest(hist + begin, end - begin, node.sum, node.gain, &loss, &bin, &present);
+    if (present == node.sum) {
+      if (!found) return SplitCandidate{};
       GradientSum side;
       for (int64_t b = 0; b <= bin; ++b) side += hist[begin + b];
-      best = Candidate(+1, feature, static_cast<uint32_t>(bin), side, node.sum, loss);
+      return Candidate(+1, feature, static_cast<uint32_t>(bin), side, node.sum, loss);
     }
-    if (present != node.sum) {
-      BinScan scan;
-      ScanBins(hist, begin, end, begin, nonzero.data(), &scan);
-      const GradientSum* bins = hist + begin;
-      const uint32_t* order = nonzero.data();
-      Enumerate<-1>([bins, order](std::size_t k) { return bins[order[k]]; }, order, scan.n,
-                    node.sum, node.gain, feature, must_beat, node.bounds, &best);
-    }
-    return best;
   }
+  nonzero.resize(end - begin + 1);
   BinScan scan;
   if (node.touched == nullptr) {
     ScanBins(hist, begin, end, begin, nonzero.data(), &scan);

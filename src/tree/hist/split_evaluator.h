@@ -78,10 +78,9 @@ class SplitEvaluator {
   uint32_t NoDeltaLosses(const GradientSum* sums, std::size_t m, GradientSum node_sum,
                          float node_gain, float* loss, bool vector = true) const;
 
-  // What EvaluateFeature reads off a feature's bins before its block-wise search (and before a
-  // backward one after ForwardBest): the non-empty bins,
-  // their sum, the range of the prefix sums of g (0, the empty prefix, included) and whether
-  // every h is non-negative.
+  // What EvaluateFeature reads off a feature's bins before its block-wise search: the non-empty
+  // bins, their sum, the range of the prefix sums of g (0, the empty prefix, included) and
+  // whether every h is non-negative.
   struct BinScan {
     std::size_t n = 0;  // non-empty bins so far, their local indices in nonzero[0, n)
     GradientSum present;

@@ -444,7 +444,7 @@ TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
     const NodeToEvaluate input{&histogram, node, node_gain, &features};
     // Marked complete by the node's own sums (a feature some rows miss: the block-wise way), or,
     // every other trial, by the present bins' (as if the root's sums had matched: the one pass
-    // forwards, the block-wise steps backwards).
+    // forwards finds rows missing, and the block-wise search follows).
     evaluator.MarkCompleteFeatures(histogram, trial % 2 == 0 ? node : present);
     const SplitCandidate one_pass = evaluator.EvaluateFeature(input, 0);
     std::vector<uint32_t> nonzero(m + 1);
