@@ -7,6 +7,7 @@
 
 #include "tree/bins/bundles.h"
 #include "tree/hist/histogram.h"
+#include "tree/hist/histogram_kernels.h"
 #include "tree/tree_builders.h"
 
 namespace ringboost {
@@ -247,6 +248,47 @@ TEST(Histogram, LowBitNarrowCellsEqualDirectSum) {
     builder.Build(zeros, p, {1, 2}, {&h1, &h2}, /*reuse_gradients=*/true);
     EXPECT_EQ(h1, fx.Naive(p, 1)) << "threads " << threads;
     EXPECT_EQ(h2, fx.Naive(p, 2)) << "threads " << threads;
+  }
+}
+
+// A low-bit chunk's packed 16+16-bit cells widened into 64+64-bit ones: the AVX2 lanes (where
+// the CPU has them) and the baseline give Packed16::Unpack's values, written over or added to
+// random cells, for lengths that leave every remainder of the lanes' 8 and the baseline's 4, and
+// for words at both halves' extremes (+-32767, so that every sign combination reaches the shifts)
+// as well as random ones.
+TEST(Histogram, WideningLanesAreTheScalarWidening) {
+  uint64_t s = 11;
+  auto next = [&s] {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return s >> 33;
+  };
+  constexpr int64_t kMax = INT16_MAX;
+  auto half = [&] { return static_cast<int64_t>(next() % (2 * kMax + 1)) - kMax; };
+  for (std::size_t n : {0, 1, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 63, 257}) {
+    std::vector<uint32_t> src(n);
+    std::vector<GradientSum> sums(n);
+    for (std::size_t b = 0; b < n; ++b) {
+      const int64_t extremes[4][2] = {{kMax, -kMax}, {-kMax, kMax}, {-kMax, -kMax}, {kMax, kMax}};
+      sums[b] = b % 3 == 0 ? GradientSum{extremes[b / 3 % 4][0], extremes[b / 3 % 4][1]}
+                           : GradientSum{half(), half()};
+      src[b] = Packed16::Pack(sums[b].g, sums[b].h);
+      ASSERT_EQ(Packed16::Unpack(src[b]), sums[b]);
+    }
+    for (bool add : {false, true}) {
+      std::vector<GradientSum> start(n);
+      for (GradientSum& c : start) {
+        c = GradientSum{static_cast<int64_t>(next()) - (int64_t{1} << 30),
+                        static_cast<int64_t>(next()) - (int64_t{1} << 30)};
+      }
+      std::vector<GradientSum> lanes = start, baseline = start;
+      hist_kernels::Widen(src.data(), lanes.data(), n, add, /*vector=*/true);
+      hist_kernels::Widen(src.data(), baseline.data(), n, add, /*vector=*/false);
+      for (std::size_t b = 0; b < n; ++b) {
+        const GradientSum want = add ? start[b] + sums[b] : sums[b];
+        EXPECT_EQ(lanes[b], want) << "n " << n << ", add " << add << ", cell " << b;
+        EXPECT_EQ(baseline[b], want) << "n " << n << ", add " << add << ", cell " << b;
+      }
+    }
   }
 }
 
