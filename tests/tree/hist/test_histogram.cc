@@ -256,7 +256,7 @@ TEST(Histogram, LowBitNarrowCellsEqualDirectSum) {
 // random cells, for lengths that leave every remainder of the lanes' 8 and the baseline's 4, and
 // for words at both halves' extremes (+-32767, so that every sign combination reaches the shifts)
 // as well as random ones.
-TEST(Histogram, WideningLanesAreTheScalarWidening) {
+TEST(Histogram, WideningLanesGiveTheUnpackedSums) {
   uint64_t s = 11;
   auto next = [&s] {
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
