@@ -5,6 +5,7 @@
   /usr/bin/python3 bench/speed.py --sparse        # also the sparse 1M x 10k set (peers: 7-16 GB)
   /usr/bin/python3 bench/speed.py --onehot --no-dense   # the one-hot 1M x 10k set (bundles)
   /usr/bin/python3 bench/speed.py --rounds 20 --no-catboost
+  /usr/bin/python3 bench/speed.py --repeat 3     # three passes: each pass's ratios, their median
   /usr/bin/python3 bench/speed.py --setup-peers   # only (re)make the peers' venv, then exit
 
 The peers come from PyPI into a venv the script makes on first use, bench/venv (ignored by git):
@@ -28,7 +29,8 @@ What each tool reports:
              includes the Python interpreter (the "python baseline" lines say how much).
 Output: a markdown table per data set, the ratios of ringboost to the fastest peer (time) and to
 the smallest peer (memory), the machine's load (uptime) before and after, and a JSON record in
-bench/results/.
+bench/results/. With --repeat N, a table per pass (every tool once), then each ratio pass by pass
+with its median, least and largest, and every tool's s/round pass by pass.
 """
 
 import argparse
@@ -375,6 +377,44 @@ def print_table(set_name, rows, rounds):
               "; test AUC %+.5f against %s" % (rb["test_auc"] - auc, tool))
 
 
+def print_passes(set_name, passes):
+    """Each ringboost row's ratios to the best peer of the same pass, pass by pass, and their
+    median, least and largest: a pass's tools run minutes apart, so its ratio is paired where
+    times alone drift between passes."""
+    print("\n### %s, %d passes: ringboost / the best peer of each pass\n" % (set_name, len(passes)))
+    print("| tool | ratio | " + " | ".join("pass %d" % (p + 1) for p in range(len(passes))) +
+          " | median | least | largest |")
+    print("|---|---|" + "---|" * (len(passes) + 3))
+    names = []
+    for rows in passes:
+        names += [r["tool"] for r in rows if r["tool"].startswith("ringboost") and
+                  r["tool"] not in names]
+    for name in names:
+        for ratio, key, pick in RATIOS:
+            values = []
+            for rows in passes:
+                rb = [r for r in rows if r["tool"] == name]
+                value, _ = best_peer(rows, key, pick)
+                values.append(rb[0][key] / value if rb and value else float("nan"))
+            known = [v for v in values if v == v]
+            summary_cells = ([statistics.median(known), min(known), max(known)] if known else
+                             [float("nan")] * 3)
+            print("| %s | %s | %s |" % (name, ratio, " | ".join(
+                cell("%.2f", v) for v in values + summary_cells)))
+    # Each tool's time a round, pass by pass, for the spread of the times themselves.
+    print("\n| tool | s/round, pass by pass | median |")
+    print("|---|---|---|")
+    tools = []
+    for rows in passes:
+        tools += [r["tool"] for r in rows if r["tool"] not in tools]
+    for tool in tools:
+        times = [r["median_round_s"] for rows in passes for r in rows if r["tool"] == tool]
+        known = [t for t in times if t == t]
+        print("| %s | %s | %s |" % (tool, " / ".join(cell("%.4f", t) for t in times),
+                                    cell("%.4f", statistics.median(known) if known else
+                                         float("nan"))))
+
+
 # ---- main ------------------------------------------------------------------------------------
 def setup_peers():
     """Makes the peers' venv (PEERS from PyPI; no system packages, so Debian's 1.7.4 stays out)."""
@@ -413,6 +453,9 @@ def parse_args():
     parser.add_argument("--timeout", type=int, default=3600, help="seconds per tool run")
     parser.add_argument("--no-settle", action="store_true",
                         help="start at once even right after a sparse run")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="run every tool N times, in passes (each pass every tool once), and "
+                        "summarize the ratios of each pass (their median, least and largest)")
     parser.add_argument("--worker", nargs=4, metavar=("KIND", "TRAIN", "TEST", "ROUNDS"),
                         help=argparse.SUPPRESS)
     return parser.parse_args()
@@ -475,16 +518,29 @@ def bench_set(args, set_name, work_dir):
     if args.xgboost_cli:
         tools.append(("xgboost-cli", lambda: run_xgboost_cli(args, train, test, work_dir)))
     load_before = uptime()
-    for name, run in tools:
-        print("%s: %s ... (%s)" % (set_name, name, uptime()), flush=True)
-        warm_page_cache([train, test])
-        try:
-            rows.append(run())
-        except (RuntimeError, subprocess.TimeoutExpired) as err:
-            print("error: %s" % err, file=sys.stderr)
-            status = 1
+    passes = []
+    for p in range(args.repeat):
+        rows = []
+        for name, run in tools:
+            print("%s: %s%s ... (%s)" % (set_name, name, " (pass %d of %d)" % (
+                p + 1, args.repeat) if args.repeat > 1 else "", uptime()), flush=True)
+            warm_page_cache([train, test])
+            try:
+                row = run()
+                row["pass"] = p
+                rows.append(row)
+            except (RuntimeError, subprocess.TimeoutExpired) as err:
+                print("error: %s" % err, file=sys.stderr)
+                status = 1
+        passes.append(rows)
+        if args.repeat > 1:
+            print_table("%s, pass %d of %d" % (set_name, p + 1, args.repeat), rows, args.rounds)
     load_after = uptime()
-    print_table(set_name, rows, args.rounds)
+    if args.repeat == 1:
+        print_table(set_name, rows, args.rounds)
+    else:
+        print_passes(set_name, passes)
+    rows = [row for rows in passes for row in rows]
     print("- machine: %s before, %s after" % (load_before, load_after))
     for tool, (kind, python) in PEER_TOOLS.items():
         if any(r["tool"].startswith(kind + " ") for r in rows) and tool == kind:
@@ -494,6 +550,7 @@ def bench_set(args, set_name, work_dir):
     record = os.path.join(RESULTS_DIR, "speed-%s.json" % set_name)
     with open(record, "w") as f:
         json.dump({"set": set_name, "rounds": args.rounds, "params": PARAMS, "rows": rows,
+                   "passes": args.repeat,
                    "load_before": load_before, "load_after": load_after,
                    "time": time.strftime("%Y-%m-%d %H:%M:%S")}, f, indent=1)
     print("- record: %s" % os.path.relpath(record, ROOT))
@@ -513,6 +570,9 @@ def main():
     if not args.no_ringboost and not os.access(args.ringboost, os.X_OK):
         print("error: %s is not an executable; build it (bash scripts/setup), pass "
               "--ringboost PATH, or use --no-ringboost" % args.ringboost, file=sys.stderr)
+        return 2
+    if args.repeat < 1:
+        print("error: --repeat must be at least 1, not %d" % args.repeat, file=sys.stderr)
         return 2
     ensure_time()
     sets = (([] if args.no_dense else ["dense"]) + (["sparse"] if args.sparse else []) +
