@@ -189,7 +189,10 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
   const std::size_t width = static_cast<std::size_t>(rows.num_feature) + 1;
   const uint64_t num_rows = rows.NumRows();
   const int64_t num_blocks = static_cast<int64_t>((num_rows + kRows - 1) / kRows);
-#pragma omp parallel for schedule(static, 8) num_threads(Threads(nthread))
+  // Each thread walks one contiguous share of the rows, a stream its prefetchers follow: chunks of
+  // 64 rows dealt out in turn cost 1.5x the time (dense bench set's 200k test rows, 60 rounds,
+  // alternating runs: 0.23 s against 0.15).
+#pragma omp parallel for schedule(static) num_threads(Threads(nthread))
   for (int64_t b = 0; b < num_blocks; ++b) {
     const uint64_t begin = static_cast<uint64_t>(b) * kRows;
     const uint64_t end = std::min(num_rows, begin + kRows);
