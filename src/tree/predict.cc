@@ -49,11 +49,15 @@ std::vector<TreeWalker> Walkers(const std::vector<const RegTree*>& trees,
 // large num_feature costs nothing); when the split features are few and their ids large (a
 // sparse id space), the trees are copied with each feature renumbered to its rank among them and
 // the buffer holds only those: memory follows the features the trees use, not the largest id.
+// Renumbered, a feature's column is read from a table indexed by id (up to kMaxTable ids: every
+// entry of the rows asks), else found by a binary search.
 struct SplitFeatures {
+  static constexpr uint32_t kMaxTable = uint32_t{1} << 20;  // 4 MB of table at most
   std::vector<uint32_t> ids;  // sorted distinct split features (when renumbered)
   uint32_t width = 0;         // features in the buffer
   bool renumbered = false;
-  std::vector<RegTree> trees;  // the renumbered copies
+  std::vector<RegTree> trees;       // the renumbered copies
+  std::vector<uint32_t> column_of;  // renumbered: feature id -> column, ids up to ids.back()
 
   SplitFeatures(const std::vector<const RegTree*>& in, uint32_t num_feature) {
     for (const RegTree* tree : in) {
@@ -67,6 +71,10 @@ struct SplitFeatures {
     if (width <= 4 * ids.size() + 4096) return;  // dense enough: ids index the buffer
     renumbered = true;
     width = static_cast<uint32_t>(ids.size());
+    if (ids.back() < kMaxTable) {
+      column_of.assign(ids.back() + 1, width);
+      for (uint32_t c = 0; c < width; ++c) column_of[ids[c]] = c;
+    }
     for (const RegTree* tree : in) {
       trees.push_back(*tree);
       for (TreeNode& node : trees.back().nodes()) {
@@ -77,6 +85,7 @@ struct SplitFeatures {
   // The buffer column of feature `f`, or `width` when the trees do not split on it.
   uint32_t Column(uint32_t f) const {
     if (!renumbered) return f < width ? f : width;
+    if (!column_of.empty()) return f < column_of.size() ? column_of[f] : width;
     auto it = std::lower_bound(ids.begin(), ids.end(), f);
     return it != ids.end() && *it == f ? static_cast<uint32_t>(it - ids.begin()) : width;
   }

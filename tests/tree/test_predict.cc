@@ -194,18 +194,23 @@ TEST(PredictMargin, HugeFeatureCountsAndSparseSplitIdsGiveTheSameMargins) {
   Model wide = HandModel();
   wide.num_feature = 2147483647;
   EXPECT_EQ(PredictMargin(wide, HandData(), 0, 2), expected);
-  // The same trees with feature 1 at id 2147483000: renumbered, not a 2^31-wide buffer.
-  Model sparse = wide;
-  for (RegTree& tree : sparse.trees) {
-    for (TreeNode& node : tree.nodes()) {
-      if (!node.IsLeaf() && node.feature == 1) node.feature = 2147483000;
+  // The same trees with feature 1 at a large id: renumbered, not a 2^31-wide buffer. Below 2^20
+  // a table maps ids to columns (500000), above it a binary search does (2147483000); the rows'
+  // entries of features the trees do not split on, below and above that id, read nothing.
+  for (const uint32_t id : {500000u, 2147483000u}) {
+    Model sparse = wide;
+    for (RegTree& tree : sparse.trees) {
+      for (TreeNode& node : tree.nodes()) {
+        if (!node.IsLeaf() && node.feature == 1) node.feature = id;
+      }
     }
+    DataSet data;
+    AddRow(&data, {{0, 1.0f}, {2, -2.0f}, {id - 1, -7.0f}});
+    AddRow(&data, {{id + 1, -4.0f}});
+    AddRow(&data, {{0, 0.0f}, {id, 3.0f}});
+    AddRow(&data, {{0, 2.0f}, {5, 9.0f}, {id, -1.0f}, {id + 7, 5.0f}});
+    EXPECT_EQ(PredictMargin(sparse, data, 0, 2), expected) << id;
   }
-  DataSet data = HandData();
-  for (uint32_t& f : data.index) {
-    if (f == 1) f = 2147483000;
-  }
-  EXPECT_EQ(PredictMargin(sparse, data, 0, 2), expected);
 }
 
 }  // namespace
