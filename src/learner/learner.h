@@ -61,6 +61,7 @@ class Learner {
     std::string name;
     DataSet data;                // eval sets walked as `dense`: labels, weights, groups only
     DenseRows dense;             // where it pays (DenseRows::Pays); empty otherwise
+    CodedRows coded;             // `dense` coded against the cuts where they allow (then no dense)
     std::vector<float> margins;  // rows x groups (train: the trainer's, copied for eval_train)
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);

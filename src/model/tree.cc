@@ -71,16 +71,33 @@ int RegTree::NumLeaves() const {
   return leaves;
 }
 
-TreeWalker::TreeWalker(const RegTree& tree, uint32_t num_feature) {
-  RB_CHECK_MSG(num_feature < (1u << 31), "too many features: " << num_feature);
+std::vector<int> NodeDepths(const RegTree& tree) {
   const int n = tree.NumNodes();
-  nodes_.resize(n);
   std::vector<int> depth(n, -1);
   std::vector<int> stack = {0};
   depth[0] = 0;
   while (!stack.empty()) {
     const int nid = stack.back();
     stack.pop_back();
+    const TreeNode& x = tree[nid];
+    if (x.IsLeaf()) continue;
+    for (int child : {x.left, x.right}) {
+      RB_CHECK_MSG(child > 0 && child < n && depth[child] < 0,
+                   "node " << nid << " has a bad child " << child);
+      depth[child] = depth[nid] + 1;
+      stack.push_back(child);
+    }
+  }
+  return depth;
+}
+
+TreeWalker::TreeWalker(const RegTree& tree, uint32_t num_feature) {
+  RB_CHECK_MSG(num_feature < (1u << 31), "too many features: " << num_feature);
+  const std::vector<int> depth = NodeDepths(tree);
+  const int n = tree.NumNodes();
+  nodes_.resize(n);
+  for (int nid = 0; nid < n; ++nid) {
+    if (depth[nid] < 0) continue;  // not reached from the root
     const TreeNode& x = tree[nid];
     Node& node = nodes_[nid];
     depth_ = std::max(depth_, depth[nid]);
@@ -95,12 +112,6 @@ TreeWalker::TreeWalker(const RegTree& tree, uint32_t num_feature) {
       is_cat_.resize(n, 0);
       categories_[nid] = x.categories;
       is_cat_[nid] = 1;
-    }
-    for (int child : {x.left, x.right}) {
-      RB_CHECK_MSG(child > 0 && child < n && depth[child] < 0,
-                   "node " << nid << " has a bad child " << child);
-      depth[child] = depth[nid] + 1;
-      stack.push_back(child);
     }
   }
 }

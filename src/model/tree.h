@@ -58,6 +58,10 @@ class RegTree {
   std::vector<TreeNode> nodes_;
 };
 
+// Each node's depth (the root 0), -1 for nodes the root does not reach; throws Error where a
+// child index is out of range or reached twice.
+std::vector<int> NodeDepths(const RegTree& tree);
+
 // A tree laid out for routing many rows (predictions): 16 bytes a node, the children indexed by
 // the comparison and leaves pointing at themselves, so that every row takes the tree's depth in
 // steps with no branch on its values, and a block of rows walks in lockstep (their loads

@@ -11,6 +11,7 @@
 #include "data/data.h"
 #include "model/model.h"
 #include "model/tree.h"
+#include "tree/bins/quantile.h"
 
 namespace ringboost {
 
@@ -54,5 +55,30 @@ struct DenseRows {
 };
 void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
                     const DenseRows& rows, int stride, float* margins, int nthread);
+
+// Dense rows as codes against the training cuts, for an eval set walked by the trees trained on
+// those cuts: with E_f the feature's min_values[f] followed by its cuts (ascending), a value v
+// becomes #{x in E_f : x <= v} (0 to bins + 1; NaN and the pad column kMissing). Such a tree
+// splits f at split_cond = E_f[s], and since E_f ascends, v < E_f[s] exactly when v's code is at
+// most s: the float walk's leaves for every value, inside the training range or not, from half
+// the bytes of DenseRows.
+struct CodedRows {
+  static constexpr uint16_t kMissing = 0xffff;
+  uint32_t num_feature = 0;
+  std::vector<uint16_t, UninitializedAllocator<uint16_t>> codes;  // num_feature + 1 columns
+  uint64_t NumRows() const { return codes.size() / (static_cast<uint64_t>(num_feature) + 1); }
+
+  // Whether the cuts allow codes: no categorical feature, every E_f ascending and without NaN,
+  // every feature's bins + 1 below kMissing.
+  static bool Serves(const HistogramCuts& cuts);
+  // Features from cuts.NumFeatures() on (never split on by a tree of these cuts) are kMissing.
+  static CodedRows From(const DenseRows& rows, const HistogramCuts& cuts, int nthread);
+};
+// Adds the trees' leaf values as AddTreeMargins does from `rows` coded against `cuts`. False, with
+// nothing added, when some tree splits at a value that is not one of its feature's E_f (it was not
+// grown on these cuts).
+bool AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
+                    const CodedRows& rows, const HistogramCuts& cuts, int stride, float* margins,
+                    int nthread);
 
 }  // namespace ringboost

@@ -181,6 +181,102 @@ TEST(AddTreeMargins, DenseRowsGiveTheCsrMargins) {
   EXPECT_FALSE(DenseRows::Pays(sparse, 1000));
 }
 
+// Codes against the cuts walk to the dense floats' margins, bit for bit, for trees split at every
+// E_f value (min_values and each cut, default either way) and rows whose values fall on the
+// cuts, between them, below min_values, above the last cut, at +-0 and +-inf, or are missing; a
+// tree on a feature the rows lack reads the pad. A split_cond off the cuts, or a categorical
+// split, is refused with nothing added.
+TEST(AddTreeMargins, CodedRowsGiveTheDenseMargins) {
+  std::mt19937 rng(21);
+  HistogramCuts cuts;
+  const uint32_t num_features = 5;  // 0-3 in the rows, 4 beyond them
+  for (uint32_t f = 0; f < num_features; ++f) {
+    const uint32_t nb = 1 + rng() % 9;
+    float x = -2.0f + 0.25f * static_cast<float>(f);
+    cuts.min_values.push_back(x - 0.5f);
+    for (uint32_t b = 0; b < nb; ++b) {
+      x += 0.125f * static_cast<float>(1 + rng() % 4);
+      cuts.values.push_back(x);
+    }
+    cuts.ptr.push_back(static_cast<uint32_t>(cuts.values.size()));
+  }
+  ASSERT_TRUE(CodedRows::Serves(cuts));
+  // Every value a feature can split at.
+  auto split_values = [&](uint32_t f) {
+    std::vector<float> v = {cuts.min_values[f]};
+    v.insert(v.end(), cuts.values.begin() + cuts.ptr[f], cuts.values.begin() + cuts.ptr[f + 1]);
+    return v;
+  };
+  std::vector<RegTree> trees(16);
+  std::vector<const RegTree*> pointers;
+  std::vector<int> groups;
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (RegTree& tree : trees) {
+    std::vector<int> leaves = {0};
+    for (int s = 0; s < 12; ++s) {
+      const std::size_t pick = rng() % leaves.size();
+      const uint32_t f = rng() % num_features;
+      const std::vector<float> at = split_values(f);
+      const int left = tree.Split(leaves[pick], f, at[rng() % at.size()], rng() % 2 == 0, 1.0f);
+      leaves[pick] = left;
+      leaves.push_back(left + 1);
+    }
+    for (TreeNode& node : tree.nodes()) node.leaf_value = uniform(rng);
+    pointers.push_back(&tree);
+    groups.push_back(static_cast<int>(groups.size() % 2));
+  }
+  const uint32_t num_feature = 4;
+  DataSet data;
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, -100.0f, 100.0f};
+  for (int r = 0; r < 301; ++r) {
+    std::vector<std::pair<uint32_t, float>> row;
+    for (uint32_t f = 0; f < num_feature; ++f) {
+      const std::vector<float> at = split_values(f);
+      float v;
+      switch (rng() % 5) {
+        case 0:
+          continue;  // missing
+        case 1:
+          v = at[rng() % at.size()];
+          break;  // on a cut or min_values
+        case 2:
+          v = specials[rng() % 6];
+          break;
+        default:
+          v = at.front() - 1.0f + (at.back() - at.front() + 2.0f) * (uniform(rng) + 1) / 2;
+      }
+      row.emplace_back(f, v);
+    }
+    AddRow(&data, row);
+  }
+  const DenseRows dense = DenseRows::From(data, num_feature, 2);
+  const CodedRows coded = CodedRows::From(dense, cuts, 2);
+  ASSERT_EQ(coded.NumRows(), 301u);
+  std::vector<float> by_dense(301 * 2, 0.5f), by_codes(301 * 2, 0.5f);
+  AddTreeMargins(pointers, groups, dense, 2, by_dense.data(), 2);
+  ASSERT_TRUE(AddTreeMargins(pointers, groups, coded, cuts, 2, by_codes.data(), 3));
+  for (std::size_t i = 0; i < by_dense.size(); ++i) {
+    ASSERT_EQ(test::Bits(by_dense[i]), test::Bits(by_codes[i])) << i;
+  }
+  // Off the cuts, or categorical: refused, nothing added.
+  RegTree off;
+  off.Split(0, 1, cuts.values[cuts.ptr[1]] + 0.0625f, true, 1.0f);
+  std::vector<float> untouched(301 * 2, 0.5f);
+  EXPECT_FALSE(AddTreeMargins({&off}, {0}, coded, cuts, 2, untouched.data(), 2));
+  RegTree cat = trees[0];
+  cat[0].is_cat = true;
+  EXPECT_FALSE(AddTreeMargins({&cat}, {0}, coded, cuts, 2, untouched.data(), 2));
+  EXPECT_EQ(untouched, std::vector<float>(301 * 2, 0.5f));
+  // Cuts that codes cannot serve: a categorical feature; min_values above the first cut.
+  HistogramCuts categorical = cuts;
+  categorical.is_cat.assign(num_features, 0);
+  categorical.is_cat[2] = 1;
+  EXPECT_FALSE(CodedRows::Serves(categorical));
+  HistogramCuts unsorted = cuts;
+  unsorted.min_values[3] = unsorted.values[unsorted.ptr[3]] + 1.0f;
+  EXPECT_FALSE(CodedRows::Serves(unsorted));
+}
+
 }  // namespace
 }  // namespace ringboost
 
