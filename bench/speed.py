@@ -495,7 +495,7 @@ def uptime():
 
 def bench_set(args, set_name, work_dir):
     train, test = ensure_data(set_name)
-    rows, status = [], 0
+    status = 0
     tools = []
     if not args.no_ringboost:
         tools.append(("ringboost", lambda: run_ringboost(args, train, test, work_dir)))
@@ -537,7 +537,7 @@ def bench_set(args, set_name, work_dir):
             print_table("%s, pass %d of %d" % (set_name, p + 1, args.repeat), rows, args.rounds)
     load_after = uptime()
     if args.repeat == 1:
-        print_table(set_name, rows, args.rounds)
+        print_table(set_name, passes[0], args.rounds)
     else:
         print_passes(set_name, passes)
     rows = [row for rows in passes for row in rows]
