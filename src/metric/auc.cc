@@ -10,7 +10,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -49,6 +51,7 @@ struct SortedRows {
 struct SortScratch {
   std::vector<uint64_t> keyed, spare;
   SortedRows rows;
+  std::vector<uint32_t> keys, key_spare;  // PlainRocAuc's: the negatives' keys, the positives'
 };
 
 const SortedRows& SortDescending(const std::vector<float>& preds, const std::vector<float>& labels,
@@ -132,9 +135,102 @@ double TrapezoidArea(double x0, double x1, double y0, double y1) {
   return std::abs(x0 - x1) * (y0 + y1) * 0.5f;
 }
 
+// BinaryAuc's ROC (fp, tp, area) where every row weighs 1, every label is 0 or 1 and no
+// prediction is NaN (plain rows), from the two classes' keys sorted apart. A block of tied
+// predictions then adds (its negatives) x (2 x the positives above it + its own) / 2, a multiple
+// of 1/2, and while twice the sum stays below 2^53 every partial sum of those doubles is exact: the
+// area is the same number in any order, the Mann-Whitney count over the negatives of the
+// positives above (twice) and beside each. So neither the rows' order nor a gather is needed, and
+// the sorted elements are 4-byte keys. Returns false where the rows are not plain or too many.
+bool PlainRocAuc(const std::vector<float>& preds, const std::vector<float>& labels, Weights weights,
+                 int nthread, SortScratch* scratch, std::tuple<double, double, double>* out) {
+  const size_t n = preds.size();
+  if ((weights.w != nullptr && !weights.w->empty()) || weights.dft != 1.0f ||
+      n >= (size_t{1} << 26)) {
+    return false;  // below 2^26 rows, twice the area (at most n^2 / 2) stays below 2^51
+  }
+  nthread = n < 16384 ? 1 : std::max(1, std::min(nthread, 2));  // a class's keys a thread
+  std::vector<uint32_t>& keys = scratch->keys;
+  keys.resize(n);
+  scratch->key_spare.resize(n);
+  // The negatives' keys in `keys`, the positives' in key_spare.
+  std::array<size_t, 2> count{0, 0};
+  bool plain = true;
+  uint64_t twice_area = 0;
+#pragma omp parallel num_threads(nthread) reduction(+ : twice_area)
+  {
+    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+    // Each thread picks its class's rows from all the rows (no count first, no branch) and sorts
+    // them; the negatives' thread also checks that the rows are plain, and none goes on if not.
+    for (int c = t; c < 2; c += threads) {
+      const float label = c == 0 ? 0.0f : 1.0f;
+      uint32_t* const into = c == 0 ? keys.data() : scratch->key_spare.data();
+      size_t k = 0;
+      bool ok = true;
+      for (size_t i = 0; i < n; ++i) {
+        into[k] = ~detail::FloatToKey(preds[i]);
+        k += labels[i] == label;
+        if (c == 0) ok &= ((labels[i] == 0.0f) | (labels[i] == 1.0f)) & !std::isnan(preds[i]);
+      }
+      if (c == 0) plain = ok;
+      count[c] = k;
+    }
+#pragma omp barrier
+    if (plain) {  // the same on every thread after the barrier
+      // The negatives sort in keys[0, N) with key_spare[P, n) to spare, the positives in
+      // key_spare[0, P) with keys[N, n).
+      for (int c = t; c < 2; c += threads) {
+        uint32_t* const data = c == 0 ? keys.data() : scratch->key_spare.data();
+        uint32_t* const spare =
+            c == 0 ? scratch->key_spare.data() + count[1] : keys.data() + count[0];
+        detail::RadixSortByKey<0>(data, count[c], spare);
+      }
+#pragma omp barrier
+      // For its share of the sorted negatives, each thread counts the positives below each
+      // negative's key (a larger prediction; twice) and equal to it, in one merge without a branch
+      // on the order: a positive taken before negative i lies below every negative from i on.
+      const uint32_t* negative = keys.data();
+      const size_t positives = count[1];
+      const uint32_t* positive = scratch->key_spare.data();
+      const size_t from = detail::ShareBegin(count[0], t, threads);
+      const size_t to = detail::ShareBegin(count[0], t + 1, threads);
+      if (from < to) {
+        size_t j = std::lower_bound(positive, positive + positives, negative[from]) - positive;
+        twice_area += 2 * j * (to - from);
+        uint32_t tie_key = 0;
+        uint64_t tie_count = 0;  // positives with key tie_key (0 before the first tie)
+        for (size_t i = from; i < to && j < positives;) {
+          const bool take = positive[j] < negative[i];
+          twice_area += take ? 2 * (to - i) : 0;
+          j += take;
+          i += !take;
+          if (!take && positive[j] == negative[i - 1]) {  // negative i - 1 ties with positives
+            if (tie_count == 0 || tie_key != negative[i - 1]) {
+              tie_key = negative[i - 1];
+              tie_count = 0;
+              while (j + tie_count < positives && positive[j + tie_count] == tie_key) ++tie_count;
+            }
+            twice_area += tie_count;
+          }
+        }
+      }
+    }
+  }
+  if (!plain) return false;
+  if (count[0] == 0 || count[1] == 0) {
+    *out = {0.0, 0.0, 0.0};
+  } else {
+    *out = {static_cast<double>(count[0]), static_cast<double>(count[1]),
+            static_cast<double>(twice_area) * 0.5};
+  }
+  return true;
+}
+
 std::tuple<double, double, double> BinaryRocAuc(const std::vector<float>& preds,
                                                 const std::vector<float>& labels, Weights w,
                                                 int nthread, SortScratch* scratch) {
+  std::tuple<double, double, double> plain;
+  if (PlainRocAuc(preds, labels, w, nthread, scratch, &plain)) return plain;
   auto area = [](double fp_prev, double fp, double tp_prev, double tp) {
     return TrapezoidArea(fp_prev, fp, tp_prev, tp);
   };

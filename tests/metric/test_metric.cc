@@ -117,7 +117,11 @@ double ReferenceAuc(const std::vector<float>& preds, const std::vector<float>& l
                     const std::vector<float>& weights, bool roc) {
   std::vector<size_t> idx(preds.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return preds[a] > preds[b]; });
+  // NaN first (the metric's place for it), a block of its own (NaN != NaN).
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    const bool nan_a = std::isnan(preds[a]), nan_b = std::isnan(preds[b]);
+    return nan_a != nan_b ? nan_a : preds[a] > preds[b];
+  });
   auto w = [&](size_t i) { return weights.empty() ? 1.0f : weights[i]; };
   double total_pos = 0;
   for (size_t i = 0; i < labels.size(); ++i) total_pos += w(i) * labels[i];
@@ -153,9 +157,11 @@ double ReferenceAuc(const std::vector<float>& preds, const std::vector<float>& l
 }
 
 // 40,000 rows (two and three threads' shares of the sort) on few distinct scores, so most rows
-// tie, -0.0 beside +0.0 (one value), fractional labels, with and without weights; and one class
-// only: auc and aucpr equal the comparison-sorted curve's to the bit for 1 to 4 threads. Each
-// metric object evaluates every case in turn (its buffers are kept from call to call).
+// tie, -0.0 beside +0.0 (one value), labels 0 and 1 only (auc then counts pairs over the two
+// classes sorted apart) or with fractional ones, with and without weights, unit weights given
+// (the curve's way), a NaN prediction; and one class only: auc and aucpr equal the
+// comparison-sorted curve's to the bit for 1 to 4 threads. Each metric object evaluates every
+// case in turn (its buffers are kept from call to call).
 TEST(Metric, AucIsTheComparisonSortsToTheBitForAnyThreads) {
   auto comm = rabit::MakeLocalCommunicator();
   std::map<std::pair<std::string, int>, std::unique_ptr<Metric>> metrics;
@@ -170,9 +176,12 @@ TEST(Metric, AucIsTheComparisonSortsToTheBitForAnyThreads) {
     return m->Eval(preds, 1, d, comm.get());
   };
   std::mt19937 rng(11);
+  enum Weighting { kNone, kRandom, kUnit };
   for (int distinct : {3, 1000, 1 << 24}) {
-    for (bool weighted : {false, true}) {
-      for (bool one_class : {false, true}) {
+    for (Weighting weighting : {kNone, kRandom, kUnit}) {
+      for (int labelling : {0, 1, 2, 3}) {  // one class, 0/1, 0/1/0.25, 0/1 and a NaN score
+        const bool one_class = labelling == 0;
+        const bool weighted = weighting != kNone;
         std::vector<float> preds, labels, weights;
         std::uniform_int_distribution<int> score(0, distinct - 1), pick(0, 9);
         std::uniform_real_distribution<float> weight(0.0f, 3.0f);
@@ -181,9 +190,13 @@ TEST(Metric, AucIsTheComparisonSortsToTheBitForAnyThreads) {
           preds.push_back(s == 0 ? (i % 2 ? -0.0f : 0.0f)
                                  : static_cast<float>(s) / distinct - 0.5f);
           const int l = pick(rng);
-          labels.push_back(one_class ? 1.0f : l < 4 ? 1.0f : l < 9 ? 0.0f : 0.25f);
-          if (weighted) weights.push_back(weight(rng));
+          labels.push_back(one_class ? 1.0f
+                           : l < 4   ? 1.0f
+                           : l < 9   ? 0.0f
+                                     : (labelling == 2 ? 0.25f : 1.0f));
+          if (weighted) weights.push_back(weighting == kUnit ? 1.0f : weight(rng));
         }
+        if (labelling == 3) preds[12345] = std::nanf("");
         const DataSet d = LabelRows(labels, weights);
         for (bool roc : {true, false}) {
           const double want = ReferenceAuc(preds, labels, weights, roc);
