@@ -221,11 +221,11 @@ std::vector<std::pair<std::string, double>> Learner::EvalOneRound() const {
   const auto start = PhaseTimer::Clock::now();
   std::vector<std::pair<std::string, double>> out;
   auto eval_set = [&](const CachedSet& set) {
-    std::vector<float> preds = set.margins;
-    objective_->EvalTransform(&preds);
+    eval_preds_.assign(set.margins.begin(), set.margins.end());
+    objective_->EvalTransform(&eval_preds_);
     for (const auto& m : metrics_) {
       out.emplace_back(set.name + "-" + m->Name(),
-                       m->Eval(preds, model_.num_groups, set.data, comm_));
+                       m->Eval(eval_preds_, model_.num_groups, set.data, comm_));
     }
   };
   for (const CachedSet& set : evals_) eval_set(set);

@@ -87,6 +87,9 @@ class Learner {
   std::unique_ptr<class RoundTrainer> trainer_;  // HistTrainer or CudaTrainer, by device
   TreeParams tree_params_;                       // what the trees read of params_, built once
   mutable PhaseTimer timer_;
+  // EvalOneRound's transformed predictions, kept from round to round: a set's 800 KB (200k rows)
+  // allocated and faulted in each round cost more than the copy.
+  mutable std::vector<float> eval_preds_;
 };
 
 }  // namespace ringboost
