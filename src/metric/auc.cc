@@ -145,10 +145,11 @@ double TrapezoidArea(double x0, double x1, double y0, double y1) {
 bool PlainRocAuc(const std::vector<float>& preds, const std::vector<float>& labels, Weights weights,
                  int nthread, SortScratch* scratch, std::tuple<double, double, double>* out) {
   const size_t n = preds.size();
-  if ((weights.w != nullptr && !weights.w->empty()) || weights.dft != 1.0f ||
-      n >= (size_t{1} << 26)) {
+  if (weights.dft != 1.0f || n >= (size_t{1} << 26)) {
     return false;  // below 2^26 rows, twice the area (at most n^2 / 2) stays below 2^51
   }
+  // Weights given (as every worker's gathered rows have) are plain where each is 1.
+  const float* weight = weights.w != nullptr && !weights.w->empty() ? weights.w->data() : nullptr;
   nthread = n < 16384 ? 1 : std::max(1, std::min(nthread, 2));  // a class's keys a thread
   std::vector<uint32_t>& keys = scratch->keys;
   keys.resize(n);
@@ -171,6 +172,9 @@ bool PlainRocAuc(const std::vector<float>& preds, const std::vector<float>& labe
         into[k] = ~detail::FloatToKey(preds[i]);
         k += labels[i] == label;
         if (c == 0) ok &= ((labels[i] == 0.0f) | (labels[i] == 1.0f)) & !std::isnan(preds[i]);
+      }
+      if (c == 0 && weight != nullptr) {
+        for (size_t i = 0; i < n; ++i) ok &= weight[i] == 1.0f;
       }
       if (c == 0) plain = ok;
       count[c] = k;
