@@ -159,7 +159,7 @@ double ReferenceAuc(const std::vector<float>& preds, const std::vector<float>& l
 // 40,000 rows (two and three threads' shares of the sort) on few distinct scores, so most rows
 // tie, -0.0 beside +0.0 (one value), labels 0 and 1 only (auc then counts pairs over the two
 // classes sorted apart) or with fractional ones, with and without weights, unit weights given
-// (the curve's way), a NaN prediction; and one class only: auc and aucpr equal the
+// (counted as none), a NaN prediction; and one class only: auc and aucpr equal the
 // comparison-sorted curve's to the bit for 1 to 4 threads. Each metric object evaluates every
 // case in turn (its buffers are kept from call to call).
 TEST(Metric, AucIsTheComparisonSortsToTheBitForAnyThreads) {
