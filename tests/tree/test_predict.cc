@@ -184,8 +184,10 @@ TEST(AddTreeMargins, DenseRowsGiveTheCsrMargins) {
 // Codes against the cuts walk to the dense floats' margins, bit for bit, for trees split at every
 // E_f value (min_values and each cut, default either way) and rows whose values fall on the
 // cuts, between them, below min_values, above the last cut, at +-0 and +-inf, or are missing; a
-// tree on a feature the rows lack reads the pad. A split_cond off the cuts, or a categorical
-// split, is refused with nothing added.
+// tree on a feature the rows lack reads the pad. Where the CPU has AVX-512, blocks of 64 rows
+// (four here, each with a row after it) walk a complete copy of each tree up to depth 12 by
+// gathers, deeper trees (the chain of depth 14 below) a row at a time, the last rows as before.
+// A split_cond off the cuts, or a categorical split, is refused with nothing added.
 TEST(AddTreeMargins, CodedRowsGiveTheDenseMargins) {
   std::mt19937 rng(21);
   HistogramCuts cuts;
@@ -225,6 +227,17 @@ TEST(AddTreeMargins, CodedRowsGiveTheDenseMargins) {
     pointers.push_back(&tree);
     groups.push_back(static_cast<int>(groups.size() % 2));
   }
+  // A chain of 14 splits, each node's left child split again: deeper than the complete copies.
+  RegTree& chain = trees.emplace_back();
+  for (int nid = 0, s = 0; s < 14; ++s) {
+    const uint32_t f = rng() % num_features;
+    const std::vector<float> at = split_values(f);
+    nid = chain.Split(nid, f, at[rng() % at.size()], rng() % 2 == 0, 1.0f);
+  }
+  for (TreeNode& node : chain.nodes()) node.leaf_value = uniform(rng);
+  pointers.assign(1, &chain);
+  for (std::size_t t = 0; t + 1 < trees.size(); ++t) pointers.push_back(&trees[t]);
+  groups.push_back(static_cast<int>(groups.size() % 2));
   const uint32_t num_feature = 4;
   DataSet data;
   const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, -100.0f, 100.0f};
