@@ -98,8 +98,9 @@ class SplitEvaluator {
   // without max_delta_step or monotone constraints: the largest loss change over 0 of a non-empty
   // bin whose sides both reach min_child_weight, the lowest bin among equals (Enumerate's
   // choice from an empty best). Sets *loss and *bin (local; -1 and 0 where none), and *present,
-  // the bins' sum; returns whether one was found. `vector`: four bins a step in AVX2 lanes where
-  // the CPU has AVX2 (the same bits as a bin a step).
+  // the bins' sum; returns whether one was found. `vector`: eight bins a step in AVX-512 lanes
+  // where the CPU has AVX-512 (F, DQ, VL), else four in AVX2 lanes where it has AVX2 (the same
+  // bits as a bin a step).
   bool ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum, float node_gain,
                    float* loss, int64_t* bin, GradientSum* present, bool vector = true) const;
 
