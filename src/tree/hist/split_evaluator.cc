@@ -313,7 +313,7 @@ void SplitEvaluator::ScanBins(const GradientSum* hist, uint32_t lo, uint32_t hi,
 
 bool SplitEvaluator::ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum,
                                  float node_gain, float* loss, int64_t* bin, GradientSum* present,
-                                 bool vector) const {
+                                 bool vector, bool wide) const {
   *loss = 0.0f;  // an empty SplitCandidate's: a candidate must do better
   *bin = -1;
   *present = GradientSum{};
@@ -323,7 +323,7 @@ bool SplitEvaluator::ForwardBest(const GradientSum* hist, uint32_t n_bins, Gradi
   static const bool avx512 = __builtin_cpu_supports("avx512f") &&
                              __builtin_cpu_supports("avx512dq") &&
                              __builtin_cpu_supports("avx512vl");
-  if (vector && avx512) {
+  if (vector && wide && avx512) {
     b = ForwardBestAvx512(hist, n_bins, node_sum, min_hess_, q_->grad_unit(), q_->hess_unit(),
                           params_, node_gain, loss, bin, present);
   } else if (vector && avx2) {
@@ -332,6 +332,7 @@ bool SplitEvaluator::ForwardBest(const GradientSum* hist, uint32_t n_bins, Gradi
   }
 #endif
   (void)vector;
+  (void)wide;
   // The rest a bin a step, with NoDeltaLosses's formula (the lanes' bits).
   for (; b < n_bins; ++b) {
     *present += hist[b];

@@ -99,10 +99,11 @@ class SplitEvaluator {
   // bin whose sides both reach min_child_weight, the lowest bin among equals (Enumerate's
   // choice from an empty best). Sets *loss and *bin (local; -1 and 0 where none), and *present,
   // the bins' sum; returns whether one was found. `vector`: eight bins a step in AVX-512 lanes
-  // where the CPU has AVX-512 (F, DQ, VL), else four in AVX2 lanes where it has AVX2 (the same
-  // bits as a bin a step).
+  // where the CPU has AVX-512 (F, DQ, VL) and `wide`, else four in AVX2 lanes where it has AVX2
+  // (the same bits as a bin a step; tests take each way).
   bool ForwardBest(const GradientSum* hist, uint32_t n_bins, GradientSum node_sum, float node_gain,
-                   float* loss, int64_t* bin, GradientSum* present, bool vector = true) const;
+                   float* loss, int64_t* bin, GradientSum* present, bool vector = true,
+                   bool wide = true) const;
 
  private:
   // Scans the non-empty bins in kDirection: cell(k) is the sum of the k-th of them (ascending),

@@ -388,7 +388,7 @@ namespace ringboost {
 // gains as computed or halved.
 // Histograms that are palindromes in h and antisymmetric in g tie each candidate with another
 // one exactly (the same two side gains swapped): the lower bin must win. The forward scan's
-// lanes (eight-bin steps where the CPU has AVX-512, else four-bin ones) and its bin-a-step loop
+// lanes (eight-bin steps where the CPU has AVX-512, and four-bin ones) and its bin-a-step loop
 // agree too (mutations caught: a lane taking an equal loss, a side under min_child_weight let
 // through).
 TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
@@ -471,21 +471,26 @@ TEST(SplitEvaluator, ForwardBestIsTheBlockwiseScansSplit) {
       ++ties;
       EXPECT_LE(one_pass.split_bin, static_cast<int32_t>(m - 2) / 2) << trial;  // the lower
     }
-    // The forward scan's two ways.
-    float lane_loss, step_loss;
-    int64_t lane_bin, step_bin;
-    GradientSum lane_present, step_present;
-    const bool a = evaluator.ForwardBest(hist.data(), m, node, node_gain, &lane_loss, &lane_bin,
-                                         &lane_present);
+    // The forward scan's ways: the widest lanes the CPU has, AVX2's, a bin a step.
+    float step_loss;
+    int64_t step_bin;
+    GradientSum step_present;
     const bool b = evaluator.ForwardBest(hist.data(), m, node, node_gain, &step_loss, &step_bin,
                                          &step_present, /*vector=*/false);
-    ASSERT_EQ(a, b) << trial;
-    EXPECT_EQ(lane_bin, step_bin) << trial;
-    EXPECT_EQ(lane_present, present) << trial;
     EXPECT_EQ(step_present, present) << trial;
-    std::memcpy(&a_bits, &lane_loss, sizeof(a_bits));
-    std::memcpy(&b_bits, &step_loss, sizeof(b_bits));
-    EXPECT_EQ(a_bits, b_bits) << trial;
+    for (bool wide : {true, false}) {
+      float lane_loss;
+      int64_t lane_bin;
+      GradientSum lane_present;
+      const bool a = evaluator.ForwardBest(hist.data(), m, node, node_gain, &lane_loss, &lane_bin,
+                                           &lane_present, /*vector=*/true, wide);
+      ASSERT_EQ(a, b) << trial << " " << wide;
+      EXPECT_EQ(lane_bin, step_bin) << trial << " " << wide;
+      EXPECT_EQ(lane_present, present) << trial << " " << wide;
+      std::memcpy(&a_bits, &lane_loss, sizeof(a_bits));
+      std::memcpy(&b_bits, &step_loss, sizeof(b_bits));
+      EXPECT_EQ(a_bits, b_bits) << trial << " " << wide;
+    }
   }
   EXPECT_GT(found, 1500);
   EXPECT_GT(ties, 300);
