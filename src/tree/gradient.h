@@ -169,10 +169,11 @@ class GradientQuantizer {
   std::vector<GradientSum> QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
                                        const std::vector<uint8_t>& keep, int nthread) const;
   // The same into `out` (resized; its storage reused); returns the sum of *out (the tree's root
-  // on this worker), taken in the same pass.
+  // on this worker), taken in the same pass. `vector`: one group and no row left out, eight rows
+  // a step in AVX-512 lanes where the CPU has AVX-512 F and DQ (the same values).
   GradientSum QuantizeAll(const std::vector<GradPair>& gpair, int stride, int group,
                           const std::vector<uint8_t>& keep, int nthread,
-                          std::vector<GradientSum>* out) const;
+                          std::vector<GradientSum>* out, bool vector = true) const;
 
  private:
   int grad_exp_ = 0;

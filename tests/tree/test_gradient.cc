@@ -97,6 +97,46 @@ TEST(GradientQuantizer, QuantizeAllReturnsTheSumOfItsValues) {
   }
 }
 
+// QuantizeAll's eight-row AVX-512 steps (one group, no row left out) give Quantize's values:
+// ties of the scaled value (x.5 at the exponents picked) rounded to even both ways, negative and
+// tiny values, the largest |g|, and rows past the last whole step (1, 7, 8, 9 and 1003 rows).
+TEST(GradientQuantizer, QuantizeAllLanesGiveQuantizesValues) {
+  auto comm = rabit::MakeLocalCommunicator();
+  std::vector<GradPair> all{{0.75f, 0.25f}, {-0.75f, 0.0f}};
+  uint64_t s = 3;
+  for (int i = 0; i < 1001; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    const float u = static_cast<float>(s >> 40) * 0x1p-24f;  // [0, 1)
+    all.push_back({(s >> 20 & 1 ? -0.7f : 0.7f) * u, 0.2f * u * u});
+  }
+  const GradientQuantizer q(all, 1, 0, comm.get());
+  // A value whose scaled form ends in .5: a float of 24 significant bits above 2^-exp's unit.
+  const double half = std::ldexp(1.0, -q.grad_exp() - 1);  // 0.5 of a unit
+  ASSERT_GT(static_cast<float>(3 * half), 0.0f);
+  // Both halves of the first step's lanes, and the rows after the last step.
+  for (std::size_t i : {2, 6, 1001}) all[i].grad = static_cast<float>(3 * half);  // 1.5 -> 2
+  for (std::size_t i : {3, 5, 1002}) all[i].grad = static_cast<float>(5 * half);  // 2.5 -> 2
+  for (std::size_t i : {1, 7}) all[i].grad = static_cast<float>(-5 * half);       // -2.5 -> -2
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9}, all.size()}) {
+    const std::vector<GradPair> g(all.begin(), all.begin() + n);
+    for (int nthread : {1, 2}) {
+      std::vector<GradientSum> lanes, rows;
+      const GradientSum sum_lanes = q.QuantizeAll(g, 1, 0, {}, nthread, &lanes, true);
+      const GradientSum sum_rows = q.QuantizeAll(g, 1, 0, {}, nthread, &rows, false);
+      ASSERT_EQ(lanes.size(), n);
+      for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(lanes[i], q.Quantize(g[i])) << "row " << i << " of " << n;
+        EXPECT_EQ(rows[i], lanes[i]) << "row " << i << " of " << n;
+      }
+      EXPECT_EQ(sum_lanes, sum_rows) << n;
+    }
+  }
+  EXPECT_EQ(q.Quantize(all[6]).g, 2);
+  EXPECT_EQ(q.Quantize(all[5]).g, 2);
+  EXPECT_EQ(q.Quantize(all[7]).g, -2);
+}
+
 TEST(GradientQuantizer, AllZeroGradients) {
   auto comm = rabit::MakeLocalCommunicator();
   std::vector<GradPair> g(4);
