@@ -194,6 +194,103 @@ __attribute__((target("avx2"))) void LowBitRowsAvx2(const GradPair* gpair, std::
   }
 }
 
+// Eight rows' cells stored from out on (q0 the first four rows' (g, h), q1 the next four's),
+// their sums added to *total's lanes.
+__attribute__((target("avx512f"))) inline void PutEightCells(GradientSum* out, __m512i q0,
+                                                             __m512i q1, __m512i* total) {
+  _mm512_storeu_si512(out, q0);
+  _mm512_storeu_si512(out + 4, q1);
+  *total = _mm512_add_epi64(*total, _mm512_add_epi64(q0, q1));
+}
+
+// After the eight-row steps: their lanes' (g, h) sums into *sum, then rows [i, end) by `scalar`.
+template <typename Scalar>
+__attribute__((target("avx512f"))) void FinishRows(__m512i total, std::size_t i, std::size_t end,
+                                                   const Scalar& scalar, GradientSum* out,
+                                                   GradientSum* sum) {
+  alignas(64) int64_t lanes[8];
+  _mm512_store_si512(lanes, total);
+  for (int k = 0; k < 8; k += 2) *sum += GradientSum{lanes[k], lanes[k + 1]};
+  for (; i < end; ++i) {
+    out[i] = scalar(i);
+    *sum += out[i];
+  }
+}
+
+// Mix64 in eight lanes (AVX-512 DQ's 64-bit multiply).
+__attribute__((target("avx512f,avx512dq"))) inline __m512i Mix64Lanes8(__m512i x) {
+  constexpr __mmask8 kAll = 0xff;
+  x = _mm512_add_epi64(x, _mm512_set1_epi64(static_cast<int64_t>(0x9e3779b97f4a7c15ULL)));
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_maskz_srli_epi64(kAll, x, 30)),
+                         _mm512_set1_epi64(static_cast<int64_t>(0xbf58476d1ce4e5b9ULL)));
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_maskz_srli_epi64(kAll, x, 27)),
+                         _mm512_set1_epi64(static_cast<int64_t>(0x94d049bb133111ebULL)));
+  return _mm512_xor_si512(x, _mm512_maskz_srli_epi64(kAll, x, 31));
+}
+
+// RoundLanes in eight lanes: LowBitRounder's operations on each value (x * scale + u, the
+// clamp, the truncation less one where it rounded up), the levels as int64.
+__attribute__((target("avx512f,avx512dq"))) inline __m512i RoundLanes8(__m512d x, __m512d scale,
+                                                                       __m512i draws) {
+  constexpr __mmask8 kAll = 0xff;
+  const __m512d magic = _mm512_set1_pd(0x1p52);
+  const __m512d u = _mm512_mul_pd(
+      _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(draws, _mm512_castpd_si512(magic))), magic),
+      _mm512_set1_pd(1.0 / 4294967296.0));
+  const __m512d v =
+      _mm512_maskz_min_pd(kAll,
+                          _mm512_maskz_max_pd(kAll, _mm512_add_pd(_mm512_mul_pd(x, scale), u),
+                                              _mm512_set1_pd(-LowBitPolicy::kLevels)),
+                          _mm512_set1_pd(LowBitPolicy::kLevels));
+  const __m512d t = _mm512_maskz_roundscale_pd(kAll, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __mmask8 up = _mm512_cmp_pd_mask(t, v, _CMP_GT_OQ);
+  return _mm512_maskz_cvttpd_epi64(kAll, _mm512_mask_sub_pd(t, up, t, _mm512_set1_pd(1.0)));
+}
+
+// Each of the four rows that `rows` names (each twice) of the eight draws `bits`, in its two
+// lanes: the draw's high half in the g lane, its low half in the h lane.
+__attribute__((target("avx512f,avx512dq"))) inline __m512i DrawHalves(__m512i bits, __m512i rows) {
+  constexpr __mmask8 kAll = 0xff;
+  constexpr __mmask8 kHessLanes = 0xaa;  // the odd lanes
+  const __m512i both = _mm512_maskz_permutexvar_epi64(kAll, rows, bits);
+  return _mm512_mask_and_epi64(_mm512_maskz_srli_epi64(kAll, both, 32), kHessLanes, both,
+                               _mm512_set1_epi64(0xffffffff));
+}
+
+// LowBitRowsAvx2 eight rows a step in AVX-512 lanes: each row's draw by Mix64Lanes8, the (g, h)
+// floats widened to doubles where they lie, each lane rounded with its half of its row's draw
+// (g the high 32 bits, h the low), so the levels come out in GradientSum's (g, h) order.
+template <typename Scalar>
+__attribute__((target("avx512f,avx512dq"))) void LowBitRowsAvx512(
+    const GradPair* gpair, std::size_t begin, std::size_t end, uint64_t prefix, uint64_t first_row,
+    double grad_scale, double hess_scale, const Scalar& scalar, GradientSum* out,
+    GradientSum* sum) {
+  static_assert(sizeof(GradPair) == 8 && sizeof(GradientSum) == 16, "(g, h) floats; int64 cells");
+  constexpr __mmask8 kAll = 0xff;
+  const __m512d scale = _mm512_setr_pd(grad_scale, hess_scale, grad_scale, hess_scale, grad_scale,
+                                       hess_scale, grad_scale, hess_scale);
+  const __m512i rows_0123 = _mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3);
+  const __m512i rows_4567 = _mm512_setr_epi64(4, 4, 5, 5, 6, 6, 7, 7);
+  __m512i total = _mm512_setzero_si512();
+  __m512i row = _mm512_add_epi64(_mm512_set1_epi64(static_cast<int64_t>(first_row + begin)),
+                                 _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+  std::size_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    const __m512i bits =
+        Mix64Lanes8(_mm512_xor_si512(_mm512_set1_epi64(static_cast<int64_t>(prefix)), row));
+    row = _mm512_add_epi64(row, _mm512_set1_epi64(8));
+    const __m512 pairs = _mm512_loadu_ps(reinterpret_cast<const float*>(gpair + i));
+    const __m512i q0 =
+        RoundLanes8(_mm512_maskz_cvtps_pd(kAll, _mm512_maskz_extractf32x8_ps(kAll, pairs, 0)),
+                    scale, DrawHalves(bits, rows_0123));
+    const __m512i q1 =
+        RoundLanes8(_mm512_maskz_cvtps_pd(kAll, _mm512_maskz_extractf32x8_ps(kAll, pairs, 1)),
+                    scale, DrawHalves(bits, rows_4567));
+    PutEightCells(out + i, q0, q1, &total);
+  }
+  FinishRows(total, i, end, scalar, out, sum);
+}
+
 // QuantizeAll's rows [begin, end) of a one-group array with no row left out, eight a step in
 // AVX-512 lanes: the (g, h) floats widened to doubles where they lie, times (grad_scale,
 // hess_scale), rounded by vcvtpd2qq under the MXCSR's mode (to nearest, ties to even, as
@@ -217,17 +314,9 @@ __attribute__((target("avx512f,avx512dq"))) void QuantizeRowsAvx512(
         _mm512_maskz_cvtpd_epi64(kAll, _mm512_mul_pd(_mm512_maskz_cvtps_pd(kAll, first), scale));
     const __m512i q1 =
         _mm512_maskz_cvtpd_epi64(kAll, _mm512_mul_pd(_mm512_maskz_cvtps_pd(kAll, second), scale));
-    _mm512_storeu_si512(out + i, q0);
-    _mm512_storeu_si512(out + i + 4, q1);
-    total = _mm512_add_epi64(total, _mm512_add_epi64(q0, q1));
+    PutEightCells(out + i, q0, q1, &total);
   }
-  alignas(64) int64_t lanes[8];
-  _mm512_store_si512(lanes, total);
-  for (int k = 0; k < 8; k += 2) *sum += GradientSum{lanes[k], lanes[k + 1]};
-  for (; i < end; ++i) {
-    out[i] = scalar(i);
-    *sum += out[i];
-  }
+  FinishRows(total, i, end, scalar, out, sum);
 }
 #endif
 }  // namespace
@@ -236,7 +325,7 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
                                                  int group, const std::vector<uint8_t>& keep,
                                                  uint64_t seed, uint64_t key, uint64_t first_row,
                                                  int nthread, std::vector<GradientSum>* out,
-                                                 bool vector) const {
+                                                 GradientIsa isa) const {
   RB_CHECK(low_bit_);
   const std::size_t n = gpair.size() / static_cast<std::size_t>(stride);
   out->resize(n);
@@ -244,9 +333,14 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
   const uint64_t prefix =
       CounterPrefix(seed, static_cast<uint64_t>(RandomStream::kLowBitGradient), key);
   const LowBitRounder round{grad_scale_, hess_scale_};
+  RB_CHECK_MSG(LowBitIsaAvailable(isa), "instruction set " << static_cast<int>(isa));
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2 && vector && stride == 1 && keep.empty()) {
+  if (isa == GradientIsa::kBest) {
+    isa = LowBitIsaAvailable(GradientIsa::kAvx512) ? GradientIsa::kAvx512
+          : LowBitIsaAvailable(GradientIsa::kAvx2) ? GradientIsa::kAvx2
+                                                   : GradientIsa::kBaseline;
+  }
+  if (isa != GradientIsa::kBaseline && stride == 1 && keep.empty()) {
     const auto scalar = [&](std::size_t i) {
       return round(gpair[i], CounterHashFrom(prefix, first_row + i));
     };
@@ -254,16 +348,21 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
 #pragma omp parallel num_threads(nthread)
     {
       const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+      const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
       GradientSum mine;
-      LowBitRowsAvx2(gpair.data(), n * t / threads, n * (t + 1) / threads, prefix, first_row,
-                     grad_scale_, hess_scale_, scalar, q, &mine);
+      if (isa == GradientIsa::kAvx512) {
+        LowBitRowsAvx512(gpair.data(), begin, end, prefix, first_row, grad_scale_, hess_scale_,
+                         scalar, q, &mine);
+      } else {
+        LowBitRowsAvx2(gpair.data(), begin, end, prefix, first_row, grad_scale_, hess_scale_,
+                       scalar, q, &mine);
+      }
 #pragma omp critical
       total += mine;
     }
     return total;
   }
 #endif
-  (void)vector;
   int64_t sum_g = 0, sum_h = 0;
 #pragma omp parallel for schedule(static) num_threads(nthread) reduction(+ : sum_g, sum_h)
   for (std::size_t i = 0; i < n; ++i) {
@@ -276,6 +375,15 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
     sum_h += q[i].h;
   }
   return GradientSum{sum_g, sum_h};
+}
+
+bool LowBitIsaAvailable(GradientIsa isa) {
+  if (isa != GradientIsa::kAvx512) return GradientIsaAvailable(isa);
+#if defined(__x86_64__) && defined(__GNUC__)
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#else
+  return false;
+#endif
 }
 
 namespace {

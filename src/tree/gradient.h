@@ -20,6 +20,7 @@
 
 #include "common/host_device.h"
 #include "objective/objective.h"
+#include "objective/objectives.h"
 #include "rabit/communicator.h"
 #include "tree/tree_params.h"
 
@@ -118,6 +119,10 @@ CellBits CellBitsFor(uint64_t rows);
 // worker and device: auto decides by the rows of all workers together (`rows` is this worker's).
 bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm);
 
+// Whether GradientQuantizer::QuantizeAllLowBit can take `isa` here: GradientIsaAvailable's,
+// and for kAvx512 AVX-512 DQ too (its 64-bit multiply and conversions).
+bool LowBitIsaAvailable(GradientIsa isa);
+
 class GradientQuantizer {
  public:
   GradientQuantizer() = default;
@@ -136,13 +141,14 @@ class GradientQuantizer {
   // Low-bit quantized gradients of one output group (zero where `keep` is 0): each value is
   // rounded down or up at random, up with probability its distance from the level below, so
   // every sum is unbiased. The draw of global row `first_row + i` is keyed by (seed, key, row).
-  // Returns the sum of *out. `vector`: one group and no row left out, four rows a step in AVX2
-  // lanes where the CPU has AVX2 (the draws' mixes and the roundings' operations in lanes: the
-  // same values).
+  // Returns the sum of *out. `isa` (LowBitIsaAvailable): with one group and no row left out,
+  // eight rows a step in AVX-512 lanes or four in AVX2 lanes (the draws' mixes and the roundings'
+  // operations in lanes: the same values); kBest takes the widest the CPU has; kBaseline, or
+  // other groups or rows left out, a row at a time.
   GradientSum QuantizeAllLowBit(const std::vector<GradPair>& gpair, int stride, int group,
                                 const std::vector<uint8_t>& keep, uint64_t seed, uint64_t key,
                                 uint64_t first_row, int nthread, std::vector<GradientSum>* out,
-                                bool vector = true) const;
+                                GradientIsa isa = GradientIsa::kBest) const;
 
   // exponents: value = quantized * 2^-exp
   int grad_exp() const { return grad_exp_; }

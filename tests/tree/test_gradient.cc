@@ -244,23 +244,35 @@ TEST(GradientQuantizer, LowBitRoundingIsTheScalarRounding) {
       EXPECT_EQ(sum, expected_sum);
     }
   }
-  // One group: four rows a step in AVX2 lanes where the CPU has them, against a row at a time
-  // and the scalar rounding; row counts that leave 0-3 rows over, a worker's first row past
-  // 2^32 (the draws' counter in 64-bit lanes), 1-3 threads.
+  // One group: eight rows a step in AVX-512 lanes and four in AVX2 lanes, each where the CPU
+  // has them, against a row at a time and the scalar rounding; row counts that leave 0-7 rows
+  // over, a worker's first row past 2^32 (the draws' counter in 64-bit lanes), 1-3 threads.
   std::vector<GradPair> one;
   for (std::size_t i = 0; i < g.size(); i += 2) one.push_back(g[i]);
   const GradientQuantizer low = GradientQuantizer(one, 1, 0, comm.get(), 1).LowBit();
-  for (std::size_t rows : {std::size_t{1}, std::size_t{6}, one.size() - 2, one.size()}) {
+  std::vector<GradientIsa> isas;
+  for (GradientIsa isa : {GradientIsa::kAvx2, GradientIsa::kAvx512}) {
+    if (LowBitIsaAvailable(isa)) isas.push_back(isa);
+  }
+  for (std::size_t rows :
+       {std::size_t{1}, std::size_t{6}, std::size_t{13}, one.size() - 2, one.size()}) {
     const std::vector<GradPair> part(one.begin(), one.begin() + rows);
     for (uint64_t first_row : {uint64_t{0}, uint64_t{77}, (uint64_t{1} << 32) - 2}) {
       for (int nthread : {1, 2, 3}) {
-        std::vector<GradientSum> lanes, steps;
+        std::vector<GradientSum> steps;
+        const GradientSum b = low.QuantizeAllLowBit(part, 1, 0, {}, 23, 5, first_row, nthread,
+                                                    &steps, GradientIsa::kBaseline);
+        for (GradientIsa isa : isas) {
+          std::vector<GradientSum> vectored;
+          const GradientSum a =
+              low.QuantizeAllLowBit(part, 1, 0, {}, 23, 5, first_row, nthread, &vectored, isa);
+          ASSERT_EQ(vectored, steps)
+              << rows << " rows from " << first_row << ", isa " << static_cast<int>(isa);
+          EXPECT_EQ(a, b);
+        }
+        std::vector<GradientSum> lanes;
         const GradientSum a =
             low.QuantizeAllLowBit(part, 1, 0, {}, 23, 5, first_row, nthread, &lanes);
-        const GradientSum b = low.QuantizeAllLowBit(part, 1, 0, {}, 23, 5, first_row, nthread,
-                                                    &steps, /*vector=*/false);
-        ASSERT_EQ(lanes, steps) << rows << " rows from " << first_row;
-        EXPECT_EQ(a, b);
         GradientSum expected_sum;
         for (std::size_t i = 0; i < rows; ++i) {
           const uint64_t bits = CounterHash(
