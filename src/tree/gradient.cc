@@ -333,12 +333,12 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
   const uint64_t prefix =
       CounterPrefix(seed, static_cast<uint64_t>(RandomStream::kLowBitGradient), key);
   const LowBitRounder round{grad_scale_, hess_scale_};
-  RB_CHECK_MSG(LowBitIsaAvailable(isa), "instruction set " << static_cast<int>(isa));
+  RB_CHECK_MSG(QuantizerIsaAvailable(isa), "instruction set " << static_cast<int>(isa));
 #if defined(__x86_64__) && defined(__GNUC__)
   if (isa == GradientIsa::kBest) {
-    isa = LowBitIsaAvailable(GradientIsa::kAvx512) ? GradientIsa::kAvx512
-          : LowBitIsaAvailable(GradientIsa::kAvx2) ? GradientIsa::kAvx2
-                                                   : GradientIsa::kBaseline;
+    isa = QuantizerIsaAvailable(GradientIsa::kAvx512) ? GradientIsa::kAvx512
+          : QuantizerIsaAvailable(GradientIsa::kAvx2) ? GradientIsa::kAvx2
+                                                      : GradientIsa::kBaseline;
   }
   if (isa != GradientIsa::kBaseline && stride == 1 && keep.empty()) {
     const auto scalar = [&](std::size_t i) {
@@ -377,7 +377,7 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
   return GradientSum{sum_g, sum_h};
 }
 
-bool LowBitIsaAvailable(GradientIsa isa) {
+bool QuantizerIsaAvailable(GradientIsa isa) {
   if (isa != GradientIsa::kAvx512) return GradientIsaAvailable(isa);
 #if defined(__x86_64__) && defined(__GNUC__)
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
@@ -448,8 +448,7 @@ GradientSum GradientQuantizer::QuantizeAll(const std::vector<GradPair>& gpair, i
   out->resize(n);
   GradientSum* q = out->data();
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx512 =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  static const bool avx512 = QuantizerIsaAvailable(GradientIsa::kAvx512);
   if (avx512 && vector && stride == 1 && keep.empty()) {
     const auto scalar = [&](std::size_t i) { return Quantize(gpair[i]); };
     GradientSum total;

@@ -119,9 +119,10 @@ CellBits CellBitsFor(uint64_t rows);
 // worker and device: auto decides by the rows of all workers together (`rows` is this worker's).
 bool UsesLowBitGradients(const TreeParams& params, uint64_t rows, rabit::Communicator* comm);
 
-// Whether GradientQuantizer::QuantizeAllLowBit can take `isa` here: GradientIsaAvailable's,
-// and for kAvx512 AVX-512 DQ too (its 64-bit multiply and conversions).
-bool LowBitIsaAvailable(GradientIsa isa);
+// Whether GradientQuantizer's lanes can take `isa` here (QuantizeAllLowBit's choice; QuantizeAll
+// takes kAvx512 where this says so): GradientIsaAvailable's, and for kAvx512 AVX-512 DQ too (its
+// 64-bit multiply and conversions).
+bool QuantizerIsaAvailable(GradientIsa isa);
 
 class GradientQuantizer {
  public:
@@ -141,7 +142,7 @@ class GradientQuantizer {
   // Low-bit quantized gradients of one output group (zero where `keep` is 0): each value is
   // rounded down or up at random, up with probability its distance from the level below, so
   // every sum is unbiased. The draw of global row `first_row + i` is keyed by (seed, key, row).
-  // Returns the sum of *out. `isa` (LowBitIsaAvailable): with one group and no row left out,
+  // Returns the sum of *out. `isa` (QuantizerIsaAvailable): with one group and no row left out,
   // eight rows a step in AVX-512 lanes or four in AVX2 lanes (the draws' mixes and the roundings'
   // operations in lanes: the same values); kBest takes the widest the CPU has; kBaseline, or
   // other groups or rows left out, a row at a time.

@@ -252,7 +252,7 @@ TEST(GradientQuantizer, LowBitRoundingIsTheScalarRounding) {
   const GradientQuantizer low = GradientQuantizer(one, 1, 0, comm.get(), 1).LowBit();
   std::vector<GradientIsa> isas;
   for (GradientIsa isa : {GradientIsa::kAvx2, GradientIsa::kAvx512}) {
-    if (LowBitIsaAvailable(isa)) isas.push_back(isa);
+    if (QuantizerIsaAvailable(isa)) isas.push_back(isa);
   }
   for (std::size_t rows :
        {std::size_t{1}, std::size_t{6}, std::size_t{13}, one.size() - 2, one.size()}) {
