@@ -70,18 +70,6 @@ void StreamingStoresDone() {
 #endif
 }
 
-// The column copy's 8 bytes of an entry as a packed word (Packed32) and back (packed trees).
-uint64_t WordOf(const ColumnwiseEvaluator::EntryGradient& e) {
-  uint64_t w;
-  std::memcpy(&w, &e, sizeof(w));
-  return w;
-}
-ColumnwiseEvaluator::EntryGradient FromWord(uint64_t w) {
-  ColumnwiseEvaluator::EntryGradient e;
-  std::memcpy(&e, &w, sizeof(w));
-  return e;
-}
-
 std::vector<uint32_t> DistinctFeatures(const std::vector<ColumnwiseEvaluator::Split>& splits) {
   std::vector<uint32_t> features;
   for (const ColumnwiseEvaluator::Split& s : splits) features.push_back(s.feature);
@@ -121,8 +109,8 @@ bool ColumnwiseEvaluator::Fits(std::size_t num_nodes) const {
 std::size_t ColumnwiseEvaluator::MemoryBytes() const {
   return own_.ptr.size() * sizeof(uint64_t) + own_.rows.size() * sizeof(uint32_t) +
          own_.bins.size() * sizeof(uint16_t) +
-         (col_grad_.size() + row_grad_.size()) * sizeof(EntryGradient) + slot8_.size() +
-         slot16_.size() * sizeof(uint16_t);
+         (col_grad_.size() + row_grad_.size()) * sizeof(EntryGradient) + col_code_.size() +
+         row_code_.size() + slot8_.size() + slot16_.size() * sizeof(uint16_t);
 }
 
 uint64_t ColumnwiseEvaluator::ColumnEntries(const std::vector<Split>& splits) const {
@@ -207,9 +195,8 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
     if (row_grad_.empty()) {  // huge pages: the root's gather reads it at scattered rows
       ResizeOnHugePages(&row_grad_, num_rows_);
     }
-    // The rows' gradients as two floats each, checked exact. Where no sum of the tree's gradients
-    // can leave 32 bits (low-bit gradients), each entry carries one packed word instead and the
-    // cells are words too: one integer add an entry.
+    // The rows' gradients as two floats each, checked exact. Low-bit gradients go as one-byte
+    // codes instead, and their cells are Packed32 words: one integer add an entry.
     bool inexact = false, large = false, zero = false;
     int64_t largest = 0;
 #pragma omp parallel for schedule(static) num_threads(nthread_) reduction(||                      \
@@ -225,20 +212,22 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
                           gpair[r].h < 0 ? -gpair[r].h : gpair[r].h});
     }
     zero_gradients_ = zero;
-    packed_ = static_cast<uint64_t>(largest) <= INT32_MAX / std::max<uint64_t>(num_rows_, 1);
-    if (packed_) {
+    // Codes where every value is a low-bit one and no sum can leave 32 bits (kLevels times the
+    // rows within INT32_MAX).
+    coded_ = largest <=
+             std::min<int64_t>(LowBitPolicy::kLevels, INT32_MAX / std::max<uint64_t>(num_rows_, 1));
+    if (coded_) {
+      if (row_code_.empty()) row_code_.resize(num_rows_);
 #pragma omp parallel for schedule(static) num_threads(nthread_)
-      for (uint64_t r = 0; r < num_rows_; ++r) {
-        row_grad_[r] = FromWord(Packed32::Pack(gpair[r].g, gpair[r].h));
-      }
-    } else {
-      RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
+      for (uint64_t r = 0; r < num_rows_; ++r) row_code_[r] = Code(gpair[r].g, gpair[r].h);
+      if (col_code_.empty()) ResizeOnHugePages(&col_code_, columns_->rows.size());
+      return EvaluateLevel<uint8_t, true, Sum::kCoded>(nodes, allowed, evaluator);
     }
+    RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
     small_gradients_ = !large;
     if (col_grad_.empty()) {
       ResizeOnHugePages(&col_grad_, columns_->rows.size());
     }
-    if (packed_) return EvaluateLevel<uint8_t, true, Sum::kPacked>(nodes, allowed, evaluator);
     return small_gradients_ ? EvaluateLevel<uint8_t, true, Sum::kSmall>(nodes, allowed, evaluator)
                             : EvaluateLevel<uint8_t, true, Sum::kFloat>(nodes, allowed, evaluator);
   }
@@ -250,9 +239,9 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
   } else {
     FillSlots(gpair, partitioner, nodes, &slot16_);
   }
-  if (packed_) {
-    return narrow ? EvaluateLevel<uint8_t, false, Sum::kPacked>(nodes, allowed, evaluator)
-                  : EvaluateLevel<uint16_t, false, Sum::kPacked>(nodes, allowed, evaluator);
+  if (coded_) {
+    return narrow ? EvaluateLevel<uint8_t, false, Sum::kCoded>(nodes, allowed, evaluator)
+                  : EvaluateLevel<uint16_t, false, Sum::kCoded>(nodes, allowed, evaluator);
   }
   if (small_gradients_) {
     return narrow ? EvaluateLevel<uint8_t, false, Sum::kSmall>(nodes, allowed, evaluator)
@@ -292,7 +281,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
     const SplitEvaluator& evaluator) {
   constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
-  constexpr bool kPacked = kSum == Sum::kPacked;
+  constexpr bool kCoded = kSum == Sum::kCoded;
   [[maybe_unused]] constexpr bool kSmall = kSum == Sum::kSmall;
   const SlotT* slot = nullptr;
   if constexpr (sizeof(SlotT) == 1) {
@@ -304,6 +293,10 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
   const uint16_t* col_bins = columns_->bins.data();
   EntryGradient* col_grad = col_grad_.data();
   const EntryGradient* row_grad = row_grad_.data();
+  uint8_t* col_code = col_code_.data();
+  const uint8_t* row_code = row_code_.data();
+  uint64_t code_words[kCodes];
+  for (int c = 0; c < kCodes; ++c) code_words[c] = CodeWord(static_cast<uint8_t>(c));
   const std::size_t num_nodes = nodes.size();
   const uint32_t nf = cuts_->NumFeatures();
   std::vector<std::vector<SplitCandidate>> best(nthread_, std::vector<SplitCandidate>(num_nodes));
@@ -317,7 +310,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     const int t = omp_get_thread_num();
     const std::size_t max_words = (max_feature_bins_ + 63) / 64;
     // The level's cells, nodes x the feature's bins, zero between features: GradientSums, or
-    // (kPacked) Packed32 words. A node's non-empty ones are gathered in order into `values` and
+    // (kCoded) Packed32 words. A node's non-empty ones are gathered in order into `values` and
     // `nonzero` (their bins), and zeroed on the way, to be evaluated.
     std::vector<GradientSum> hist;
     std::vector<uint64_t> packed;
@@ -325,7 +318,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     std::vector<GradientSum> values;
     std::vector<uint32_t> nonzero;
     errors.Run([&] {
-      if (kPacked) {
+      if (kCoded) {
         packed.resize(num_nodes * max_feature_bins_);
       } else {
         hist.resize(num_nodes * max_feature_bins_);
@@ -349,7 +342,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         for (uint64_t word = w[i]; word != 0; word &= word - 1) {
           const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(word));
           GradientSum v;
-          if constexpr (kPacked) {
+          if constexpr (kCoded) {
             v = Packed32::Unpack(cells[b]);
             cells[b] = 0;
           } else {
@@ -387,13 +380,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     GradientSum* const hist_cells = hist.data();
     uint64_t* const packed_cells = packed.data();
     uint64_t* const bin_bits = bits.data();
-    auto add = [=](const EntryGradient& e, std::size_t cell) {
-      if constexpr (kPacked) {
-        packed_cells[cell] += WordOf(e);
-      } else {
-        e.AddTo<kSmall>(&hist_cells[cell]);
-      }
-    };
+    const uint64_t* const words_of = code_words;  // by value into the loops, as the cells
 #pragma omp for schedule(dynamic, 16)
     for (int64_t fi = 0; fi < static_cast<int64_t>(nf); ++fi) {
       if (bits.size() != num_nodes * max_words) continue;  // this thread's buffers failed
@@ -402,12 +389,22 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       const std::size_t words = (nb + 63) / 64;
       const uint64_t begin = columns_->ptr[f], end = columns_->ptr[f + 1];
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
-      if constexpr (kGather) {
+      if constexpr (kGather && kCoded) {
+        ForEntries<kPrefetch>(begin, end, rows, row_code, [=](uint64_t k) {
+          const uint32_t bin = col_bins[k];
+          const uint8_t c = row_code[rows[k]];
+          col_code[k] = c;
+          packed_cells[bin] += words_of[c];
+          bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+        });
+        evaluate_node(f, words, 0, hist_cells, packed_cells, bin_bits);
+        continue;
+      } else if constexpr (kGather) {
         ForEntries<kPrefetch>(begin, end, rows, row_grad, [=](uint64_t k) {
           const uint32_t bin = col_bins[k];
           const EntryGradient e = row_grad[rows[k]];
           StoreStreaming(e, col_grad + k);
-          add(e, bin);
+          e.AddTo<kSmall>(&hist_cells[bin]);
           bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
         });
         evaluate_node(f, words, 0, hist_cells, packed_cells, bin_bits);
@@ -417,15 +414,20 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         const SlotT s = slot[rows[k]];
         if (s == kNone) return;
         const uint32_t bin = col_bins[k];
-        add(col_grad[k], static_cast<std::size_t>(s) * nb + bin);
+        const std::size_t cell = static_cast<std::size_t>(s) * nb + bin;
+        if constexpr (kCoded) {
+          packed_cells[cell] += words_of[col_code[k]];
+        } else {
+          col_grad[k].AddTo<kSmall>(&hist_cells[cell]);
+        }
         bin_bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
       });
       for (std::size_t s = 0; s < num_nodes; ++s) {
-        evaluate_node(f, words, s, hist_cells + (kPacked ? 0 : s * nb),
-                      packed_cells + (kPacked ? s * nb : 0), bin_bits + s * words);
+        evaluate_node(f, words, s, hist_cells + (kCoded ? 0 : s * nb),
+                      packed_cells + (kCoded ? s * nb : 0), bin_bits + s * words);
       }
     }
-    if (kGather) StreamingStoresDone();
+    if (kGather && !kCoded) StreamingStoresDone();
   }
   // The candidates are ordered by (loss change, then lower feature): any merge order gives the
   // row-wise way's choice.

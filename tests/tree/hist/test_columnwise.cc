@@ -38,5 +38,20 @@ TEST(ColumnwiseEvaluator, SmallGradientsAddExactly) {
   EXPECT_FALSE((EntryGradient{-0x1p60f, 1.0f}.Small()));
 }
 
+// Every low-bit (g, h) has its own code below kCodes, whose word is its Packed32 word.
+TEST(ColumnwiseEvaluator, CodesNameEveryLowBitGradient) {
+  constexpr int kLevels = LowBitPolicy::kLevels;
+  std::vector<int> seen(256, 0);
+  for (int g = -kLevels; g <= kLevels; ++g) {
+    for (int h = -kLevels; h <= kLevels; ++h) {
+      const uint8_t code = ColumnwiseEvaluator::Code(g, h);
+      ASSERT_LT(code, ColumnwiseEvaluator::kCodes);
+      EXPECT_EQ(++seen[code], 1) << g << " " << h;
+      EXPECT_EQ(ColumnwiseEvaluator::CodeWord(code), Packed32::Pack(g, h)) << g << " " << h;
+      EXPECT_EQ(Packed32::Unpack(ColumnwiseEvaluator::CodeWord(code)), (GradientSum{g, h}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ringboost
