@@ -192,28 +192,21 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
     RB_CHECK_MSG(num_nodes == 1 && partitioner.NodeRange(nodes[0].nid).size() == num_rows_,
                  "a tree's first level evaluated by column is its root");
     gradients_current_ = true;
-    if (row_grad_.empty()) {  // huge pages: the root's gather reads it at scattered rows
-      ResizeOnHugePages(&row_grad_, num_rows_);
-    }
-    // The rows' gradients as two floats each, checked exact. Low-bit gradients go as one-byte
-    // codes instead, and their cells are Packed32 words: one integer add an entry.
-    bool inexact = false, large = false, zero = false;
+    // Low-bit gradients (every value within kLevels, every sum within 32 bits: kLevels times the
+    // rows within INT32_MAX) go as one-byte codes, summed into Packed32 word cells: one integer
+    // add an entry. Other gradients go as two floats each, checked exact.
+    bool zero = false;
     int64_t largest = 0;
-#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(||                      \
-                                                                          : inexact, large, zero) \
-    reduction(max                                                                                 \
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(||      \
+                                                                          : zero) \
+    reduction(max                                                                 \
               : largest)
     for (uint64_t r = 0; r < num_rows_; ++r) {
-      row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
-      inexact = inexact || row_grad_[r].Unpack() != gpair[r];
-      large = large || !row_grad_[r].Small();
       zero = zero || gpair[r] == GradientSum{};
       largest = std::max({largest, gpair[r].g < 0 ? -gpair[r].g : gpair[r].g,
                           gpair[r].h < 0 ? -gpair[r].h : gpair[r].h});
     }
     zero_gradients_ = zero;
-    // Codes where every value is a low-bit one and no sum can leave 32 bits (kLevels times the
-    // rows within INT32_MAX).
     coded_ = largest <=
              std::min<int64_t>(LowBitPolicy::kLevels, INT32_MAX / std::max<uint64_t>(num_rows_, 1));
     if (coded_) {
@@ -222,6 +215,16 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
       for (uint64_t r = 0; r < num_rows_; ++r) row_code_[r] = Code(gpair[r].g, gpair[r].h);
       if (col_code_.empty()) ResizeOnHugePages(&col_code_, columns_->rows.size());
       return EvaluateLevel<uint8_t, true, Sum::kCoded>(nodes, allowed, evaluator);
+    }
+    if (row_grad_.empty()) {  // huge pages: the root's gather reads it at scattered rows
+      ResizeOnHugePages(&row_grad_, num_rows_);
+    }
+    bool inexact = false, large = false;
+#pragma omp parallel for schedule(static) num_threads(nthread_) reduction(|| : inexact, large)
+    for (uint64_t r = 0; r < num_rows_; ++r) {
+      row_grad_[r] = EntryGradient{static_cast<float>(gpair[r].g), static_cast<float>(gpair[r].h)};
+      inexact = inexact || row_grad_[r].Unpack() != gpair[r];
+      large = large || !row_grad_[r].Small();
     }
     RB_CHECK_MSG(!inexact, "a quantized gradient with more than 24 significant bits");
     small_gradients_ = !large;

@@ -152,7 +152,7 @@ class ColumnwiseEvaluator {
   // The rows' gradients as EntryGradients, gathered by the root.
   std::vector<EntryGradient, UninitializedAllocator<EntryGradient>> row_grad_;
   // The same for kCoded trees: the rows' codes and their column copy. Each pair is allocated by
-  // the first tree that needs it.
+  // the first tree of its kind.
   std::vector<uint8_t, UninitializedAllocator<uint8_t>> row_code_;
   std::vector<uint8_t, UninitializedAllocator<uint8_t>> col_code_;
   bool gradients_current_ = false;

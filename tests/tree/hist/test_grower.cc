@@ -12,7 +12,6 @@ namespace ringboost {
 namespace {
 
 using Fixture = test::GrowerFixture;
-using test::SignalRows;
 
 Params StumpParams() {
   Params p;

@@ -84,9 +84,9 @@ TEST(TreeGrower, ColumnwiseLargeQuantizedGradientsGrowTheRowwiseTree) {
   test::ExpectSameTree(a, b);
 }
 
-// Low-bit gradients (every sum within 32 bits): the column-wise way adds each entry's packed word
-// to a word cell; the tree is the row-wise way's from the same low-bit gradients, with and
-// without rows left out.
+// Low-bit gradients (every sum within 32 bits): the column-wise way copies each entry's one-byte
+// code and adds its packed word to a word cell; the tree is the row-wise way's from the same
+// low-bit gradients, with and without rows left out.
 TEST(TreeGrower, ColumnwiseLowBitGradientsGrowTheRowwiseTree) {
   Fixture fx(SignalRows(4000, 60, 300, 5), 2);
   Params p;
