@@ -132,8 +132,8 @@ class ColumnwiseEvaluator {
   // to a word cell.
   enum class Sum { kFloat, kSmall, kCoded };
   // The level's nodes' histograms and bests, with each row's slot of type SlotT (all ones: none);
-  // kGather: one node of every row, no slots, the gradients copied from row_grad_ (kCoded:
-  // row_code_) on the way.
+  // kGather: one node of every row, no slots; kCoded, the rows' codes copied from row_code_ on the
+  // way (else CopyGradients has copied the gradients).
   template <typename SlotT, bool kGather, Sum kSum>
   std::vector<SplitCandidate> EvaluateLevel(const std::vector<Node>& nodes,
                                             const std::vector<std::vector<uint8_t>>& allowed,
@@ -164,6 +164,11 @@ class ColumnwiseEvaluator {
   std::vector<uint16_t> slot16_;  // the same, for wider levels
   // (Directions marks each row with its split in the same arrays.)
   // `slot` of every row of the nodes' rows: its node's index (none where its gradient is zero).
+  // An exact tree's root: row_grad_ into col_grad_ (see the .cc).
+  void CopyGradients();
+  // Per feature, where each block of CopyGradients's rows starts in its column (and where the
+  // column ends): (blocks + 1) entries a feature, found by the first exact tree.
+  std::vector<uint64_t> block_starts_;
   template <typename SlotT>
   void FillSlots(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner,
                  const std::vector<Node>& nodes, std::vector<SlotT>* slot);

@@ -220,4 +220,21 @@ TEST(TreeGrower, ColumnwiseCodesAndFloatsTakeTurns) {
   }
 }
 
+// More rows than one block of the exact root's copy (2^16 rows a block, ColumnwiseEvaluator::
+// CopyGradients): the entries of every block and column carry their own rows' gradients, so the
+// gains and covers (exact sums) are the row-wise way's too.
+TEST(TreeGrower, ColumnwiseCopiesGradientsBlockByBlock) {
+  Fixture fx(SignalRows(2 * 65536 + 3001, 40, 500, 17), 2);
+  Params p;
+  p.max_depth = 4;
+  const RegTree a = fx.Grow(p, 2);
+  const RegTree b = fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns);
+  EXPECT_GT(a.NumNodes(), 15);
+  test::ExpectSameTree(a, b);
+  for (int i = 0; i < a.NumNodes(); ++i) {
+    EXPECT_EQ(a[i].gain, b[i].gain) << i;
+    EXPECT_EQ(a[i].sum_hess, b[i].sum_hess) << i;
+  }
+}
+
 }  // namespace ringboost
