@@ -221,7 +221,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
       if (col_code_.empty()) ResizeOnHugePages(&col_code_, columns_->rows.size());
       return EvaluateLevel<uint8_t, true, Sum::kCoded>(nodes, allowed, evaluator);
     }
-    if (row_grad_.empty()) {  // huge pages: the root's gather reads it at scattered rows
+    if (row_grad_.empty()) {  // huge pages: CopyGradients reads it at scattered rows
       ResizeOnHugePages(&row_grad_, num_rows_);
     }
     bool inexact = false, large = false;

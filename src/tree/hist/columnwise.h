@@ -5,8 +5,9 @@
 // in cache), evaluates the feature for every node its entries reached, clears what it touched and
 // moves on. No histogram of all bins is built, cleared or subtracted per node, so the work
 // follows the entries. Each tree copies the rows' gradients beside the entries once (two floats,
-// 8 bytes an entry; low-bit gradients as a one-byte code whose Packed32 word is added to word
-// cells), so a level reads them in order; the one random read per entry is of its row's
+// 8 bytes an entry, a block of rows at a time so that the rows' copy is read from L2; low-bit
+// gradients as a one-byte code whose Packed32 word is added to word cells), so a level reads
+// them in order; the one random read per entry is of its row's
 // node slot, one byte a row (a few hundred levels of nodes: two), which stays in the core's cache.
 // The candidates are the row-wise way's (the same evaluator over the same non-empty bins, the same
 // order-free tie rule across features), so the trees are too.
