@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 
 #include "tree/hist/grower.h"
 #include "tree/hist/grower_fixture.h"
@@ -228,12 +229,14 @@ TEST(TreeGrower, ColumnwiseCopiesGradientsBlockByBlock) {
   Params p;
   p.max_depth = 4;
   const RegTree a = fx.Grow(p, 2);
-  const RegTree b = fx.Grow(p, 2, nullptr, Fixture::Mode::kWideColumns);
   EXPECT_GT(a.NumNodes(), 15);
-  test::ExpectSameTree(a, b);
-  for (int i = 0; i < a.NumNodes(); ++i) {
-    EXPECT_EQ(a[i].gain, b[i].gain) << i;
-    EXPECT_EQ(a[i].sum_hess, b[i].sum_hess) << i;
+  for (int nthread : {1, 2}) {
+    const RegTree b = fx.Grow(p, nthread, nullptr, Fixture::Mode::kWideColumns);
+    test::ExpectSameTree(a, b, "nthread " + std::to_string(nthread));
+    for (int i = 0; i < a.NumNodes(); ++i) {
+      EXPECT_EQ(a[i].gain, b[i].gain) << nthread << " " << i;
+      EXPECT_EQ(a[i].sum_hess, b[i].sum_hess) << nthread << " " << i;
+    }
   }
 }
 
