@@ -83,6 +83,22 @@ GradientQuantizer GradientQuantizer::LowBit() const {
 }
 
 namespace {
+// rows(begin, end, &part) on each thread's equal contiguous share of rows [0, n); the parts'
+// sum (integer sums: the same whatever the shares).
+template <typename Rows>
+GradientSum SumOverThreadShares(std::size_t n, int nthread, const Rows& rows) {
+  GradientSum total;
+#pragma omp parallel num_threads(nthread)
+  {
+    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+    GradientSum mine;
+    rows(n * t / threads, n * (t + 1) / threads, &mine);
+#pragma omp critical
+    total += mine;
+  }
+  return total;
+}
+
 #if defined(__SSE2__)
 // LowBitQuantize with g and h in the two lanes: the same operations in the same order, each as
 // exact as the scalar one (the draws' halves to doubles through 2^52; the clamp by max and min,
@@ -344,23 +360,16 @@ GradientSum GradientQuantizer::QuantizeAllLowBit(const std::vector<GradPair>& gp
     const auto scalar = [&](std::size_t i) {
       return round(gpair[i], CounterHashFrom(prefix, first_row + i));
     };
-    GradientSum total;
-#pragma omp parallel num_threads(nthread)
-    {
-      const int t = omp_get_thread_num(), threads = omp_get_num_threads();
-      const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
-      GradientSum mine;
-      if (isa == GradientIsa::kAvx512) {
-        LowBitRowsAvx512(gpair.data(), begin, end, prefix, first_row, grad_scale_, hess_scale_,
-                         scalar, q, &mine);
-      } else {
-        LowBitRowsAvx2(gpair.data(), begin, end, prefix, first_row, grad_scale_, hess_scale_,
-                       scalar, q, &mine);
-      }
-#pragma omp critical
-      total += mine;
-    }
-    return total;
+    return SumOverThreadShares(n, nthread,
+                               [&](std::size_t begin, std::size_t end, GradientSum* mine) {
+                                 if (isa == GradientIsa::kAvx512) {
+                                   LowBitRowsAvx512(gpair.data(), begin, end, prefix, first_row,
+                                                    grad_scale_, hess_scale_, scalar, q, mine);
+                                 } else {
+                                   LowBitRowsAvx2(gpair.data(), begin, end, prefix, first_row,
+                                                  grad_scale_, hess_scale_, scalar, q, mine);
+                                 }
+                               });
   }
 #endif
   int64_t sum_g = 0, sum_h = 0;
@@ -451,17 +460,10 @@ GradientSum GradientQuantizer::QuantizeAll(const std::vector<GradPair>& gpair, i
   static const bool avx512 = QuantizerIsaAvailable(GradientIsa::kAvx512);
   if (avx512 && vector && stride == 1 && keep.empty()) {
     const auto scalar = [&](std::size_t i) { return Quantize(gpair[i]); };
-    GradientSum total;
-#pragma omp parallel num_threads(nthread)
-    {
-      const int t = omp_get_thread_num(), threads = omp_get_num_threads();
-      GradientSum mine;
-      QuantizeRowsAvx512(gpair.data(), n * t / threads, n * (t + 1) / threads, grad_scale_,
-                         hess_scale_, scalar, q, &mine);
-#pragma omp critical
-      total += mine;
-    }
-    return total;
+    return SumOverThreadShares(
+        n, nthread, [&](std::size_t begin, std::size_t end, GradientSum* mine) {
+          QuantizeRowsAvx512(gpair.data(), begin, end, grad_scale_, hess_scale_, scalar, q, mine);
+        });
   }
 #endif
   (void)vector;
