@@ -23,6 +23,9 @@ constexpr uint64_t kPrefetch = 64;  // entries ahead whose row's code is prefetc
 constexpr uint64_t kCopyBlockRows = uint64_t{1} << 16;
 constexpr uint64_t kCopyPrefetch = 16;  // entries ahead whose row's gradient is prefetched (L2)
 constexpr uint64_t kSlotPrefetch = 32;  // entries ahead whose row's slot is prefetched (a level)
+// A level's column marks the bins its entries reach (to gather only those) unless it has at least
+// this many entries a cell (EvaluateLevel).
+constexpr uint64_t kMarkEntriesPerCell = 1;
 
 // *to = from, past the caches where SSE2 has it: the column copy of the gradients is written
 // once a tree and read back from memory level by level, so fetching its lines first (a plain
@@ -373,40 +376,48 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       values.resize(max_feature_bins_);
       nonzero.resize(max_feature_bins_);
     });
-    // Evaluates feature f (`words` words of bits) for node s from the cells `h` (or packed
-    // `cells`) and bits `w`, and leaves them zero.
-    auto evaluate_node = [&](uint32_t f, std::size_t words, std::size_t s, GradientSum* h,
-                             uint64_t* cells, uint64_t* w) {
-      if (std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) return;
+    // Evaluates feature f (`nb` bins, `words` words of bits) for node s from the cells `h` (or
+    // packed `cells`) and bits `w`, or (`marked` false: no bits kept) every cell, and leaves them
+    // zero.
+    auto evaluate_node = [&](uint32_t f, uint32_t nb, std::size_t words, bool marked, std::size_t s,
+                             GradientSum* h, uint64_t* cells, uint64_t* w) {
+      if (marked && std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) return;
       GradientSum* const vals = values.data();
       uint32_t* const bins = nonzero.data();
       std::size_t n = 0;
       // The present sums, the range of the prefix sums of g and the or of every h (negative
       // if one is), in scalars the compiler keeps in registers.
       int64_t present_g = 0, present_h = 0, lo = 0, hi = 0, hess_or = 0;
-      for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
-        for (uint64_t word = w[i]; word != 0; word &= word - 1) {
-          const uint32_t b = static_cast<uint32_t>(i * 64 + __builtin_ctzll(word));
-          GradientSum v;
-          if constexpr (kCoded) {
-            v = Packed32::Unpack(cells[b]);
-            cells[b] = 0;
-          } else {
-            v = h[b];
-            h[b] = GradientSum{};
-          }
-          // Kept unless zero (zero-gradient rows only), without a branch.
-          vals[n] = v;
-          bins[n] = b;
-          n += (v.g | v.h) != 0;
-          present_g += v.g;
-          present_h += v.h;
-          lo = std::min(lo, present_g);
-          hi = std::max(hi, present_g);
-          hess_or |= v.h;
+      auto take = [&](uint32_t b) {
+        GradientSum v;
+        if constexpr (kCoded) {
+          v = Packed32::Unpack(cells[b]);
+          cells[b] = 0;
+        } else {
+          v = h[b];
+          h[b] = GradientSum{};
         }
-        w[i] = 0;
+        // Kept unless zero (an empty cell, or zero-gradient rows), without a branch.
+        vals[n] = v;
+        bins[n] = b;
+        n += (v.g | v.h) != 0;
+        present_g += v.g;
+        present_h += v.h;
+        lo = std::min(lo, present_g);
+        hi = std::max(hi, present_g);
+        hess_or |= v.h;
+      };
+      if (marked) {
+        for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
+          for (uint64_t word = w[i]; word != 0; word &= word - 1) {
+            take(static_cast<uint32_t>(i * 64 + __builtin_ctzll(word)));
+          }
+          w[i] = 0;
+        }
+      } else {
+        for (uint32_t b = 0; b < nb; ++b) take(b);
       }
+      if (n == 0) return;  // no candidate (EvaluateCompact finds none)
       const GradientSum present{present_g, present_h};
       const bool nonnegative_hess = hess_or >= 0;
       // Column sampling, then a feature that provably cannot reach a loss change found for
@@ -434,40 +445,49 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       const uint32_t nb = cuts_->FeatureBins(f);
       const std::size_t words = (nb + 63) / 64;
       const uint64_t begin = columns_->ptr[f], end = columns_->ptr[f + 1];
+      const std::size_t level_nodes = kGather ? 1 : num_nodes;
+      // A column with at least as many entries as the level's cells of it (nodes x bins) fills
+      // most of them: no bits are marked (a read-modify-write an entry), and every cell is read.
+      const bool marked = end - begin < uint64_t{level_nodes} * nb * kMarkEntriesPerCell;
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
-      if constexpr (kGather && kCoded) {
-        ForEntries<kPrefetch>(begin, end, rows, row_code, [=](uint64_t k) {
-          const uint32_t bin = col_bins[k];
-          const uint8_t c = row_code[rows[k]];
-          col_code[k] = c;
-          packed_cells[bin] += words_of[c];
-          bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
-        });
-        evaluate_node(f, words, 0, hist_cells, packed_cells, bin_bits);
-        continue;
-      } else if constexpr (kGather) {  // the gradients already copied (CopyGradients)
-        for (uint64_t k = begin; k < end; ++k) {
-          const uint32_t bin = col_bins[k];
-          col_grad[k].AddTo<kSmall>(&hist_cells[bin]);
-          bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
-        }
-        evaluate_node(f, words, 0, hist_cells, packed_cells, bin_bits);
-        continue;
-      }
-      ForEntries<kSlotPrefetch>(begin, end, rows, slot, [=](uint64_t k) {
-        const SlotT s = slot[rows[k]];
-        if (s == kNone) return;
-        const uint32_t bin = col_bins[k];
-        const std::size_t cell = static_cast<std::size_t>(s) * nb + bin;
-        if constexpr (kCoded) {
-          packed_cells[cell] += words_of[col_code[k]];
+      auto add_entries = [&](auto mark_tag) {
+        constexpr bool kMark = decltype(mark_tag)::value;
+        if constexpr (kGather && kCoded) {
+          ForEntries<kPrefetch>(begin, end, rows, row_code, [=](uint64_t k) {
+            const uint32_t bin = col_bins[k];
+            const uint8_t c = row_code[rows[k]];
+            col_code[k] = c;
+            packed_cells[bin] += words_of[c];
+            if constexpr (kMark) bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+          });
+        } else if constexpr (kGather) {  // the gradients already copied (CopyGradients)
+          for (uint64_t k = begin; k < end; ++k) {
+            const uint32_t bin = col_bins[k];
+            col_grad[k].AddTo<kSmall>(&hist_cells[bin]);
+            if constexpr (kMark) bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+          }
         } else {
-          col_grad[k].AddTo<kSmall>(&hist_cells[cell]);
+          ForEntries<kSlotPrefetch>(begin, end, rows, slot, [=](uint64_t k) {
+            const SlotT s = slot[rows[k]];
+            if (s == kNone) return;
+            const uint32_t bin = col_bins[k];
+            const std::size_t cell = static_cast<std::size_t>(s) * nb + bin;
+            if constexpr (kCoded) {
+              packed_cells[cell] += words_of[col_code[k]];
+            } else {
+              col_grad[k].AddTo<kSmall>(&hist_cells[cell]);
+            }
+            if constexpr (kMark) bin_bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
+          });
         }
-        bin_bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
-      });
-      for (std::size_t s = 0; s < num_nodes; ++s) {
-        evaluate_node(f, words, s, hist_cells + (kCoded ? 0 : s * nb),
+      };
+      if (marked) {
+        add_entries(std::true_type{});
+      } else {
+        add_entries(std::false_type{});
+      }
+      for (std::size_t s = 0; s < level_nodes; ++s) {
+        evaluate_node(f, nb, words, marked, s, hist_cells + (kCoded ? 0 : s * nb),
                       packed_cells + (kCoded ? s * nb : 0), bin_bits + s * words);
       }
     }
