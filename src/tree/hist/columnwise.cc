@@ -62,6 +62,25 @@ void ForEntries(uint64_t begin, uint64_t end, const uint32_t* rows, const T* by_
   for (; k < end; ++k) visit(k);
 }
 
+// A marked column's flags (a byte a cell, 0 or 1) are read this many at a time.
+constexpr uint32_t kFlagChunk = 64;
+
+// The flags p[0, kFlagChunk) as bits, p[0] the lowest.
+inline uint64_t FlagBits(const uint8_t* p) {
+  uint64_t bits = 0;
+#if defined(__SSE2__)
+  for (uint32_t i = 0; i < kFlagChunk; i += 16) {  // 1 - 1 = 0, 0 - 1 sets the top bit
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const uint32_t zero =
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_sub_epi8(v, _mm_set1_epi8(1))));
+    bits |= static_cast<uint64_t>(~zero & 0xffffu) << i;
+  }
+#else
+  for (uint32_t i = 0; i < kFlagChunk; ++i) bits |= static_cast<uint64_t>(p[i] != 0) << i;
+#endif
+  return bits;
+}
+
 // *to = max(*to, v).
 void AtomicMax(std::atomic<float>* to, float v) {
   float seen = to->load(std::memory_order_relaxed);
@@ -357,13 +376,12 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
 #pragma omp parallel num_threads(nthread_)
   {
     const int t = omp_get_thread_num();
-    const std::size_t max_words = (max_feature_bins_ + 63) / 64;
     // The level's cells, nodes x the feature's bins, zero between features: GradientSums, or
     // (kCoded) Packed32 words. A node's non-empty ones are gathered in order into `values` and
     // `nonzero` (their bins), and zeroed on the way, to be evaluated.
     std::vector<GradientSum> hist;
     std::vector<uint64_t> packed;
-    std::vector<uint64_t> bits;  // bins with entries, per node
+    std::vector<uint8_t> flags;  // per cell: 1 where an entry reached it (marked columns)
     std::vector<GradientSum> values;
     std::vector<uint32_t> nonzero;
     errors.Run([&] {
@@ -372,16 +390,14 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       } else {
         hist.resize(num_nodes * max_feature_bins_);
       }
-      bits.assign(num_nodes * max_words, 0);
+      flags.assign(num_nodes * max_feature_bins_ + kFlagChunk, 0);  // FlagBits reads past
       values.resize(max_feature_bins_);
       nonzero.resize(max_feature_bins_);
     });
-    // Evaluates feature f (`nb` bins, `words` words of bits) for node s from the cells `h` (or
-    // packed `cells`) and bits `w`, or (`marked` false: no bits kept) every cell, and leaves them
-    // zero.
-    auto evaluate_node = [&](uint32_t f, uint32_t nb, std::size_t words, bool marked, std::size_t s,
-                             GradientSum* h, uint64_t* cells, uint64_t* w) {
-      if (marked && std::all_of(w, w + words, [](uint64_t x) { return x == 0; })) return;
+    // Evaluates feature f (`nb` bins) for node s from the cells `h` (or packed `cells`) whose
+    // `flag` is set, or (`marked` false: no flags set) from every cell, and leaves them zero.
+    auto evaluate_node = [&](uint32_t f, uint32_t nb, bool marked, std::size_t s, GradientSum* h,
+                             uint64_t* cells, uint8_t* flag) {
       GradientSum* const vals = values.data();
       uint32_t* const bins = nonzero.data();
       std::size_t n = 0;
@@ -408,11 +424,14 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         hess_or |= v.h;
       };
       if (marked) {
-        for (std::size_t i = 0; i < words; ++i) {  // set bits in ascending order
-          for (uint64_t word = w[i]; word != 0; word &= word - 1) {
-            take(static_cast<uint32_t>(i * 64 + __builtin_ctzll(word)));
+        for (uint32_t first = 0; first < nb; first += kFlagChunk) {  // set flags in order
+          uint64_t word = FlagBits(flag + first);
+          if (nb - first < kFlagChunk) word &= (uint64_t{1} << (nb - first)) - 1;
+          for (; word != 0; word &= word - 1) {
+            const uint32_t b = first + static_cast<uint32_t>(__builtin_ctzll(word));
+            flag[b] = 0;
+            take(b);
           }
-          w[i] = 0;
         }
       } else {
         for (uint32_t b = 0; b < nb; ++b) take(b);
@@ -436,18 +455,17 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     // alias anything, so what they read through a reference would be read again every entry.
     GradientSum* const hist_cells = hist.data();
     uint64_t* const packed_cells = packed.data();
-    uint64_t* const bin_bits = bits.data();
+    uint8_t* const cell_flags = flags.data();
     const uint64_t* const words_of = code_words;  // by value into the loops, as the cells
 #pragma omp for schedule(dynamic, 16)
     for (int64_t fi = 0; fi < static_cast<int64_t>(nf); ++fi) {
-      if (bits.size() != num_nodes * max_words) continue;  // this thread's buffers failed
+      if (flags.empty()) continue;  // this thread's buffers failed
       const uint32_t f = static_cast<uint32_t>(fi);
       const uint32_t nb = cuts_->FeatureBins(f);
-      const std::size_t words = (nb + 63) / 64;
       const uint64_t begin = columns_->ptr[f], end = columns_->ptr[f + 1];
       const std::size_t level_nodes = kGather ? 1 : num_nodes;
       // A column with at least as many entries as the level's cells of it (nodes x bins) fills
-      // most of them: no bits are marked (a read-modify-write an entry), and every cell is read.
+      // most of them: no flags are set, and every cell is read.
       const bool marked = end - begin < uint64_t{level_nodes} * nb * kMarkEntriesPerCell;
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
       auto add_entries = [&](auto mark_tag) {
@@ -458,13 +476,13 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
             const uint8_t c = row_code[rows[k]];
             col_code[k] = c;
             packed_cells[bin] += words_of[c];
-            if constexpr (kMark) bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+            if constexpr (kMark) cell_flags[bin] = 1;
           });
         } else if constexpr (kGather) {  // the gradients already copied (CopyGradients)
           for (uint64_t k = begin; k < end; ++k) {
             const uint32_t bin = col_bins[k];
             col_grad[k].AddTo<kSmall>(&hist_cells[bin]);
-            if constexpr (kMark) bin_bits[bin >> 6] |= uint64_t{1} << (bin & 63);
+            if constexpr (kMark) cell_flags[bin] = 1;
           }
         } else {
           ForEntries<kSlotPrefetch>(begin, end, rows, slot, [=](uint64_t k) {
@@ -477,7 +495,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
             } else {
               col_grad[k].AddTo<kSmall>(&hist_cells[cell]);
             }
-            if constexpr (kMark) bin_bits[s * words + (bin >> 6)] |= uint64_t{1} << (bin & 63);
+            if constexpr (kMark) cell_flags[cell] = 1;
           });
         }
       };
@@ -487,8 +505,8 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
         add_entries(std::false_type{});
       }
       for (std::size_t s = 0; s < level_nodes; ++s) {
-        evaluate_node(f, nb, words, marked, s, hist_cells + (kCoded ? 0 : s * nb),
-                      packed_cells + (kCoded ? s * nb : 0), bin_bits + s * words);
+        evaluate_node(f, nb, marked, s, hist_cells + (kCoded ? 0 : s * nb),
+                      packed_cells + (kCoded ? s * nb : 0), cell_flags + s * nb);
       }
     }
   }
