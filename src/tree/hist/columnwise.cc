@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/memory.h"
 #include "common/parallel.h"
+#include "tree/hist/columnwise_kernels.h"
 
 namespace ringboost {
 namespace {
@@ -60,25 +61,6 @@ void ForEntries(uint64_t begin, uint64_t end, const uint32_t* rows, const T* by_
     visit(k + 3);
   }
   for (; k < end; ++k) visit(k);
-}
-
-// A marked column's flags (a byte a cell, 0 or 1) are read this many at a time.
-constexpr uint32_t kFlagChunk = 64;
-
-// The flags p[0, kFlagChunk) as bits, p[0] the lowest.
-inline uint64_t FlagBits(const uint8_t* p) {
-  uint64_t bits = 0;
-#if defined(__SSE2__)
-  for (uint32_t i = 0; i < kFlagChunk; i += 16) {  // 1 - 1 = 0, 0 - 1 sets the top bit
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    const uint32_t zero =
-        static_cast<uint32_t>(_mm_movemask_epi8(_mm_sub_epi8(v, _mm_set1_epi8(1))));
-    bits |= static_cast<uint64_t>(~zero & 0xffffu) << i;
-  }
-#else
-  for (uint32_t i = 0; i < kFlagChunk; ++i) bits |= static_cast<uint64_t>(p[i] != 0) << i;
-#endif
-  return bits;
 }
 
 // *to = max(*to, v).
@@ -381,7 +363,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     // `nonzero` (their bins), and zeroed on the way, to be evaluated.
     std::vector<GradientSum> hist;
     std::vector<uint64_t> packed;
-    std::vector<uint8_t> flags;  // per cell: 1 where an entry reached it (marked columns)
+    std::vector<uint8_t> marks;  // per cell: 1 where an entry reached it (marked columns)
     std::vector<GradientSum> values;
     std::vector<uint32_t> nonzero;
     errors.Run([&] {
@@ -390,55 +372,28 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       } else {
         hist.resize(num_nodes * max_feature_bins_);
       }
-      flags.assign(num_nodes * max_feature_bins_ + kFlagChunk, 0);  // FlagBits reads past
-      values.resize(max_feature_bins_);
-      nonzero.resize(max_feature_bins_);
+      marks.assign(num_nodes * max_feature_bins_ + columnwise_kernels::kMarkChunk, 0);
+      values.resize(max_feature_bins_ + columnwise_kernels::kGatherSlack);
+      nonzero.resize(max_feature_bins_ + columnwise_kernels::kGatherSlack);
     });
     // Evaluates feature f (`nb` bins) for node s from the cells `h` (or packed `cells`) whose
-    // `flag` is set, or (`marked` false: no flags set) from every cell, and leaves them zero.
+    // `mark` is set, or (`marked` false: no marks set) from every cell, and leaves them zero.
     auto evaluate_node = [&](uint32_t f, uint32_t nb, bool marked, std::size_t s, GradientSum* h,
-                             uint64_t* cells, uint8_t* flag) {
+                             uint64_t* cells, uint8_t* mark) {
       GradientSum* const vals = values.data();
       uint32_t* const bins = nonzero.data();
-      std::size_t n = 0;
-      // The present sums, the range of the prefix sums of g and the or of every h (negative
-      // if one is), in scalars the compiler keeps in registers.
-      int64_t present_g = 0, present_h = 0, lo = 0, hi = 0, hess_or = 0;
-      auto take = [&](uint32_t b) {
-        GradientSum v;
-        if constexpr (kCoded) {
-          v = Packed32::Unpack(cells[b]);
-          cells[b] = 0;
-        } else {
-          v = h[b];
-          h[b] = GradientSum{};
-        }
-        // Kept unless zero (an empty cell, or zero-gradient rows), without a branch.
-        vals[n] = v;
-        bins[n] = b;
-        n += (v.g | v.h) != 0;
-        present_g += v.g;
-        present_h += v.h;
-        lo = std::min(lo, present_g);
-        hi = std::max(hi, present_g);
-        hess_or |= v.h;
-      };
-      if (marked) {
-        for (uint32_t first = 0; first < nb; first += kFlagChunk) {  // set flags in order
-          uint64_t word = FlagBits(flag + first);
-          if (nb - first < kFlagChunk) word &= (uint64_t{1} << (nb - first)) - 1;
-          for (; word != 0; word &= word - 1) {
-            const uint32_t b = first + static_cast<uint32_t>(__builtin_ctzll(word));
-            flag[b] = 0;
-            take(b);
-          }
-        }
+      uint8_t* const marks = marked ? mark : nullptr;
+      columnwise_kernels::Gathered got;
+      if constexpr (kCoded) {
+        got = columnwise_kernels::Gather(cells, marks, nb, vals, bins);
       } else {
-        for (uint32_t b = 0; b < nb; ++b) take(b);
+        got = columnwise_kernels::Gather(h, marks, nb, vals, bins);
       }
+      const std::size_t n = got.n;
       if (n == 0) return;  // no candidate (EvaluateCompact finds none)
-      const GradientSum present{present_g, present_h};
-      const bool nonnegative_hess = hess_or >= 0;
+      const GradientSum present = got.present;
+      const int64_t lo = got.lo, hi = got.hi;
+      const bool nonnegative_hess = got.hess_or >= 0;
       // Column sampling, then a feature that provably cannot reach a loss change found for
       // the node (no candidate of it could win or tie the final choice either) is not scanned.
       const float must_beat =
@@ -455,17 +410,17 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
     // alias anything, so what they read through a reference would be read again every entry.
     GradientSum* const hist_cells = hist.data();
     uint64_t* const packed_cells = packed.data();
-    uint8_t* const cell_flags = flags.data();
+    uint8_t* const cell_marks = marks.data();
     const uint64_t* const words_of = code_words;  // by value into the loops, as the cells
 #pragma omp for schedule(dynamic, 16)
     for (int64_t fi = 0; fi < static_cast<int64_t>(nf); ++fi) {
-      if (flags.empty()) continue;  // this thread's buffers failed
+      if (marks.empty()) continue;  // this thread's buffers failed
       const uint32_t f = static_cast<uint32_t>(fi);
       const uint32_t nb = cuts_->FeatureBins(f);
       const uint64_t begin = columns_->ptr[f], end = columns_->ptr[f + 1];
       const std::size_t level_nodes = kGather ? 1 : num_nodes;
       // A column with at least as many entries as the level's cells of it (nodes x bins) fills
-      // most of them: no flags are set, and every cell is read.
+      // most of them: no marks are set, and every cell is read.
       const bool marked = end - begin < uint64_t{level_nodes} * nb * kMarkEntriesPerCell;
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
       auto add_entries = [&](auto mark_tag) {
@@ -476,13 +431,13 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
             const uint8_t c = row_code[rows[k]];
             col_code[k] = c;
             packed_cells[bin] += words_of[c];
-            if constexpr (kMark) cell_flags[bin] = 1;
+            if constexpr (kMark) cell_marks[bin] = 1;
           });
         } else if constexpr (kGather) {  // the gradients already copied (CopyGradients)
           for (uint64_t k = begin; k < end; ++k) {
             const uint32_t bin = col_bins[k];
             col_grad[k].AddTo<kSmall>(&hist_cells[bin]);
-            if constexpr (kMark) cell_flags[bin] = 1;
+            if constexpr (kMark) cell_marks[bin] = 1;
           }
         } else {
           ForEntries<kSlotPrefetch>(begin, end, rows, slot, [=](uint64_t k) {
@@ -495,7 +450,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
             } else {
               col_grad[k].AddTo<kSmall>(&hist_cells[cell]);
             }
-            if constexpr (kMark) cell_flags[cell] = 1;
+            if constexpr (kMark) cell_marks[cell] = 1;
           });
         }
       };
@@ -506,7 +461,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       }
       for (std::size_t s = 0; s < level_nodes; ++s) {
         evaluate_node(f, nb, marked, s, hist_cells + (kCoded ? 0 : s * nb),
-                      packed_cells + (kCoded ? s * nb : 0), cell_flags + s * nb);
+                      packed_cells + (kCoded ? s * nb : 0), cell_marks + s * nb);
       }
     }
   }
