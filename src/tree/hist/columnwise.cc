@@ -377,12 +377,11 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       nonzero.resize(max_feature_bins_ + columnwise_kernels::kGatherSlack);
     });
     // Evaluates feature f (`nb` bins) for node s from the cells `h` (or packed `cells`) whose
-    // `mark` is set, or (`marked` false: no marks set) from every cell, and leaves them zero.
-    auto evaluate_node = [&](uint32_t f, uint32_t nb, bool marked, std::size_t s, GradientSum* h,
-                             uint64_t* cells, uint8_t* mark) {
+    // mark is set in `marks`, or (marks null: none set) from every cell, and leaves them zero.
+    auto evaluate_node = [&](uint32_t f, uint32_t nb, std::size_t s, GradientSum* h,
+                             uint64_t* cells, uint8_t* marks) {
       GradientSum* const vals = values.data();
       uint32_t* const bins = nonzero.data();
-      uint8_t* const marks = marked ? mark : nullptr;
       columnwise_kernels::Gathered got;
       if constexpr (kCoded) {
         got = columnwise_kernels::Gather(cells, marks, nb, vals, bins);
@@ -418,10 +417,9 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       const uint32_t f = static_cast<uint32_t>(fi);
       const uint32_t nb = cuts_->FeatureBins(f);
       const uint64_t begin = columns_->ptr[f], end = columns_->ptr[f + 1];
-      const std::size_t level_nodes = kGather ? 1 : num_nodes;
       // A column with at least as many entries as the level's cells of it (nodes x bins) fills
       // most of them: no marks are set, and every cell is read.
-      const bool marked = end - begin < uint64_t{level_nodes} * nb * kMarkEntriesPerCell;
+      const bool marked = end - begin < uint64_t{num_nodes} * nb * kMarkEntriesPerCell;
       // In entry order: the rows, bins and gradients stream; the slots stay in cache.
       auto add_entries = [&](auto mark_tag) {
         constexpr bool kMark = decltype(mark_tag)::value;
@@ -459,9 +457,9 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       } else {
         add_entries(std::false_type{});
       }
-      for (std::size_t s = 0; s < level_nodes; ++s) {
-        evaluate_node(f, nb, marked, s, hist_cells + (kCoded ? 0 : s * nb),
-                      packed_cells + (kCoded ? s * nb : 0), cell_marks + s * nb);
+      for (std::size_t s = 0; s < num_nodes; ++s) {  // (one at the gather: checked above)
+        evaluate_node(f, nb, s, hist_cells + (kCoded ? 0 : s * nb),
+                      packed_cells + (kCoded ? s * nb : 0), marked ? cell_marks + s * nb : nullptr);
       }
     }
   }

@@ -164,12 +164,12 @@ class ColumnwiseEvaluator {
   std::vector<uint8_t> slot8_;    // per row, the node slot for the level (< 255 nodes)
   std::vector<uint16_t> slot16_;  // the same, for wider levels
   // (Directions marks each row with its split in the same arrays.)
-  // `slot` of every row of the nodes' rows: its node's index (none where its gradient is zero).
   // An exact tree's root: row_grad_ into col_grad_ (see the .cc).
   void CopyGradients();
   // Per feature, where each block of CopyGradients's rows starts in its column (and where the
   // column ends): (blocks + 1) entries a feature, found by the first exact tree.
   std::vector<uint64_t> block_starts_;
+  // `slot` of every row of the nodes' rows: its node's index (none where its gradient is zero).
   template <typename SlotT>
   void FillSlots(const std::vector<GradientSum>& gpair, const RowPartitioner& partitioner,
                  const std::vector<Node>& nodes, std::vector<SlotT>* slot);
