@@ -138,9 +138,14 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   times.cuts_s = Seconds(start);
   // The eval sets' dense rows as codes against the cuts, which every tree of this training splits
   // on (half the bytes each round's walk reads), made before the binned matrix's peak.
+  // The others (sparse rows) by feature, coded the same way, so that a round reads the split
+  // features' entries rather than all of them.
   if (CodedRows::Serves(cuts_)) {
     for (CachedSet& set : evals_) {
-      if (set.dense.values.empty()) continue;
+      if (set.dense.values.empty()) {
+        set.columns = CodedColumns::Take(&set.data, cuts_, nthread_);
+        continue;
+      }
       set.coded = CodedRows::From(set.dense, cuts_, nthread_);
       set.dense = DenseRows();
     }
@@ -206,6 +211,10 @@ void Learner::AddTreeToEvalCaches(const RegTree& tree, int group) {
   for (CachedSet& set : evals_) {
     if (!set.coded.codes.empty()) {
       RB_CHECK_MSG(AddTreeMargins({&tree}, {group}, set.coded, cuts_, model_.num_groups,
+                                  set.margins.data(), nthread_),
+                   "a tree that does not split on the training cuts");
+    } else if (!set.columns.ptr.empty()) {
+      RB_CHECK_MSG(AddTreeMargins({&tree}, {group}, set.columns, cuts_, model_.num_groups,
                                   set.margins.data(), nthread_),
                    "a tree that does not split on the training cuts");
     } else if (!set.dense.values.empty()) {

@@ -59,9 +59,11 @@ class Learner {
  private:
   struct CachedSet {
     std::string name;
-    DataSet data;                // eval sets walked as `dense`: labels, weights, groups only
+    DataSet data;                // eval sets walked as `dense` or `columns`: labels, weights,
+                                 // groups only
     DenseRows dense;             // where it pays (DenseRows::Pays); empty otherwise
     CodedRows coded;             // `dense` coded against the cuts where they allow (then no dense)
+    CodedColumns columns;        // else, where the cuts allow codes: the CSR by feature, coded
     std::vector<float> margins;  // rows x groups (train: the trainer's, copied for eval_train)
   };
   void AddTreeToEvalCaches(const RegTree& tree, int group);

@@ -81,4 +81,30 @@ bool AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
                     const CodedRows& rows, const HistogramCuts& cuts, int stride, float* margins,
                     int nthread);
 
+// A sparse set's entries by feature, coded as CodedRows codes them (against the training cuts),
+// for an eval set whose rows hold few of the features (no DenseRows). A tree walks it level by
+// level: each thread's share of the rows takes its nodes' default children, then the entries of
+// each split node's column in that share decide, so a round costs the rows times the depth plus
+// the split features' entries, where the CSR walk reads every entry of every row (a 1M x 10k
+// set's 200k eval rows, ~40 entries each: most of them in features the tree does not split on).
+// Entries of features from cuts.NumFeatures() on (never split on by these cuts' trees) are left
+// out: missing, as every feature a row does not hold.
+struct CodedColumns {
+  uint64_t num_rows = 0;
+  std::vector<uint64_t> ptr;  // NumFeatures() + 1 offsets into rows and codes
+  std::vector<uint32_t, UninitializedAllocator<uint32_t>> rows;  // ascending within a feature
+  std::vector<uint16_t, UninitializedAllocator<uint16_t>> codes;
+  uint32_t NumFeatures() const { return ptr.empty() ? 0 : static_cast<uint32_t>(ptr.size() - 1); }
+
+  // From data's CSR, consuming data->index and data->value (empty afterwards; row_ptr and the
+  // rest stay). The cuts must serve codes (CodedRows::Serves).
+  static CodedColumns Take(DataSet* data, const HistogramCuts& cuts, int nthread);
+};
+// Adds the trees' leaf values as AddTreeMargins does from `columns` coded against `cuts`. False,
+// with nothing added, when some tree splits at a value that is not one of its feature's E_f, on
+// a categorical feature or on one the cuts do not have.
+bool AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
+                    const CodedColumns& columns, const HistogramCuts& cuts, int stride,
+                    float* margins, int nthread);
+
 }  // namespace ringboost

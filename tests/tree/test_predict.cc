@@ -181,17 +181,9 @@ TEST(AddTreeMargins, DenseRowsGiveTheCsrMargins) {
   EXPECT_FALSE(DenseRows::Pays(sparse, 1000));
 }
 
-// Codes against the cuts walk to the dense floats' margins, bit for bit, for trees split at every
-// E_f value (min_values and each cut, default either way) and rows whose values fall on the
-// cuts, between them, below min_values, above the last cut, at +-0 and +-inf, or are missing; a
-// tree on a feature the rows lack reads the pad. Where the CPU has AVX-512, blocks of 64 rows
-// (four here, each with a row after it) walk a complete copy of each tree up to depth 12 by
-// gathers, deeper trees (the chain of depth 14 below) a row at a time, the last rows as before.
-// A split_cond off the cuts, or a categorical split, is refused with nothing added.
-TEST(AddTreeMargins, CodedRowsGiveTheDenseMargins) {
-  std::mt19937 rng(21);
+// Random cuts whose codes serve (CodedRows::Serves): per feature 1-9 cuts from min_values on.
+HistogramCuts CodableCuts(std::mt19937& rng, uint32_t num_features) {
   HistogramCuts cuts;
-  const uint32_t num_features = 5;  // 0-3 in the rows, 4 beyond them
   for (uint32_t f = 0; f < num_features; ++f) {
     const uint32_t nb = 1 + rng() % 9;
     float x = -2.0f + 0.25f * static_cast<float>(f);
@@ -202,42 +194,57 @@ TEST(AddTreeMargins, CodedRowsGiveTheDenseMargins) {
     }
     cuts.ptr.push_back(static_cast<uint32_t>(cuts.values.size()));
   }
+  return cuts;
+}
+
+// Every value feature f can split at: E_f, its min_values and then its cuts.
+std::vector<float> SplitValues(const HistogramCuts& cuts, uint32_t f) {
+  std::vector<float> v = {cuts.min_values[f]};
+  v.insert(v.end(), cuts.values.begin() + cuts.ptr[f], cuts.values.begin() + cuts.ptr[f + 1]);
+  return v;
+}
+
+// A tree of `splits` splits at E_f values, each of a random leaf (or, `chain`, of the last left
+// child: a tree `splits` deep), default either way, and random leaf values.
+RegTree CodableTree(std::mt19937& rng, const HistogramCuts& cuts, int splits, bool chain = false) {
+  RegTree tree;
+  std::vector<int> leaves = {0};
+  for (int s = 0; s < splits; ++s) {
+    const std::size_t pick = chain ? leaves.size() - 1 : rng() % leaves.size();
+    const uint32_t f = rng() % cuts.NumFeatures();
+    const std::vector<float> at = SplitValues(cuts, f);
+    const int left = tree.Split(leaves[pick], f, at[rng() % at.size()], rng() % 2 == 0, 1.0f);
+    leaves[pick] = left;
+    if (!chain) leaves.push_back(left + 1);
+  }
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (TreeNode& node : tree.nodes()) node.leaf_value = uniform(rng);
+  return tree;
+}
+
+// Codes against the cuts walk to the dense floats' margins, bit for bit, for trees split at every
+// E_f value (min_values and each cut, default either way) and rows whose values fall on the
+// cuts, between them, below min_values, above the last cut, at +-0 and +-inf, or are missing; a
+// tree on a feature the rows lack reads the pad. Where the CPU has AVX-512, blocks of 64 rows
+// (four here, each with a row after it) walk a complete copy of each tree up to depth 12 by
+// gathers, deeper trees (the chain of depth 14 below) a row at a time, the last rows as before.
+// A split_cond off the cuts, or a categorical split, is refused with nothing added.
+TEST(AddTreeMargins, CodedRowsGiveTheDenseMargins) {
+  std::mt19937 rng(21);
+  const uint32_t num_features = 5;  // 0-3 in the rows, 4 beyond them
+  const HistogramCuts cuts = CodableCuts(rng, num_features);
   ASSERT_TRUE(CodedRows::Serves(cuts));
-  // Every value a feature can split at.
-  auto split_values = [&](uint32_t f) {
-    std::vector<float> v = {cuts.min_values[f]};
-    v.insert(v.end(), cuts.values.begin() + cuts.ptr[f], cuts.values.begin() + cuts.ptr[f + 1]);
-    return v;
-  };
-  std::vector<RegTree> trees(16);
+  auto split_values = [&](uint32_t f) { return SplitValues(cuts, f); };
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<RegTree> trees;
   std::vector<const RegTree*> pointers;
   std::vector<int> groups;
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (RegTree& tree : trees) {
-    std::vector<int> leaves = {0};
-    for (int s = 0; s < 12; ++s) {
-      const std::size_t pick = rng() % leaves.size();
-      const uint32_t f = rng() % num_features;
-      const std::vector<float> at = split_values(f);
-      const int left = tree.Split(leaves[pick], f, at[rng() % at.size()], rng() % 2 == 0, 1.0f);
-      leaves[pick] = left;
-      leaves.push_back(left + 1);
-    }
-    for (TreeNode& node : tree.nodes()) node.leaf_value = uniform(rng);
-    pointers.push_back(&tree);
-    groups.push_back(static_cast<int>(groups.size() % 2));
-  }
+  for (int t = 0; t < 16; ++t) trees.push_back(CodableTree(rng, cuts, 12));
   // A chain of 14 splits, each node's left child split again: deeper than the complete copies.
-  RegTree& chain = trees.emplace_back();
-  for (int nid = 0, s = 0; s < 14; ++s) {
-    const uint32_t f = rng() % num_features;
-    const std::vector<float> at = split_values(f);
-    nid = chain.Split(nid, f, at[rng() % at.size()], rng() % 2 == 0, 1.0f);
-  }
-  for (TreeNode& node : chain.nodes()) node.leaf_value = uniform(rng);
-  pointers.assign(1, &chain);
+  trees.push_back(CodableTree(rng, cuts, 14, /*chain=*/true));
+  pointers.push_back(&trees.back());
   for (std::size_t t = 0; t + 1 < trees.size(); ++t) pointers.push_back(&trees[t]);
-  groups.push_back(static_cast<int>(groups.size() % 2));
+  for (std::size_t t = 0; t < trees.size(); ++t) groups.push_back(static_cast<int>(t % 2));
   const uint32_t num_feature = 4;
   DataSet data;
   const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, -100.0f, 100.0f};
@@ -288,6 +295,94 @@ TEST(AddTreeMargins, CodedRowsGiveTheDenseMargins) {
   HistogramCuts unsorted = cuts;
   unsorted.min_values[3] = unsorted.values[unsorted.ptr[3]] + 1.0f;
   EXPECT_FALSE(CodedRows::Serves(unsorted));
+}
+
+// A sparse set by feature, coded against the cuts, walks to the CSR's margins bit for bit: trees
+// split at every E_f value (default either way), leaves at every depth and a chain of 14 splits,
+// rows holding values on the cuts, between them, beyond the training range, at +-0 and +-inf, or
+// missing, and entries of a feature the cuts do not have (left out); one to five threads, also
+// more than the rows. Take empties the CSR's entries and keeps the rest. A split off the cuts,
+// categorical, or on a feature beyond them is refused with nothing added.
+TEST(AddTreeMargins, CodedColumnsGiveTheCsrMargins) {
+  std::mt19937 rng(29);
+  const uint32_t num_features = 6;
+  const HistogramCuts cuts = CodableCuts(rng, num_features);
+  ASSERT_TRUE(CodedRows::Serves(cuts));
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<RegTree> trees;
+  for (int t = 0; t < 12; ++t) trees.push_back(CodableTree(rng, cuts, 20));
+  trees.push_back(CodableTree(rng, cuts, 14, /*chain=*/true));
+  trees.emplace_back();  // a single leaf
+  trees.back()[0].leaf_value = 0.375f;
+  std::vector<const RegTree*> pointers;
+  std::vector<int> groups;
+  for (const RegTree& tree : trees) {
+    pointers.push_back(&tree);
+    groups.push_back(static_cast<int>(groups.size() % 2));
+  }
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, -100.0f, 100.0f};
+  for (int num_rows : {0, 2, 517}) {
+    DataSet data;
+    for (int r = 0; r < num_rows; ++r) {
+      std::vector<std::pair<uint32_t, float>> row;
+      for (uint32_t f = 0; f < num_features + 2; ++f) {  // 6 and 7: beyond the cuts
+        const std::vector<float> at = SplitValues(cuts, std::min(f, num_features - 1));
+        switch (rng() % 6) {
+          case 0:
+          case 1:
+            continue;  // missing
+          case 2:
+            row.emplace_back(f, at[rng() % at.size()]);  // on a cut or min_values
+            break;
+          case 3:
+            row.emplace_back(f, specials[rng() % 6]);
+            break;
+          default:
+            row.emplace_back(
+                f, at.front() - 1.0f + (at.back() - at.front() + 2.0f) * (uniform(rng) + 1) / 2);
+        }
+      }
+      AddRow(&data, row);
+    }
+    std::vector<float> by_csr(num_rows * 2, 0.5f);
+    AddTreeMargins(pointers, groups, data.num_col, data, 2, by_csr.data(), 2);
+    for (int threads : {1, 2, 3, 5}) {
+      DataSet taken = data;
+      const CodedColumns columns = CodedColumns::Take(&taken, cuts, threads);
+      EXPECT_TRUE(taken.index.empty());
+      EXPECT_TRUE(taken.value.empty());
+      EXPECT_EQ(taken.row_ptr, data.row_ptr);
+      EXPECT_EQ(taken.label, data.label);
+      ASSERT_EQ(columns.NumFeatures(), num_features);
+      ASSERT_EQ(columns.num_rows, static_cast<uint64_t>(num_rows));
+      for (uint32_t f = 0; f < num_features; ++f) {
+        EXPECT_TRUE(std::is_sorted(columns.rows.begin() + columns.ptr[f],
+                                   columns.rows.begin() + columns.ptr[f + 1]));
+      }
+      std::vector<float> by_columns(num_rows * 2, 0.5f);
+      ASSERT_TRUE(AddTreeMargins(pointers, groups, columns, cuts, 2, by_columns.data(), threads));
+      for (std::size_t i = 0; i < by_csr.size(); ++i) {
+        ASSERT_EQ(test::Bits(by_csr[i]), test::Bits(by_columns[i]))
+            << i << ", " << num_rows << " rows, threads " << threads;
+      }
+      if (num_rows == 517) {
+        EXPECT_NE(by_columns[0], 0.5f);
+        // Off the cuts, categorical, or on a feature beyond them: refused, nothing added.
+        RegTree off;
+        off.Split(0, 1, cuts.values[cuts.ptr[1]] + 0.0625f, true, 1.0f);
+        RegTree cat = trees[0];
+        cat[0].is_cat = true;
+        RegTree beyond;
+        beyond.Split(0, num_features, 0.0f, true, 1.0f);
+        for (const RegTree* bad : {&off, &cat, &beyond}) {
+          std::vector<float> untouched(num_rows * 2, 0.5f);
+          EXPECT_FALSE(AddTreeMargins({&trees[1], bad}, {0, 1}, columns, cuts, 2, untouched.data(),
+                                      threads));
+          EXPECT_EQ(untouched, std::vector<float>(num_rows * 2, 0.5f));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
