@@ -23,7 +23,6 @@
 #include "common/parallel.h"
 #include "model/model.h"
 #include "tree/gpu_hist/trainer.h"
-#include "tree/split_types.h"
 
 namespace ringboost {
 
@@ -220,14 +219,6 @@ DenseRows DenseRows::Take(DataSet* data, uint32_t num_feature, int nthread, uint
 
 namespace {
 
-// Feature f's E_f (CodedRows): min_values[f], then its cuts.
-std::vector<float> CodeBounds(const HistogramCuts& cuts, uint32_t f) {
-  std::vector<float> bounds = {cuts.min_values[f]};
-  bounds.insert(bounds.end(), cuts.values.begin() + cuts.ptr[f],
-                cuts.values.begin() + cuts.ptr[f + 1]);
-  return bounds;
-}
-
 // TreeWalker's lockstep walk over CodedRows: a node sends a row left when its code is at most the
 // node's threshold (the index of split_cond in E_f), or when it is missing and the node's default
 // is left.
@@ -247,7 +238,7 @@ class CodedWalker {
         continue;
       }
       if (x.is_cat || x.feature >= cuts.NumFeatures()) return false;
-      const std::vector<float> bounds = CodeBounds(cuts, x.feature);
+      const std::vector<float> bounds = CodedRows::Bounds(cuts, x.feature);
       const auto at = std::lower_bound(bounds.begin(), bounds.end(), x.split_cond);
       if (at == bounds.end() || !(*at == x.split_cond)) return false;
       // A feature the rows do not have reads the pad (kMissing), as TreeWalker's reads NaN.
@@ -386,6 +377,21 @@ class CodedWalker {
 
 }  // namespace
 
+std::vector<float> CodedRows::Bounds(const HistogramCuts& cuts, uint32_t f) {
+  std::vector<float> bounds = {cuts.min_values[f]};
+  bounds.insert(bounds.end(), cuts.values.begin() + cuts.ptr[f],
+                cuts.values.begin() + cuts.ptr[f + 1]);
+  return bounds;
+}
+
+uint16_t CodedRows::Code(const HistogramCuts& cuts, uint32_t f, float v) {
+  if (v != v) return kMissing;
+  if (!(v >= cuts.min_values[f])) return 0;
+  const float* first = cuts.values.data() + cuts.ptr[f];
+  const float* last = cuts.values.data() + cuts.ptr[f + 1];
+  return static_cast<uint16_t>(1 + (std::upper_bound(first, last, v) - first));
+}
+
 bool CodedRows::Serves(const HistogramCuts& cuts) {
   if (!cuts.is_cat.empty() &&
       std::any_of(cuts.is_cat.begin(), cuts.is_cat.end(), [](uint8_t c) { return c != 0; })) {
@@ -393,7 +399,7 @@ bool CodedRows::Serves(const HistogramCuts& cuts) {
   }
   for (uint32_t f = 0; f < cuts.NumFeatures(); ++f) {
     if (cuts.FeatureBins(f) + 1 >= kMissing) return false;
-    const std::vector<float> bounds = CodeBounds(cuts, f);
+    const std::vector<float> bounds = CodedRows::Bounds(cuts, f);
     if (std::any_of(bounds.begin(), bounds.end(), [](float x) { return x != x; }) ||
         !std::is_sorted(bounds.begin(), bounds.end())) {
       return false;
@@ -408,8 +414,6 @@ CodedRows CodedRows::From(const DenseRows& rows, const HistogramCuts& cuts, int 
   out.num_feature = rows.num_feature;
   const std::size_t width = static_cast<std::size_t>(rows.num_feature) + 1;
   const uint32_t coded = std::min(rows.num_feature, cuts.NumFeatures());
-  std::vector<std::vector<float>> bounds(coded);
-  for (uint32_t f = 0; f < coded; ++f) bounds[f] = CodeBounds(cuts, f);
   const int64_t num_rows = static_cast<int64_t>(rows.NumRows());
   out.codes.resize(num_rows * width);
 #pragma omp parallel for schedule(static) num_threads(Threads(nthread))
@@ -417,12 +421,7 @@ CodedRows CodedRows::From(const DenseRows& rows, const HistogramCuts& cuts, int 
     const float* in = rows.values.data() + r * width;
     uint16_t* code = out.codes.data() + r * width;
     for (std::size_t f = 0; f < width; ++f) {
-      const float v = in[f];
-      code[f] =
-          f >= coded || v != v
-              ? kMissing
-              : static_cast<uint16_t>(std::upper_bound(bounds[f].begin(), bounds[f].end(), v) -
-                                      bounds[f].begin());
+      code[f] = f >= coded ? kMissing : Code(cuts, static_cast<uint32_t>(f), in[f]);
     }
   }
   return out;
@@ -485,158 +484,6 @@ void AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<
   AddMatrixMargins(walkers, trees, groups, rows.values.data(),
                    static_cast<std::size_t>(rows.num_feature) + 1, rows.NumRows(), stride, margins,
                    nthread);
-}
-
-namespace {
-
-// A value's code against feature f's E_f: #{x in E_f : x <= v} (CodedRows), with E_f ascending.
-uint16_t CodeOf(const HistogramCuts& cuts, uint32_t f, float v) {
-  if (!(v >= cuts.min_values[f])) return 0;
-  const float* first = cuts.values.data() + cuts.ptr[f];
-  const float* last = cuts.values.data() + cuts.ptr[f + 1];
-  return static_cast<uint16_t>(1 + (std::upper_bound(first, last, v) - first));
-}
-
-// Thread t's contiguous share of n rows among `threads`.
-RowRange Share(uint64_t n, int t, int threads) {
-  return RowRange{n * t / threads, n * (t + 1) / threads};
-}
-
-// A tree as CodedColumns walk it: per node its column, code threshold and children (a leaf's
-// children itself), and the split nodes of each depth.
-struct ColumnTree {
-  struct Node {
-    uint32_t feature = 0;
-    uint32_t threshold = 0;  // left when the code is at most this
-    int32_t left = 0, right = 0, by_default = 0;
-  };
-  std::vector<Node> nodes;
-  std::vector<std::vector<int32_t>> splits_at;  // per depth, its split nodes
-
-  // False where a split is categorical, on a feature beyond the cuts, or off its feature's E_f.
-  bool Init(const RegTree& tree, const HistogramCuts& cuts) {
-    const std::vector<int> depth = NodeDepths(tree);
-    nodes.assign(tree.NumNodes(), Node{});
-    for (int nid = 0; nid < tree.NumNodes(); ++nid) {
-      const TreeNode& x = tree[nid];
-      if (depth[nid] < 0 || x.IsLeaf()) {
-        nodes[nid] = Node{0, 0, nid, nid, nid};
-        continue;
-      }
-      if (x.is_cat || x.feature >= cuts.NumFeatures()) return false;
-      const std::vector<float> bounds = CodeBounds(cuts, x.feature);
-      const auto at = std::lower_bound(bounds.begin(), bounds.end(), x.split_cond);
-      if (at == bounds.end() || !(*at == x.split_cond)) return false;
-      nodes[nid] = Node{x.feature, static_cast<uint32_t>(at - bounds.begin()), x.left, x.right,
-                        x.default_left ? x.left : x.right};
-      if (splits_at.size() <= static_cast<std::size_t>(depth[nid]))
-        splits_at.resize(depth[nid] + 1);
-      splits_at[depth[nid]].push_back(nid);
-    }
-    return true;
-  }
-};
-
-}  // namespace
-
-CodedColumns CodedColumns::Take(DataSet* data, const HistogramCuts& cuts, int nthread) {
-  RB_CHECK(CodedRows::Serves(cuts));
-  RB_CHECK_MSG(data->NumRows() < (uint64_t{1} << 32), "too many rows for one worker's eval set");
-  CodedColumns out;
-  out.num_rows = data->NumRows();
-  const uint32_t nf = cuts.NumFeatures();
-  const int threads = Threads(nthread);
-  // Each thread counts, then places, the entries of its share of the rows: within a column the
-  // shares follow each other, so its rows ascend.
-  std::vector<uint64_t> at(static_cast<std::size_t>(threads) * nf, 0);
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
-    const RowRange mine = Share(out.num_rows, t, omp_get_num_threads());
-    uint64_t* count = at.data() + static_cast<std::size_t>(t) * nf;
-    for (uint64_t k = data->row_ptr[mine.begin]; k < data->row_ptr[mine.end]; ++k) {
-      if (data->index[k] < nf) ++count[data->index[k]];
-    }
-  }
-  out.ptr.assign(nf + 1, 0);
-  uint64_t total = 0;
-  for (uint32_t f = 0; f < nf; ++f) {
-    out.ptr[f] = total;
-    for (int t = 0; t < threads; ++t) {
-      const uint64_t count = at[static_cast<std::size_t>(t) * nf + f];
-      at[static_cast<std::size_t>(t) * nf + f] = total;
-      total += count;
-    }
-  }
-  out.ptr[nf] = total;
-  out.rows.resize(total);
-  out.codes.resize(total);
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num();
-    const RowRange mine = Share(out.num_rows, t, omp_get_num_threads());
-    uint64_t* next = at.data() + static_cast<std::size_t>(t) * nf;
-    for (uint64_t r = mine.begin; r < mine.end; ++r) {
-      for (uint64_t k = data->row_ptr[r]; k < data->row_ptr[r + 1]; ++k) {
-        const uint32_t f = data->index[k];
-        if (f >= nf) continue;
-        const uint64_t pos = next[f]++;
-        out.rows[pos] = static_cast<uint32_t>(r);
-        out.codes[pos] = CodeOf(cuts, f, data->value[k]);
-      }
-    }
-  }
-  std::vector<uint32_t>().swap(data->index);
-  std::vector<float>().swap(data->value);
-  return out;
-}
-
-bool AddTreeMargins(const std::vector<const RegTree*>& trees, const std::vector<int>& groups,
-                    const CodedColumns& columns, const HistogramCuts& cuts, int stride,
-                    float* margins, int nthread) {
-  RB_CHECK(trees.size() == groups.size());
-  RB_CHECK(columns.NumFeatures() == cuts.NumFeatures());
-  std::vector<ColumnTree> walks(trees.size());
-  for (std::size_t t = 0; t < trees.size(); ++t) {
-    if (!walks[t].Init(*trees[t], cuts)) return false;
-  }
-  const uint32_t* column_rows = columns.rows.data();
-  const uint16_t* codes = columns.codes.data();
-  ParallelErrors errors;  // each thread's node buffer is allocated inside the region
-#pragma omp parallel num_threads(Threads(nthread))
-  {
-    const RowRange mine = Share(columns.num_rows, omp_get_thread_num(), omp_get_num_threads());
-    std::vector<int32_t> at;  // per row of the share, its node
-    errors.Run([&] { at.resize(mine.size()); });
-    for (std::size_t t = 0; t < trees.size() && at.size() == mine.size(); ++t) {
-      const std::vector<ColumnTree::Node>& nodes = walks[t].nodes;
-      std::fill(at.begin(), at.end(), 0);
-      for (const std::vector<int32_t>& splits : walks[t].splits_at) {
-        // Every row of a split node of this depth takes its default child (a row in a leaf stays),
-        for (int32_t& nid : at) nid = nodes[nid].by_default;
-        // then the rows the node's column holds go by their codes.
-        for (int32_t nid : splits) {
-          const ColumnTree::Node& x = nodes[nid];
-          const uint32_t* begin = column_rows + columns.ptr[x.feature];
-          const uint32_t* end = column_rows + columns.ptr[x.feature + 1];
-          const uint32_t* first = std::lower_bound(begin, end, static_cast<uint32_t>(mine.begin));
-          const uint32_t* last = std::lower_bound(first, end, static_cast<uint32_t>(mine.end));
-          for (const uint32_t* p = first; p < last; ++p) {
-            int32_t& row_at = at[*p - mine.begin];
-            if (row_at == x.left || row_at == x.right) {
-              row_at = codes[p - column_rows] <= x.threshold ? x.left : x.right;
-            }
-          }
-        }
-      }
-      const RegTree& tree = *trees[t];
-      for (uint64_t i = 0; i < mine.size(); ++i) {
-        margins[(mine.begin + i) * stride + groups[t]] += tree[at[i]].leaf_value;
-      }
-    }
-  }
-  errors.Rethrow();
-  return true;
 }
 
 std::vector<float> Model::InitialMargins(uint64_t rows) const {

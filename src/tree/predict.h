@@ -71,6 +71,10 @@ struct CodedRows {
   // Whether the cuts allow codes: no categorical feature, every E_f ascending and without NaN,
   // every feature's bins + 1 below kMissing.
   static bool Serves(const HistogramCuts& cuts);
+  // Feature f's E_f: min_values[f], then its cuts.
+  static std::vector<float> Bounds(const HistogramCuts& cuts, uint32_t f);
+  // The code of value v of feature f (kMissing for NaN), for cuts that Serves.
+  static uint16_t Code(const HistogramCuts& cuts, uint32_t f, float v);
   // Features from cuts.NumFeatures() on (never split on by a tree of these cuts) are kMissing.
   static CodedRows From(const DenseRows& rows, const HistogramCuts& cuts, int nthread);
 };
