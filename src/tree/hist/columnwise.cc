@@ -136,7 +136,7 @@ void ColumnwiseEvaluator::Directions(const std::vector<Split>& splits,
     slot8_.resize(num_rows_);
     DirectionsBy(splits, partitioner, slot8_.data(), goes_left->data());
   } else {
-    RB_CHECK(splits.size() < 0xffff);
+    RB_CHECK(splits.size() <= kMaxDirections);
     slot16_.resize(num_rows_);
     DirectionsBy(splits, partitioner, slot16_.data(), goes_left->data());
   }
@@ -188,12 +188,21 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
   const std::size_t num_nodes = nodes.size();
   RB_CHECK(Fits(num_nodes));
   const uint32_t nf = cuts_->NumFeatures();
-  std::vector<std::vector<uint8_t>> allowed(num_nodes);  // column sampling, where it bites
+  // Column sampling, where it bites: a node's allowed features as a byte a feature (null: all),
+  // one mask for a run of nodes with the same list (level sampling: the whole level).
+  std::vector<std::vector<uint8_t>> masks;
+  masks.reserve(num_nodes);  // the pointers below stay valid
+  std::vector<const std::vector<uint8_t>*> allowed(num_nodes, nullptr);
+  const std::vector<uint32_t>* last = nullptr;  // the list of masks.back()
   for (std::size_t s = 0; s < num_nodes; ++s) {
-    if (nodes[s].features->size() < nf) {
-      allowed[s].assign(nf, 0);
-      for (uint32_t f : *nodes[s].features) allowed[s][f] = 1;
+    const std::vector<uint32_t>* list = nodes[s].features;
+    if (list == nullptr || list->size() >= nf) continue;
+    if (last == nullptr || *last != *list) {
+      masks.emplace_back(nf, 0);
+      for (uint32_t f : *list) masks.back()[f] = 1;
+      last = list;
     }
+    allowed[s] = &masks.back();
   }
   if (!gradients_current_) {
     // A tree's first level: its root, every row in the one node. No slots; the rows' gradients
@@ -329,7 +338,7 @@ void ColumnwiseEvaluator::FillSlots(const std::vector<GradientSum>& gpair,
 
 template <typename SlotT, bool kGather, ColumnwiseEvaluator::Sum kSum>
 std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
-    const std::vector<Node>& nodes, const std::vector<std::vector<uint8_t>>& allowed,
+    const std::vector<Node>& nodes, const std::vector<const std::vector<uint8_t>*>& allowed,
     const SplitEvaluator& evaluator) {
   constexpr SlotT kNone = static_cast<SlotT>(~SlotT{0});
   constexpr bool kCoded = kSum == Sum::kCoded;
@@ -397,7 +406,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::EvaluateLevel(
       // the node (no candidate of it could win or tie the final choice either) is not scanned.
       const float must_beat =
           std::max(best[t][s].loss_chg, found[s].load(std::memory_order_relaxed));
-      if ((allowed[s].empty() || allowed[s][f]) &&
+      if ((allowed[s] == nullptr || (*allowed[s])[f]) &&
           !(evaluator.LossChangeBound(present, SplitEvaluator::SideGradBound(lo, hi, present.g),
                                       nonnegative_hess, nodes[s].sum, nodes[s].gain) < must_beat)) {
         best[t][s].Update(evaluator.EvaluateCompact(vals, bins, n, present, nodes[s].sum,

@@ -46,7 +46,8 @@ class ColumnwiseEvaluator {
     int nid;
     GradientSum sum;                        // the node's total, missing values included
     float gain;                             // its own gain
-    const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending
+    const std::vector<uint32_t>* features;  // features allowed (column sampling), ascending;
+                                            // null: every feature
     WeightBounds bounds;                    // monotone constraints: its children's box
   };
   // A new tree: the next Evaluate, of its root, copies its gradients beside the entries.
@@ -66,8 +67,10 @@ class ColumnwiseEvaluator {
     int32_t split_bin;  // local: bins <= split_bin go left
     bool default_left;
   };
+  // At most kMaxDirections splits (each row's mark is 16 bits at most).
   void Directions(const std::vector<Split>& splits, const RowPartitioner& partitioner,
                   std::vector<uint8_t>* goes_left);
+  static constexpr std::size_t kMaxDirections = 0xfffe;
   // Entries Directions reads for these splits (each feature's column once).
   uint64_t ColumnEntries(const std::vector<Split>& splits) const;
 
@@ -137,7 +140,7 @@ class ColumnwiseEvaluator {
   // way (else CopyGradients has copied the gradients).
   template <typename SlotT, bool kGather, Sum kSum>
   std::vector<SplitCandidate> EvaluateLevel(const std::vector<Node>& nodes,
-                                            const std::vector<std::vector<uint8_t>>& allowed,
+                                            const std::vector<const std::vector<uint8_t>*>& allowed,
                                             const SplitEvaluator& evaluator);
 
   const HistogramCuts* cuts_;

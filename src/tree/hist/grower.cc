@@ -184,15 +184,22 @@ bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
   }
   if (!columnwise_->Fits(nids.size())) return false;
   const auto start = PhaseTimer::Clock::now();
+  // A node allowed every feature holds no list (on very wide data, a list a node of a level
+  // would take nodes x features x 4 bytes); a sampled node's list is freed once evaluated.
   std::vector<ColumnwiseEvaluator::Node> nodes;
   for (int nid : nids) {
     NodeState& n = nodes_[nid];
     n.features = NodeFeatures(nid);
-    nodes.push_back({nid, n.sum, n.gain, &n.features, n.bounds});
+    const bool all = n.features.size() == cuts_->NumFeatures();
+    if (all) std::vector<uint32_t>().swap(n.features);
+    nodes.push_back({nid, n.sum, n.gain, all ? nullptr : &n.features, n.bounds});
   }
   const std::vector<SplitCandidate> best =
       columnwise_->Evaluate(gpair, *partitioner_, nodes, *evaluator_);
-  for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
+  for (std::size_t i = 0; i < nids.size(); ++i) {
+    nodes_[nids[i]].split = best[i];
+    std::vector<uint32_t>().swap(nodes_[nids[i]].features);
+  }
   timer_.Add("histograms + evaluate (by column)", start);
   return true;
 }
@@ -220,7 +227,10 @@ void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
 // 8 entries a row.
 bool TreeGrower::PartitionByColumns(const std::vector<Expansion>& expansions,
                                     const std::vector<RowPartitioner::SplitTask>& tasks) {
-  if (columnwise_ == nullptr || expansions.empty()) return false;
+  if (columnwise_ == nullptr || expansions.empty() ||
+      expansions.size() > ColumnwiseEvaluator::kMaxDirections) {
+    return false;  // (a level of more splits is evaluated row-wise too: Fits)
+  }
   std::vector<ColumnwiseEvaluator::Split> splits;
   uint64_t rows = 0;
   for (const Expansion& e : expansions) {

@@ -294,6 +294,7 @@ int WalkedLeaf(const RegTree& tree, const std::vector<float>& row) {
 float WalkedLeafValue(const RegTree& tree, const std::vector<float>& row) {
   return tree[WalkedLeaf(tree, row)].leaf_value;
 }
+
 }  // namespace
 
 // The leaves at the depth limit take their rows from their parent's by its split, without a
@@ -367,6 +368,33 @@ TEST(TreeGrower, PredictionCacheIsEachRowsWalkedLeaf) {
       }
     }
   }
+}
+
+// A level of 65,536 splits (a depth-17 tree over 2^17 rows whose 17 features are the bits of the
+// row's index, present where set; label their count, so that every bit splits every node): more
+// splits than the column-wise directions' marks hold, so that level is partitioned by the rows'
+// search (it had stopped the job on an internal check), and the tree is the row-wise wide way's.
+TEST(TreeGrower, ColumnwiseLevelWithMoreSplitsThanMarks) {
+  constexpr int kBits = 17;
+  std::vector<std::vector<float>> rows(1 << kBits, std::vector<float>(kBits, NAN));
+  std::vector<float> labels;
+  for (int i = 0; i < (1 << kBits); ++i) {
+    for (int b = 0; b < kBits; ++b) {
+      if (i >> b & 1) rows[i][b] = 1.0f;
+    }
+    labels.push_back(static_cast<float>(__builtin_popcount(i)));
+  }
+  test::GrowerFixture fx(test::DenseRows(rows, labels), 2);
+  ASSERT_EQ(fx.matrix->layout(), BinnedMatrix::Layout::kSparse);
+  ASSERT_GT(std::size_t{1} << (kBits - 1), ColumnwiseEvaluator::kMaxDirections);  // the last level
+  Params p;
+  p.max_depth = kBits;
+  p.min_child_weight = 0;
+  p.lambda = 0;
+  const RegTree by_rows = fx.Grow(p, 2, nullptr, test::GrowerFixture::Mode::kWideRows);
+  EXPECT_EQ(by_rows.NumNodes(), (1 << (kBits + 1)) - 1);  // every level whole, the last 65,536
+  const RegTree by_columns = fx.Grow(p, 2, nullptr, test::GrowerFixture::Mode::kWideColumns);
+  test::ExpectSameTree(by_rows, by_columns);
 }
 
 }  // namespace ringboost
