@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "tree/tree_params.h"
@@ -17,18 +18,21 @@ class ColumnSampler {
   // tree_key identifies the tree (round * groups + group).
   ColumnSampler(uint32_t num_features, const TreeParams& params, uint64_t tree_key);
 
-  std::vector<uint32_t> ForNode(int nid, int depth);
+  // The features node `nid` at `depth` may split on. Without node sampling every node of a level
+  // gets the level's one set (shared, not copied: on very wide data a copy a node would cost
+  // nodes x features x 4 bytes).
+  using FeatureSet = std::shared_ptr<const std::vector<uint32_t>>;
+  FeatureSet ForNode(int nid, int depth);
 
  private:
-  std::vector<uint32_t> Sample(const std::vector<uint32_t>& from, double ratio, uint64_t stream,
-                               uint64_t key) const;
+  FeatureSet Sample(const FeatureSet& from, double ratio, uint64_t stream, uint64_t key) const;
 
   uint64_t seed_;
   uint64_t tree_key_;
   double bylevel_;
   double bynode_;
-  std::vector<uint32_t> tree_set_;
-  std::map<int, std::vector<uint32_t>> level_sets_;
+  FeatureSet tree_set_;
+  std::map<int, FeatureSet> level_sets_;
 };
 
 }  // namespace ringboost

@@ -161,7 +161,7 @@ void InteractionTracker::Split(int nid, uint32_t feature, int left, int right) {
 }
 
 void InteractionTracker::Filter(int nid, std::vector<uint32_t>* features) const {
-  if (sets_ == nullptr || sets_->empty() || nodes_[nid].all) return;
+  if (!Restricts(nid)) return;
   const std::vector<uint32_t>& allowed = nodes_[nid].allowed;
   std::vector<uint32_t> kept;
   std::set_intersection(features->begin(), features->end(), allowed.begin(), allowed.end(),

@@ -62,6 +62,8 @@ class InteractionTracker {
   void Split(int nid, uint32_t feature, int left, int right);
   // Drops from `features` (ascending) those `nid` may not split on.
   void Filter(int nid, std::vector<uint32_t>* features) const;
+  // Whether Filter can drop anything for `nid`.
+  bool Restricts(int nid) const { return sets_ != nullptr && !sets_->empty() && !nodes_[nid].all; }
 
  private:
   struct NodeSets {

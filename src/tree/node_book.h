@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <vector>
 
@@ -72,9 +73,14 @@ class NodeBook {
   }
   // The per-feature monotone constraints (-1, 0, 1), or null when there are none.
   const std::vector<int8_t>* monotone() const { return monotone_; }
-  // Drops from `features` (ascending) those `nid` may not split on (interaction constraints).
-  void FilterFeatures(int nid, std::vector<uint32_t>* features) const {
-    interaction_.Filter(nid, features);
+  // `features` (ascending) less those `nid` may not split on (interaction constraints): the
+  // same set, not a copy, where the constraints leave the node every feature.
+  std::shared_ptr<const std::vector<uint32_t>> FilterFeatures(
+      int nid, std::shared_ptr<const std::vector<uint32_t>> features) const {
+    if (!interaction_.Restricts(nid)) return features;
+    auto kept = std::make_shared<std::vector<uint32_t>>(*features);
+    interaction_.Filter(nid, kept.get());
+    return kept;
   }
 
   // Forgets every node; gains and weights of the next tree use `quantizer`.

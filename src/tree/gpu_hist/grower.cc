@@ -97,8 +97,8 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
     const int nid = nids[i];
     NodeState& n = nodes_[nid];
     RB_CHECK(n.hist.get() == buffer);
-    features.push_back(sampler_->ForNode(nid, n.depth));
-    nodes_.FilterFeatures(nid, &features.back());  // interaction constraints
+    // column sampling, then the interaction constraints
+    features.push_back(*nodes_.FilterFeatures(nid, sampler_->ForNode(nid, n.depth)));
     if (sync_.scatters()) features.back() = sync_.Owned(features.back());
     if (!cat_bins_.empty()) {
       std::vector<uint32_t>& all = features.back();

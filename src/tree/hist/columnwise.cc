@@ -197,7 +197,7 @@ std::vector<SplitCandidate> ColumnwiseEvaluator::Evaluate(const std::vector<Grad
   for (std::size_t s = 0; s < num_nodes; ++s) {
     const std::vector<uint32_t>* list = nodes[s].features;
     if (list == nullptr || list->size() >= nf) continue;
-    if (last == nullptr || *last != *list) {
+    if (list != last && (last == nullptr || *last != *list)) {
       masks.emplace_back(nf, 0);
       for (uint32_t f : *list) masks.back()[f] = 1;
       last = list;

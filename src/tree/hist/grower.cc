@@ -34,10 +34,8 @@ void TreeGrower::SetConstraints(TreeConstraints constraints) {
   nodes_.SetConstraints(&constraints_);
 }
 
-std::vector<uint32_t> TreeGrower::NodeFeatures(int nid) {
-  std::vector<uint32_t> features = sampler_->ForNode(nid, nodes_[nid].depth);
-  nodes_.FilterFeatures(nid, &features);
-  return features;
+ColumnSampler::FeatureSet TreeGrower::NodeFeatures(int nid) {
+  return nodes_.FilterFeatures(nid, sampler_->ForNode(nid, nodes_[nid].depth));
 }
 
 void TreeGrower::InitRoot(const std::vector<GradientSum>& gpair, GradientSum local_sum,
@@ -120,21 +118,21 @@ void TreeGrower::BuildAndEvaluateWide(const std::vector<GradientSum>& gpair, int
   if (comm_->WorldSize() > 1) AllreduceWide();
   // Only features whose bins lie in a touched chunk can split: the node's rows miss the others.
   NodeState& n = nodes_[nid];
-  const std::vector<uint32_t> sampled = NodeFeatures(nid);
   const std::vector<uint8_t>& touched = hist_builder_.wide_touched();
   constexpr uint32_t kShift = HistogramBuilder::kChunkShift;
-  n.features.clear();
-  for (uint32_t f : sampled) {
+  const ColumnSampler::FeatureSet sampled = NodeFeatures(nid);
+  std::vector<uint32_t> features;
+  for (uint32_t f : *sampled) {
     const uint32_t first = cuts_->ptr[f] >> kShift, last = (cuts_->ptr[f + 1] - 1) >> kShift;
     for (uint32_t c = first; c <= last; ++c) {
       if (touched[c]) {
-        n.features.push_back(f);
+        features.push_back(f);
         break;
       }
     }
   }
   NodeToEvaluate input{
-      &hist_builder_.wide_hist(), n.sum, n.gain, &n.features, touched.data(), kShift, n.bounds};
+      &hist_builder_.wide_hist(), n.sum, n.gain, &features, touched.data(), kShift, n.bounds};
   n.split = evaluator_->Evaluate({input}, nthread_)[0];
   timer_.Add("evaluate", start);
 }
@@ -184,21 +182,20 @@ bool TreeGrower::EvaluateColumnwise(const std::vector<GradientSum>& gpair,
   }
   if (!columnwise_->Fits(nids.size())) return false;
   const auto start = PhaseTimer::Clock::now();
-  // A node allowed every feature holds no list (on very wide data, a list a node of a level
-  // would take nodes x features x 4 bytes); a sampled node's list is freed once evaluated.
+  // A node allowed every feature passes no list; the nodes of a level sampled alike share one
+  // (ColumnSampler::ForNode), dropped once the level is evaluated.
   std::vector<ColumnwiseEvaluator::Node> nodes;
   for (int nid : nids) {
     NodeState& n = nodes_[nid];
     n.features = NodeFeatures(nid);
-    const bool all = n.features.size() == cuts_->NumFeatures();
-    if (all) std::vector<uint32_t>().swap(n.features);
-    nodes.push_back({nid, n.sum, n.gain, all ? nullptr : &n.features, n.bounds});
+    const bool all = n.features->size() == cuts_->NumFeatures();
+    nodes.push_back({nid, n.sum, n.gain, all ? nullptr : n.features.get(), n.bounds});
   }
   const std::vector<SplitCandidate> best =
       columnwise_->Evaluate(gpair, *partitioner_, nodes, *evaluator_);
   for (std::size_t i = 0; i < nids.size(); ++i) {
     nodes_[nids[i]].split = best[i];
-    std::vector<uint32_t>().swap(nodes_[nids[i]].features);
+    nodes_[nids[i]].features.reset();
   }
   timer_.Add("histograms + evaluate (by column)", start);
   return true;
@@ -211,12 +208,18 @@ void TreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   for (int nid : nids) {
     NodeState& n = nodes_[nid];
     n.features = NodeFeatures(nid);
-    if (sync_.scatters()) n.features = sync_.Owned(n.features);
-    inputs.push_back(NodeToEvaluate{&n.hist, n.sum, n.gain, &n.features, nullptr, 0, n.bounds});
+    if (sync_.scatters()) {
+      n.features = std::make_shared<const std::vector<uint32_t>>(sync_.Owned(*n.features));
+    }
+    inputs.push_back(
+        NodeToEvaluate{&n.hist, n.sum, n.gain, n.features.get(), nullptr, 0, n.bounds});
   }
   std::vector<SplitCandidate> best = evaluator_->Evaluate(inputs, nthread_);
   sync_.AgreeOnSplits(&best);
-  for (std::size_t i = 0; i < nids.size(); ++i) nodes_[nids[i]].split = best[i];
+  for (std::size_t i = 0; i < nids.size(); ++i) {
+    nodes_[nids[i]].split = best[i];
+    nodes_[nids[i]].features.reset();
+  }
 }
 
 // Sparse rows find their split feature by a search in the row; with the column-major copy at

@@ -71,13 +71,13 @@ class TreeGrower {
 
  private:
   struct NodeState : NodeStats {
-    std::vector<uint32_t> features;
+    ColumnSampler::FeatureSet features;  // set while the node's level is evaluated
     Histogram hist;
   };
 
   void InitRoot(const std::vector<GradientSum>& gpair, GradientSum local_sum, RegTree* tree);
   // The features `nid` may split on: column sampling, then the interaction constraints.
-  std::vector<uint32_t> NodeFeatures(int nid);
+  ColumnSampler::FeatureSet NodeFeatures(int nid);
   void PartitionRows(const std::vector<Expansion>& expansions);
   std::vector<int> BuildChildren(const std::vector<GradientSum>& gpair,
                                  const std::vector<Expansion>& expansions);
