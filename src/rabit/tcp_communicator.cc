@@ -60,7 +60,6 @@ Status TcpCommunicator::Shutdown() {
   Status s = ConnectTracker(proto::kShutdown, &tracker);
   heartbeat_.Clear();
   DropLinks();
-  listener_.Close();
   return s.Wrap(Where() + ": Shutdown");
 }
 

@@ -20,7 +20,7 @@ namespace ringboost::rabit {
 struct TcpSettings {
   std::string tracker_uri;       // DMLC_TRACKER_URI (required)
   int tracker_port = 9091;       // DMLC_TRACKER_PORT
-  std::string task_id = "NULL";  // DMLC_TASK_ID (stable across restarts of one worker)
+  std::string task_id = "NULL";  // DMLC_TASK_ID less ":<token>" (stable across restarts)
   int world_size = -1;           // DMLC_NUM_WORKER (-1: the tracker's)
   int num_attempt = 0;           // DMLC_NUM_ATTEMPT (restarts so far)
   std::string token;             // RINGBOOST_JOB_TOKEN (empty: no token)

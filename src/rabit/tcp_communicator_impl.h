@@ -149,7 +149,7 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   int ring_prev_ = -1;
   int ring_next_ = -1;
   bool hypercube_ = false;  // linked with proto::HypercubePartners (halving and doubling)
-  TcpSocket listener_;
+  TcpSocket listener_;      // open only within Link()
   std::map<int, TcpSocket> links_;
   Heartbeat heartbeat_;
   bool shut_down_ = false;

@@ -20,7 +20,6 @@ Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tr
   if (!s.ok()) return s.Wrap(where + ": is the tracker (ringboost-submit) still running?");
   tracker->set_peer(where);
   Deadline deadline = TrackerReply();
-  std::string task_id = settings_.task_id;
   if (settings_.token.empty()) {
     // The plain dmlc hello (foreign trackers).
     int32_t magic = 0;
@@ -31,13 +30,12 @@ Status TcpCommunicator::ConnectTracker(const std::string& command, TcpSocket* tr
                           std::to_string(proto::kMagic) + ": is it a Rabit tracker?");
     }
   } else {
-    // The token is proven, never sent: the bare task id goes out.
+    // The token is proven, never sent: the bare task id goes out (TcpSettings holds no other).
     s = ProveToTracker(tracker, settings_.token, deadline);
-    proto::TaskIdHasToken(settings_.task_id, settings_.token, &task_id);
   }
   if (s.ok()) s = proto::SendInt(tracker, rank_, deadline);
   if (s.ok()) s = proto::SendInt(tracker, settings_.world_size, deadline);
-  if (s.ok()) s = proto::SendStr(tracker, task_id, deadline);
+  if (s.ok()) s = proto::SendStr(tracker, settings_.task_id, deadline);
   if (s.ok()) s = proto::SendStr(tracker, command, deadline);
   return Silent(tracker, s);
 }
@@ -218,9 +216,7 @@ Status TcpCommunicator::AcceptPeers(TcpSocket* tracker, int count,
 
 Status TcpCommunicator::Init() {
   SetPollSpinMicros(settings_.spin_us);
-  Status s = TcpSocket::Listen(settings_.listen_host, 0, &listener_);
-  if (!s.ok()) return s.Wrap("tcp worker");
-  s = Link(proto::kStart);
+  Status s = Link(proto::kStart);
   // A restarted worker of a recovering job: the survivors are re-linking and agreeing on the
   // checkpoint now; it takes part and gets the checkpoint (LoadCheckPoint then returns it). A
   // worker restarted before the job's first link-up finds no peer recovering: a plain start.
@@ -232,12 +228,18 @@ Status TcpCommunicator::Init() {
 
 // One round with the tracker: `start` on joining; `recover` (the fault-tolerance issue) when
 // links broke, keeping the ones that still work and re-making the others.
+// The peer port listens only while linking (the tracker hands it out then, from this worker's
+// report in LinkPeers): between link-ups nobody is owed an accept, and a port left open would
+// hold strangers' connections in its backlog, unread and past rabit_handshake_timeout_sec, until
+// the job ended. Each link-up listens on a fresh port.
 Status TcpCommunicator::Link(const std::string& command) {
   TcpSocket tracker;
-  Status s = ConnectTracker(command, &tracker);
+  Status s = TcpSocket::Listen(settings_.listen_host, 0, &listener_);
+  if (s.ok()) s = ConnectTracker(command, &tracker);
   std::set<int> neighbours;
   if (s.ok()) s = ReceiveAssignment(&tracker, &neighbours);
   if (s.ok()) s = LinkPeers(&tracker, neighbours);
+  listener_.Close();
   if (!s.ok()) {
     return s.Wrap("tcp worker (task " + settings_.task_id + ", " + command + ") linking up");
   }

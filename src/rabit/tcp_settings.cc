@@ -144,8 +144,9 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
   }
   if (auto v = Lookup(config, kTrackerPort)) t.tracker_port = ParseInteger(*v, 1, 65535);
   if (auto v = Lookup(config, kTaskId)) t.task_id = v->second;
+  // The length only: ringboost-submit's ids carry the job token, which no message may show.
   if (t.task_id.empty() || t.task_id.size() > 256) {
-    RB_FAIL("DMLC_TASK_ID='" << t.task_id << "': must be 1 to 256 characters");
+    RB_FAIL("DMLC_TASK_ID: " << t.task_id.size() << " characters; must be 1 to 256");
   }
   if (auto v = Lookup(config, kNumWorker)) {
     t.world_size = ParseInteger(*v, 1, proto::kMaxWorldSize);
@@ -156,6 +157,9 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
   if (auto v = Lookup(config, kNumAttempt)) t.num_attempt = ParseInteger(*v, 0, 1 << 20);
   if (auto v = Lookup(config, kToken)) t.token = v->second;
   if (t.token.size() > 1024) RB_FAIL("RINGBOOST_JOB_TOKEN: longer than 1024 characters");
+  // ringboost-submit's DMLC_TASK_ID is "<id>:<token>" (for foreign workers' sake); the token is
+  // proven to the tracker, never sent, and kept out of every message: only the bare id is kept.
+  proto::TaskIdHasToken(t.task_id, t.token, &t.task_id);
   if (auto v = Lookup(config, kTimeout)) t.timeout_s = ParseSeconds(*v);
   if (auto v = Lookup(config, kConnectTimeout)) t.connect_timeout_s = ParseSeconds(*v);
   if (auto v = Lookup(config, kHandshakeTimeout)) t.handshake_timeout_s = ParseSeconds(*v);

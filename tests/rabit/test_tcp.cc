@@ -1,9 +1,17 @@
 // The tcp backend in one process: an in-process tracker and one thread per worker, each with
 // its own communicator over real loopback sockets.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,6 +64,53 @@ TEST(Tcp, RanksFollowTaskIdsAndPrintReachesTheTracker) {
         std::string::npos)
         << tracker.log();
   }
+}
+
+// Whether a TCP connect to 127.0.0.1:port is refused at once (nothing listens there).
+bool Refused(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool refused =
+      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 && errno == ECONNREFUSED;
+  close(fd);
+  return refused;
+}
+
+// A worker's peer port listens only while it links up: after it, a stranger's connection is
+// refused by the kernel, not left in the backlog, unread, until the job ends.
+TEST(Tcp, PeerPortsCloseOnceLinked) {
+  std::vector<int> ports;
+  std::mutex mutex;
+  test::TrackerThread tracker(
+      3, "", [](TrackerOptions* o) { o->verbose = true; },
+      [&](const std::string& line) {
+        const std::size_t at = line.find(" listens on 127.0.0.1:");
+        if (at == std::string::npos) return;
+        std::lock_guard<std::mutex> lock(mutex);
+        ports.push_back(std::stoi(line.substr(at + std::strlen(" listens on 127.0.0.1:"))));
+      });
+  auto results = RunWorkers(&tracker, 3, {{"rabit_timeout_sec", "30"}}, [&](Communicator* comm) {
+    int32_t one = 1;
+    comm->Allreduce(Span<int32_t>(&one, 1), Op::kSum);  // every worker linked
+    // The tracker logs a port after its exchange with the worker, which may link up first.
+    for (int wait = 0; wait < 1000; ++wait) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (ports.size() == 3) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string refused;
+    for (int port : ports) refused += Refused(port) ? "r" : "open";
+    return refused;
+  });
+  EXPECT_EQ(ports.size(), 3u);
+  EXPECT_EQ(results, (std::vector<std::string>(3, "rrr")));
+  ASSERT_TRUE(tracker.Finish(false).ok());
 }
 
 // More workers of one address than hellos may be pending from it (16): all arrive at once, none
@@ -169,6 +224,36 @@ std::string SettingsError(const std::vector<std::pair<std::string, std::string>>
     return e.what();
   }
   return "";
+}
+
+// ringboost-submit's task ids carry the job token ("<id>:<token>"); a worker that fails to link
+// up names its task by the bare id, as the job log and --log-file copy the message.
+TEST(Tcp, LinkUpErrorsNameTheTaskWithoutTheToken) {
+  const std::string token = "5cec9ac9d41e7e1b0c6f2a8e9b3d7c11";
+  TcpSocket silent;
+  ASSERT_TRUE(TcpSocket::Listen("127.0.0.1", 0, &silent).ok());
+  CommunicatorConfig config;
+  config.backend = "tcp";
+  config.args = {{"DMLC_TRACKER_URI", "127.0.0.1"},
+                 {"DMLC_TRACKER_PORT", std::to_string(silent.LocalPort())},
+                 {"DMLC_TASK_ID", "3:" + token},
+                 {"RINGBOOST_JOB_TOKEN", token},
+                 {"rabit_timeout_sec", "0.5"}};
+  EXPECT_EQ(ReadTcpSettings(config).task_id, "3");
+  try {
+    MakeCommunicator(config);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("(task 3, start)"), std::string::npos) << what;
+    EXPECT_EQ(what.find(token.substr(0, 8)), std::string::npos) << what;
+  }
+  // Nor does a task id too long to take.
+  const std::string error = SettingsError({{"DMLC_TRACKER_URI", "127.0.0.1"},
+                                           {"DMLC_TASK_ID", std::string(260, '7') + ":" + token},
+                                           {"RINGBOOST_JOB_TOKEN", token}});
+  EXPECT_NE(error.find("DMLC_TASK_ID"), std::string::npos) << error;
+  EXPECT_EQ(error.find(token.substr(0, 8)), std::string::npos) << error;
 }
 
 TEST(TcpSettings, BadValuesNameTheKeyAndWhatIsAllowed) {
