@@ -40,6 +40,11 @@ struct TrackerOptions {
   bool hypercube = false;
   // Also log where each rank listens for its peers ("rank R listens on HOST:PORT").
   bool verbose = false;
+  // Refusals are logged one by one up to refusal_lines in each refusal_window_s; beyond that
+  // (a flood of strangers, each refusal a line of the job log and --log-file) they are counted,
+  // and the count is logged when the window has passed and when Run() ends.
+  int refusal_lines = 20;
+  double refusal_window_s = 60;
   // Where lines go: print messages ("[rank R] message"), refusals, progress. Default: stderr.
   std::function<void(const std::string&)> log;
 };

@@ -340,6 +340,35 @@ TEST(Tracker, RefusesWrongMagic) {
   ServeOneWorker(&t);
 }
 
+// A flood of strangers costs a bounded number of log lines (each refusal would be a line of the
+// job log and --log-file): the first refusal_lines one by one, the rest counted.
+TEST(Tracker, RefusalsBeyondTheLimitAreCountedNotLogged) {
+  TrackerOptions o = Options(1);
+  o.refusal_lines = 5;
+  RunningTracker t(o);
+  const Deadline d = Deadline::After(kClientTimeoutS);
+  for (int i = 0; i < 30; ++i) {
+    TcpSocket sock;
+    ASSERT_TRUE(TcpSocket::Connect("127.0.0.1", t.port(), d, &sock).ok());
+    ASSERT_TRUE(proto::SendInt(&sock, 0x1234, d).ok());
+    int32_t echo = 0;
+    EXPECT_FALSE(proto::RecvInt(&sock, &echo, d).ok());  // refused: closed
+  }
+  ServeOneWorker(&t);
+  const std::string log = t.Log();
+  std::size_t lines = 0;
+  for (std::size_t at = log.find("refused a connection"); at != std::string::npos;
+       at = log.find("refused a connection", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 5u) << log;
+  EXPECT_NE(log.find("0x7262ff9b) (further refusals are counted, not logged)"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("tracker: 25 more connection(s) refused and not logged one by one"),
+            std::string::npos)
+      << log;
+}
+
 TEST(Tracker, RefusesHugeStringWithoutReadingIt) {
   RunningTracker t(Options(1));
   TcpSocket sock;
