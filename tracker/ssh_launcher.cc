@@ -8,6 +8,11 @@
 // price is "\r\n" line ends (stripped here) and stdout and stderr arriving merged, as locally.
 // RINGBOOST_SSH_OPTIONS (split on spaces) adds client options, e.g. "-i KEY -l USER"; they come
 // first, so they override the defaults (ssh keeps the first value of each option).
+// The job token never appears in a command line (ps shows those to every user on both ends): the
+// ssh child gets it in its environment as LC_RINGBOOST_JOB_TOKEN and sends it with
+// `-o SendEnv=LC_RINGBOOST_JOB_TOKEN` (sshd takes LC_* variables by default on Debian and most
+// distributions: `AcceptEnv LANG LC_*`); the remote command builds RINGBOOST_JOB_TOKEN and
+// DMLC_TASK_ID from it, and stops with a message naming the fix where the server dropped it.
 // No restarts: as in dmlc-submit, only the local launcher restarts workers.
 #include <unistd.h>
 
@@ -118,21 +123,54 @@ std::string CurrentDirectory() {
 const char* const kForwardedVariables[] = {"OMP_NUM_THREADS", "KMP_AFFINITY", "LD_LIBRARY_PATH",
                                            "DMLC_INTERFACE"};
 
-// `cd CWD; export K=V ...; exec COMMAND`, every value and argument quoted.
+// The variable that carries the job token to the remote side (see the top of the file).
+constexpr const char* kTokenCarrier = "LC_RINGBOOST_JOB_TOKEN";
+// The remote command's exit code where the ssh server did not pass kTokenCarrier on.
+constexpr int kTokenDroppedExit = 113;
+
+// `value` as one shell word, every occurrence of `token` (when not empty) taken from the
+// carrier variable instead of written out.
+std::string QuoteWithoutToken(const std::string& value, const std::string& token) {
+  if (token.empty()) return ShellQuote(value);
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = value.find(token); at != std::string::npos; at = value.find(token, from)) {
+    out += ShellQuote(value.substr(from, at - from)) + "\"$" + kTokenCarrier + "\"";
+    from = at + token.size();
+  }
+  return out + ShellQuote(value.substr(from));
+}
+
+// `cd CWD; [token check;] export K=V ...; exec COMMAND`, every value and argument quoted, the
+// token (RINGBOOST_JOB_TOKEN's value) only by reference to kTokenCarrier.
 Status RemoteCommand(const std::vector<std::string>& command, EnvList env, std::string* out) {
   for (const char* name : kForwardedVariables) {
     bool given = false;
     for (const auto& kv : env) given = given || kv.first == name;
     if (!given && std::getenv(name) != nullptr) env.emplace_back(name, std::getenv(name));
   }
-  std::string text = "cd " + ShellQuote(CurrentDirectory()) + "; export";
+  std::string token;
+  for (const auto& [key, value] : env) {
+    if (key == "RINGBOOST_JOB_TOKEN") token = value;
+  }
+  std::string text = "cd " + ShellQuote(CurrentDirectory()) + ";";
+  if (!token.empty()) {
+    text +=
+        std::string(" [ -n \"${") + kTokenCarrier + ":-}\" ] || { echo " +
+        ShellQuote(std::string("ringboost-submit: the ssh server did not pass ") + kTokenCarrier +
+                   " (the job token) on to the worker; let it accept the variable: "
+                   "'AcceptEnv LC_*' in its sshd_config") +
+        " >&2; exit " + std::to_string(kTokenDroppedExit) + "; };";
+  }
+  text += " export";
   for (const auto& [key, value] : env) {
     if (!IsShellName(key)) {
       return Status::Fail("--env " + key + "=...: '" + key +
                           "' is not a variable name a shell can export (letters, digits, _)");
     }
-    text += " " + key + "=" + ShellQuote(value);
+    text += " " + key + "=" + QuoteWithoutToken(value, token);
   }
+  if (!token.empty()) text += std::string("; unset ") + kTokenCarrier;
   text += "; exec";
   for (const std::string& arg : command) text += " " + ShellQuote(arg);
   *out = text;
@@ -174,8 +212,17 @@ class SshLauncher : public Launcher {
     std::string remote;
     Status s = RemoteCommand(options_.command, env, &remote);
     if (!s.ok()) return s;
+    EnvList ssh_env;  // the ssh client's own environment: the token, where there is one
+    for (const auto& [key, value] : env) {
+      if (key == "RINGBOOST_JOB_TOKEN" && !value.empty())
+        ssh_env.emplace_back(kTokenCarrier, value);
+    }
     std::vector<std::string> argv = {"ssh"};
     for (const std::string& option : ExtraSshOptions()) argv.push_back(option);
+    if (!ssh_env.empty()) {
+      argv.push_back("-o");
+      argv.push_back(std::string("SendEnv=") + kTokenCarrier);
+    }
     for (const char* option : {"-n", "-tt", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
                                "-o", "LogLevel=ERROR"}) {
       argv.push_back(option);
@@ -192,7 +239,7 @@ class SshLauncher : public Launcher {
       log_->WorkerLine("[" + WorkerName(rank_of_, task) + "] " +
                        (cr ? line.substr(0, line.size() - 1) : line));
     };
-    return ChildProcess::Start(argv, {}, on_line, &worker->child)
+    return ChildProcess::Start(argv, ssh_env, on_line, &worker->child)
         .Wrap("task " + std::to_string(task) + " on " + worker->host.name);
   }
 

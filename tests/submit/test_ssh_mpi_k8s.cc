@@ -321,11 +321,11 @@ class SshdFixture : public ::testing::Test {
                   dir_.File("authorized_keys") +
                   "\nPermitRootLogin yes\nStrictModes no\nPasswordAuthentication no\n"
                   "KbdInteractiveAuthentication no\nUsePAM no\nPidFile none\n"
-                  "ListenAddress 127.0.0.1\n"
+                  "ListenAddress 127.0.0.1\n" +
+                  AcceptEnv() +
                   // Sessions start with an empty HOME: the login shell's start-up files of
                   // this machine's user (a pyenv rehash that waits on a lock, say) stay out.
-                  "SetEnv HOME=" +
-                  dir_.path() + "\n");
+                  "SetEnv HOME=" + dir_.path() + "\n");
     port_ = FreePort();
     const Status started = ChildProcess::Start(
         {"/usr/sbin/sshd", "-D", "-e", "-f", dir_.File("sshd_config"), "-p", std::to_string(port_)},
@@ -347,6 +347,8 @@ class SshdFixture : public ::testing::Test {
   void TearDown() override {
     if (sshd_) sshd_->Terminate();
   }
+  // Debian's sshd_config takes the client's LANG and LC_* variables.
+  virtual std::string AcceptEnv() const { return "AcceptEnv LANG LC_*\n"; }
 
   // Options for a launcher that logs to job.log and reaches the sshd twice.
   SubmitOptions Options(std::vector<std::string> command) {
@@ -359,6 +361,18 @@ class SshdFixture : public ::testing::Test {
     options.log_file = dir_.File("job.log");
     options.command = std::move(command);
     return options;
+  }
+  // Runs `workers` under `options` to their end (the job log written out).
+  Status Run(const SubmitOptions& options, const std::vector<WorkerSpec>& workers) {
+    JobLog log(options.log_file);
+    std::atomic<bool> stop{false};
+    return MakeSshLauncher(options, &log, TestRankOf)->Run(workers, stop);
+  }
+  // The same, expecting success; the job log.
+  std::string RunToTheEnd(const SubmitOptions& options, const std::vector<WorkerSpec>& workers) {
+    const Status s = Run(options, workers);
+    EXPECT_TRUE(s.ok()) << s.message() << "\n" << ReadFile(options.log_file);
+    return ReadFile(options.log_file);
   }
   std::string SshOptions() const {
     return "-i " + dir_.File("client_key") + " -o UserKnownHostsFile=/dev/null";
@@ -380,32 +394,62 @@ class SshdFixture : public ::testing::Test {
 TEST_F(SshdFixture, RunsTwoWorkersWithTheirEnvironment) {
   RB_SKIP_WITHOUT_SSHD();
   test::ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
-  SubmitOptions options = Options(
-      {"sh", "-c", "echo \"task=$DMLC_TASK_ID uri=$DMLC_TRACKER_URI q=$QUOTED pwd=$(pwd)\""});
+  SubmitOptions options =
+      Options({"sh", "-c",
+               "echo \"task=$DMLC_TASK_ID uri=$DMLC_TRACKER_URI q=$QUOTED pwd=$(pwd)\"; echo "
+               "\"token=$RINGBOOST_JOB_TOKEN carrier=${LC_RINGBOOST_JOB_TOKEN-unset}\""});
   char cwd[4096];
   ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
-  {
-    JobLog log(options.log_file);
-    std::atomic<bool> stop{false};
-    Status s = MakeSshLauncher(options, &log, TestRankOf)
-                   ->Run(TwoWorkers("QUOTED", "it's \"a\" $HOME;"), stop);
-    ASSERT_TRUE(s.ok()) << s.message() << "\n" << ReadFile(options.log_file);
-  }
-  const std::string log = ReadFile(options.log_file);
+  const std::string log = RunToTheEnd(options, TwoWorkers("QUOTED", "it's \"a\" $HOME;"));
   const std::string rest = " uri=10.1.2.3 q=it's \"a\" $HOME; pwd=" + std::string(cwd) + "\n";
   EXPECT_NE(log.find("[task 0] task=0:tok3n" + rest), std::string::npos) << log;
   EXPECT_NE(log.find("[rank 7] task=1:tok3n" + rest), std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 7] token=tok3n carrier=unset\n"), std::string::npos) << log;
   EXPECT_EQ(log.find('\r'), std::string::npos);
+}
+
+// The job token reaches the remote worker in no process's command line (ps shows those to every
+// user; here both ends are this machine): the worker lists every command line holding it.
+TEST_F(SshdFixture, TheTokenIsInNoCommandLine) {
+  RB_SKIP_WITHOUT_SSHD();
+  test::ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  // "tok""3n": this command line must not match itself.
+  SubmitOptions options = Options(
+      {"sh", "-c",
+       "n=0; for f in /proc/[0-9]*/cmdline; do if tr '\\0' ' ' < $f 2>/dev/null | grep -q "
+       "tok\"\"3n; then n=$((n + 1)); tr '\\0' ' ' < $f; echo; fi; done; echo \"holding: $n\""});
+  const std::string log = RunToTheEnd(options, TwoWorkers());
+  EXPECT_NE(log.find("[task 0] holding: 0\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("[rank 7] holding: 0\n"), std::string::npos) << log;
+}
+
+// An ssh server that drops LC_* variables: the worker stops at once, saying what to change.
+class SshdDroppingEnvFixture : public SshdFixture {
+ protected:
+  std::string AcceptEnv() const override { return ""; }
+};
+
+TEST_F(SshdDroppingEnvFixture, WorkerStopsNamingTheServerSetting) {
+  RB_SKIP_WITHOUT_SSHD();
+  test::ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
+  SubmitOptions options = Options({"sh", "-c", "echo started"});
+  const Status s = Run(options, TwoWorkers());
+  EXPECT_NE(s.message().find("failed: exit code 113"), std::string::npos) << s.message();
+  const std::string text = ReadFile(options.log_file);
+  EXPECT_NE(text.find("the ssh server did not pass LC_RINGBOOST_JOB_TOKEN (the job token) on to "
+                      "the worker; let it accept the variable: 'AcceptEnv LC_*' in its "
+                      "sshd_config"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("started"), std::string::npos) << text;
 }
 
 TEST_F(SshdFixture, FailingWorkerIsNamed) {
   RB_SKIP_WITHOUT_SSHD();
   test::ScopedEnv ssh_options("RINGBOOST_SSH_OPTIONS", SshOptions());
   SubmitOptions options = Options({"sh", "-c", "exit $((3 * ${DMLC_TASK_ID%%:*}))"});
-  JobLog log(options.log_file);
-  std::atomic<bool> stop{false};
-  Status s = MakeSshLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
-  EXPECT_EQ(s.message(), "worker rank 7 (task 1) on 127.0.0.1 failed: exit code 3");
+  EXPECT_EQ(Run(options, TwoWorkers()).message(),
+            "worker rank 7 (task 1) on 127.0.0.1 failed: exit code 3");
 }
 
 TEST_F(SshdFixture, StopEndsTheRemoteWorkers) {
