@@ -47,10 +47,30 @@ Status WriteAll(int fd, const std::string& content, const std::string& what) {
   return Status::OK();
 }
 
+// The descriptor `path` names when it is one of this process's own (/proc/self/fd/N,
+// /proc/PID/fd/N, /dev/fd/N), else -1.
+int OwnDescriptor(const std::string& path) {
+  std::string rest;
+  for (const std::string& prefix :
+       {std::string("/proc/self/fd/"), "/proc/" + std::to_string(::getpid()) + "/fd/",
+        std::string("/dev/fd/")}) {
+    if (path.rfind(prefix, 0) == 0) rest = path.substr(prefix.size());
+  }
+  if (rest.empty() || rest.size() > 9 ||
+      rest.find_first_not_of("0123456789") != std::string::npos) {
+    return -1;
+  }
+  const int fd = std::stoi(rest);
+  return ::fcntl(fd, F_GETFD) == -1 ? -1 : fd;
+}
+
 // A special file or a /proc-named open file: no temporary file, no rename, no fsync (a pipe
-// has none to give). A regular file behind /proc (`> out.txt` seen as /dev/stdout) is appended
-// to, as writing to the open descriptor would.
+// has none to give). One of this process's descriptors (/dev/stdout) is written through itself,
+// so that its offset, shared with the shell that opened it (`{ ...; } > out.txt`), moves on past
+// what was written; another regular file behind /proc is appended to.
 void WriteInPlace(const std::string& path, const WriteTarget& target, const std::string& content) {
+  const int own = OwnDescriptor(target.path);
+  if (own >= 0) return ThrowIfError(WriteAll(own, content, "'" + path + "'"));
   struct stat st;
   const bool regular = ::stat(target.path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
   const int fd = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | (regular ? O_APPEND : 0));
@@ -71,8 +91,9 @@ WriteTarget ResolveWriteTarget(const std::string& path) {
   for (int hops = 0; !special; ++hops) {
     if (::lstat(t.path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
     if (hops == kMaxLinkHops) RB_FAIL("'" << path << "': too many levels of symbolic links");
-    // /proc's links (/dev/stdout -> /proc/self/fd/1 -> pipe:[7]) name open files, not paths.
-    if (t.path.rfind("/proc/", 0) == 0) {
+    // /proc's links (/dev/stdout -> /proc/self/fd/1 -> pipe:[7]) name open files, not paths;
+    // so do /dev/fd/N's (/dev/fd itself links to /proc/self/fd).
+    if (t.path.rfind("/proc/", 0) == 0 || t.path.rfind("/dev/fd/", 0) == 0) {
       t.in_place = true;
       break;
     }

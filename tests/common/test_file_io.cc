@@ -1,8 +1,10 @@
 // WriteFileAtomic writes what the user named: a link's target (through a chain of relative
 // links), keeping an existing file's permissions; OutputFileProblem / OutputFolderProblem name the
 // key, the path and what is wrong.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -51,6 +53,21 @@ TEST(FileIo, ALoopOfLinksIsAnErrorNamingThePath) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("too many levels of symbolic links"), std::string::npos);
   }
+}
+
+// `{ echo A; ringboost ... name_pred=/dev/stdout; echo B; } > out.txt`: the output goes through
+// the shell's own descriptor, so its offset moves on and the next write comes after it (a fresh
+// open of /proc/self/fd/1 has an offset of its own, and B then overwrote the predictions).
+TEST(FileIo, OwnDescriptorIsWrittenThroughItsSharedOffset) {
+  test::TempDir dir;
+  const int fd = ::open(dir.File("out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "A\n", 2), 2);
+  WriteFileAtomic("/proc/self/fd/" + std::to_string(fd), "predictions\n");
+  WriteFileAtomic("/dev/fd/" + std::to_string(fd), "more\n");
+  ASSERT_EQ(::write(fd, "B\n", 2), 2);
+  ASSERT_EQ(::close(fd), 0);
+  EXPECT_EQ(test::ReadFile(dir.File("out.txt")), "A\npredictions\nmore\nB\n");
 }
 
 TEST(OutputPath, ProblemsNameTheKeyThePathAndTheFix) {
