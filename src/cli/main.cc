@@ -43,15 +43,17 @@ int RunTask(const std::string& conf, std::vector<std::string> overrides, const c
   return RunTrain(params);
 }
 
-// True when `path` holds a model (JSON, UBJSON, XGBoost's "binf" binary) rather than a config.
+// True when `path` holds a model (JSON, UBJSON, XGBoost's binary) rather than a config: its
+// first non-blank byte opens a JSON object, or it starts with "binf", or its head holds a NUL
+// byte (a 1.x binary without the "binf" header starts with a float; a config is text).
 bool IsModelFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  char c = 0;
-  while (in.get(c) && std::isspace(static_cast<unsigned char>(c))) {
-  }
-  if (in && c == '{') return true;
-  char rest[3] = {};
-  return in && c == 'b' && in.read(rest, 3) && std::string(rest, 3) == "inf";
+  std::string head(256, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const std::size_t first = head.find_first_not_of(" \t\r\n\v\f");
+  return (first != std::string::npos && head[first] == '{') || head.rfind("binf", 0) == 0 ||
+         head.find('\0') != std::string::npos;
 }
 
 struct DumpFlags {
