@@ -8,7 +8,10 @@
 //    right and missing values left; backwards, the last k go left and missing values right, k
 //    below max_cat_threshold each way.
 // Within a feature only a strictly larger loss change replaces the best, in the order above; the
-// sums are the exact integers of the histograms, so every worker picks the same split.
+// sums are the exact integers of the histograms, so every worker picks the same split. Under
+// monotone constraints a candidate's loss change is the numerical scan's bounded one (the weights
+// clamped to the node's box, -inf where they break the feature's own order), as XGBoost's
+// CalcSplitGain gives every kind of split; the sort key stays the unclamped weight (CalcWeightCat).
 #include "tree/categorical_split.h"
 
 #include <algorithm>
@@ -31,25 +34,31 @@ double CategoryWeight(const SplitParams& p, double g, double h) {
 
 }  // namespace
 
-float CategoricalSplitter::Loss(GradientSum right, GradientSum node_sum, float node_gain) const {
-  const GradientSum left = node_sum - right;
+// The numerical scan's formulas (SplitEvaluator::Enumerate): with monotone constraints, on any
+// feature, the bounded one.
+float CategoricalSplitter::Loss(GradientSum right, const Node& node) const {
+  const GradientSum left = node.sum - right;
   if (left.h < min_hess_ || right.h < min_hess_) return -INFINITY;
-  return SplitLossChange(params_, q_->Grad(left.g), q_->Hess(left.h), q_->Grad(right.g),
-                         q_->Hess(right.h), node_gain);
+  const double gl = q_->Grad(left.g), hl = q_->Hess(left.h);
+  const double gr = q_->Grad(right.g), hr = q_->Hess(right.h);
+  if (monotone_ == nullptr) return SplitLossChange(params_, gl, hl, gr, hr, node.gain);
+  return BoundedLossChange(params_, gl, hl, gr, hr, node.gain, node.bounds,
+                           (*monotone_)[node.feature]);
 }
 
 SplitCandidate CategoricalSplitter::Evaluate(const GradientSum* hist, uint32_t n_bins,
                                              GradientSum node_sum, float node_gain,
-                                             uint32_t feature) const {
+                                             uint32_t feature, WeightBounds bounds) const {
+  const Node node{node_sum, node_gain, feature, bounds};
   if (n_bins < static_cast<uint32_t>(params_.max_cat_to_onehot)) {
-    return EvaluateOneHot(hist, n_bins, node_sum, node_gain, feature);
+    return EvaluateOneHot(hist, n_bins, node);
   }
-  return EvaluatePartition(hist, n_bins, node_sum, node_gain, feature);
+  return EvaluatePartition(hist, n_bins, node);
 }
 
 SplitCandidate CategoricalSplitter::EvaluateOneHot(const GradientSum* hist, uint32_t n_bins,
-                                                   GradientSum node_sum, float node_gain,
-                                                   uint32_t feature) const {
+                                                   const Node& node) const {
+  const GradientSum node_sum = node.sum;
   GradientSum present;
   for (uint32_t b = 0; b < n_bins; ++b) present += hist[b];
   const GradientSum missing = node_sum - present;
@@ -58,7 +67,7 @@ SplitCandidate CategoricalSplitter::EvaluateOneHot(const GradientSum* hist, uint
   bool best_left = false;
   for (uint32_t b = 0; b < n_bins; ++b) {
     for (const bool missing_left : {true, false}) {
-      const float loss = Loss(missing_left ? hist[b] : hist[b] + missing, node_sum, node_gain);
+      const float loss = Loss(missing_left ? hist[b] : hist[b] + missing, node);
       if (!(loss > best_loss)) continue;
       best_loss = loss;
       best_bin = b;
@@ -69,10 +78,10 @@ SplitCandidate CategoricalSplitter::EvaluateOneHot(const GradientSum* hist, uint
   if (best_bin < 0) return c;
   const GradientSum right = best_left ? hist[best_bin] : hist[best_bin] + missing;
   c.loss_chg = best_loss;
-  c.feature = feature;
+  c.feature = node.feature;
   c.default_left = best_left;
   c.is_cat = true;
-  c.categories = {cuts_->Category(cuts_->ptr[feature] + static_cast<uint32_t>(best_bin))};
+  c.categories = {cuts_->Category(cuts_->ptr[node.feature] + static_cast<uint32_t>(best_bin))};
   c.split_bin = -1;
   c.split_cond = std::numeric_limits<float>::denorm_min();
   c.left_sum = node_sum - right;
@@ -82,8 +91,8 @@ SplitCandidate CategoricalSplitter::EvaluateOneHot(const GradientSum* hist, uint
 }
 
 SplitCandidate CategoricalSplitter::EvaluatePartition(const GradientSum* hist, uint32_t n_bins,
-                                                      GradientSum node_sum, float node_gain,
-                                                      uint32_t feature) const {
+                                                      const Node& node) const {
+  const GradientSum node_sum = node.sum;
   std::vector<uint32_t> sorted(n_bins);
   std::iota(sorted.begin(), sorted.end(), 0u);
   std::vector<double> weight(n_bins);
@@ -99,7 +108,7 @@ SplitCandidate CategoricalSplitter::EvaluatePartition(const GradientSum* hist, u
   GradientSum side;  // forwards: the right side's categories, missing values left
   for (uint32_t j = 0; j + 1 < steps; ++j) {
     side += hist[sorted[j]];
-    const float loss = Loss(side, node_sum, node_gain);
+    const float loss = Loss(side, node);
     if (!(loss > best_loss)) continue;
     best_loss = loss;
     best_right = j + 1;
@@ -108,7 +117,7 @@ SplitCandidate CategoricalSplitter::EvaluatePartition(const GradientSum* hist, u
   side = GradientSum();  // backwards: the left side's categories, missing values right
   for (uint32_t j = n_bins - 1; j + steps > n_bins; --j) {
     side += hist[sorted[j]];
-    const float loss = Loss(node_sum - side, node_sum, node_gain);
+    const float loss = Loss(node_sum - side, node);
     if (!(loss > best_loss)) continue;
     best_loss = loss;
     best_right = j;
@@ -121,11 +130,11 @@ SplitCandidate CategoricalSplitter::EvaluatePartition(const GradientSum* hist, u
   GradientSum right;
   for (uint32_t b : right_bins) {
     right += hist[b];
-    c.categories.push_back(cuts_->Category(cuts_->ptr[feature] + b));
+    c.categories.push_back(cuts_->Category(cuts_->ptr[node.feature] + b));
   }
   if (!best_left) right += node_sum - std::accumulate(hist, hist + n_bins, GradientSum());
   c.loss_chg = best_loss;
-  c.feature = feature;
+  c.feature = node.feature;
   c.default_left = best_left;
   c.is_cat = true;
   c.split_bin = -1;

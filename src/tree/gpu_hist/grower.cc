@@ -115,15 +115,9 @@ void DeviceTreeGrower::EvaluateNodes(const std::vector<int>& nids) {
   std::vector<SplitCandidate> best = evaluator_->Evaluate(buffer->data(), inputs, features);
   if (any_cat) {
     std::vector<uint64_t> offsets;
-    std::vector<GradientSum> sums;
-    std::vector<float> gains;
-    for (std::size_t i = 0; i < nids.size(); ++i) {
-      offsets.push_back(inputs[i].hist_offset);
-      sums.push_back(nodes_[nids[i]].sum);
-      gains.push_back(nodes_[nids[i]].gain);
-    }
+    for (const DeviceSplitNode& n : inputs) offsets.push_back(n.hist_offset);
     const std::vector<GradientSum> gathered = cat_gather_->Gather(buffer->data(), offsets);
-    MergeCategoricalSplits(*cuts_, *cat_splitter_, cat_bins_, gathered, sums, gains, cat_features,
+    MergeCategoricalSplits(*cuts_, *cat_splitter_, cat_bins_, gathered, inputs, cat_features,
                            &best);
   }
   sync_.AgreeOnSplits(&best);
@@ -238,6 +232,7 @@ RegTree DeviceTreeGrower::Grow(const DeviceHistGradients& grad, GradientSum loca
   partitioner_.Reset();
   if (!cat_bins_.empty()) {
     cat_splitter_ = std::make_unique<CategoricalSplitter>(cuts_, params_.split, &quantizer);
+    cat_splitter_->SetMonotone(nodes_.monotone());
   }
   sampler_ = std::make_unique<ColumnSampler>(cuts_->NumFeatures(), params_, tree_key);
   int64_t sum[2] = {local_sum.g, local_sum.h};

@@ -75,20 +75,19 @@ CategoricalBins CategoricalBinsOf(const HistogramCuts& cuts) {
 
 void MergeCategoricalSplits(const HistogramCuts& cuts, const CategoricalSplitter& splitter,
                             const CategoricalBins& layout, const std::vector<GradientSum>& gathered,
-                            const std::vector<GradientSum>& node_sums,
-                            const std::vector<float>& node_gains,
+                            const std::vector<DeviceSplitNode>& nodes,
                             const std::vector<std::vector<uint32_t>>& cat_features,
                             std::vector<SplitCandidate>* best) {
   const std::size_t width = layout.bins.size();
-  RB_CHECK(best->size() == cat_features.size() && node_sums.size() == cat_features.size() &&
-           node_gains.size() == cat_features.size());
+  RB_CHECK(best->size() == cat_features.size() && nodes.size() == cat_features.size());
   for (std::size_t i = 0; i < cat_features.size(); ++i) {
+    const GradientSum sum{nodes[i].sum_g, nodes[i].sum_h};
     for (uint32_t f : cat_features[i]) {
       RB_CHECK(cuts.IsCat(f) && layout.first[f] >= 0);
       const std::size_t at = i * width + static_cast<std::size_t>(layout.first[f]);
       RB_CHECK(at + cuts.FeatureBins(f) <= gathered.size());
-      (*best)[i].Update(splitter.Evaluate(gathered.data() + at, cuts.FeatureBins(f), node_sums[i],
-                                          node_gains[i], f));
+      (*best)[i].Update(splitter.Evaluate(gathered.data() + at, cuts.FeatureBins(f), sum,
+                                          nodes[i].gain, f, nodes[i].bounds));
     }
   }
 }

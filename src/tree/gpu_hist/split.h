@@ -146,13 +146,13 @@ CategoricalBins CategoricalBinsOf(const HistogramCuts& cuts);
 
 // Per node i, the best of `best[i]` (the numerical features' best, as ReduceSplits gives it) and
 // the splits CategoricalSplitter finds for the categorical features cat_features[i], whose bins lie
-// at gathered[i * layout.bins.size() + layout.first[f]]: SplitCandidate::Update orders candidates
-// by (loss change, then lower feature), so the order of the merge does not matter and the winner
-// is SplitEvaluator's.
+// at gathered[i * layout.bins.size() + layout.first[f]], in node i's sum, gain and box
+// (nodes[i]; its hist_offset is not read): SplitCandidate::Update orders candidates by (loss
+// change, then lower feature), so the order of the merge does not matter and the winner is
+// SplitEvaluator's.
 void MergeCategoricalSplits(const HistogramCuts& cuts, const CategoricalSplitter& splitter,
                             const CategoricalBins& layout, const std::vector<GradientSum>& gathered,
-                            const std::vector<GradientSum>& node_sums,
-                            const std::vector<float>& node_gains,
+                            const std::vector<DeviceSplitNode>& nodes,
                             const std::vector<std::vector<uint32_t>>& cat_features,
                             std::vector<SplitCandidate>* best);
 

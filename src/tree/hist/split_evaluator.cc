@@ -290,7 +290,7 @@ SplitCandidate SplitEvaluator::EvaluateFeature(const NodeToEvaluate& node, uint3
   const uint32_t begin = cuts_->ptr[feature], end = cuts_->ptr[feature + 1];
   if (cuts_->IsCat(feature)) {
     return categorical_.Evaluate(node.hist->data() + begin, end - begin, node.sum, node.gain,
-                                 feature);
+                                 feature, node.bounds);
   }
   const GradientSum* hist = node.hist->data();
   if (node.touched == nullptr && params_.max_delta_step == 0.0f && monotone_ == nullptr &&

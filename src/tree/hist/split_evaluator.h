@@ -30,7 +30,10 @@ class SplitEvaluator {
 
   // Monotone constraints per feature (-1, 0, 1; tree/constraints.h), or null for none; must
   // outlive the evaluator. With them every candidate is weighed as XGBoost's TreeEvaluator does.
-  void SetMonotone(const std::vector<int8_t>* monotone) { monotone_ = monotone; }
+  void SetMonotone(const std::vector<int8_t>* monotone) {
+    monotone_ = monotone;
+    categorical_.SetMonotone(monotone);
+  }
   // Marks the features whose bins in the root's histogram `hist` sum to the root's `sum`: no row
   // misses them (the sums are integers), so EvaluateFeature scans their forward candidates in
   // one pass (ForwardBest), where the bounds would skip little. The others keep the block-wise

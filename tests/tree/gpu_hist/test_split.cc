@@ -272,22 +272,23 @@ TEST(DeviceSplit, KernelEqualsSplitEvaluatorUnderMonotoneConstraints) {
 // What DeviceTreeGrower::EvaluateNodes does with categorical features: the numerical ones scanned
 // (the kernel's host reference, or with `dm` the kernel), the categorical ones evaluated by
 // CategoricalSplitter from their bins gathered out of the histograms (with `dm`: by
-// DeviceBinGather from device memory), the two merged by MergeCategoricalSplits.
+// DeviceBinGather from device memory), the two merged by MergeCategoricalSplits; under
+// `monotone` constraints where not null.
 std::vector<SplitCandidate> MixedSplits(const test::BinnedData& b, const SplitParams& params,
                                         const std::vector<NodeToEvaluate>& nodes,
-                                        const DeviceMatrix* dm = nullptr) {
+                                        const DeviceMatrix* dm = nullptr,
+                                        const std::vector<int8_t>* monotone = nullptr) {
   std::vector<std::vector<uint32_t>> numeric(nodes.size()), categorical(nodes.size());
-  std::vector<GradientSum> sums;
-  std::vector<float> gains;
+  std::vector<DeviceSplitNode> d_nodes;
   std::vector<GradientSum> all_hists;
   std::vector<uint64_t> offsets;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (uint32_t f : *nodes[i].features) {
       (b.cuts.IsCat(f) ? categorical : numeric)[i].push_back(f);
     }
-    sums.push_back(nodes[i].sum);
-    gains.push_back(nodes[i].gain);
     offsets.push_back(all_hists.size());
+    d_nodes.push_back(DeviceSplitNode{offsets[i], nodes[i].sum.g, nodes[i].sum.h, nodes[i].gain,
+                                      nodes[i].bounds});
     all_hists.insert(all_hists.end(), nodes[i].hist->begin(), nodes[i].hist->end());
   }
   const CategoricalBins layout = CategoricalBinsOf(b.cuts);
@@ -296,25 +297,23 @@ std::vector<SplitCandidate> MixedSplits(const test::BinnedData& b, const SplitPa
   if (dm == nullptr) {
     std::vector<NodeToEvaluate> numeric_nodes = nodes;
     for (std::size_t i = 0; i < nodes.size(); ++i) numeric_nodes[i].features = &numeric[i];
-    best = ReferenceSplits(b, params, numeric_nodes);
+    best = ReferenceSplits(b, params, numeric_nodes, monotone);
     for (uint64_t offset : offsets) {
       for (uint32_t bin : layout.bins) gathered.push_back(all_hists[offset + bin]);
     }
   } else {
 #ifdef RINGBOOST_USE_CUDA
     const DeviceBuffer<GradientSum> d_hists(all_hists);
-    std::vector<DeviceSplitNode> d_nodes;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      d_nodes.push_back(DeviceSplitNode{offsets[i], sums[i].g, sums[i].h, gains[i], {}});
-    }
     DeviceSplitEvaluator evaluator(dm, params, b.quantizer);
+    evaluator.SetMonotone(monotone);
     best = evaluator.Evaluate(d_hists.data(), d_nodes, numeric);
     DeviceBinGather gather(layout.bins);
     gathered = gather.Gather(d_hists.data(), offsets);
 #endif
   }
-  const CategoricalSplitter splitter(&b.cuts, params, &b.quantizer);
-  MergeCategoricalSplits(b.cuts, splitter, layout, gathered, sums, gains, categorical, &best);
+  CategoricalSplitter splitter(&b.cuts, params, &b.quantizer);
+  splitter.SetMonotone(monotone);
+  MergeCategoricalSplits(b.cuts, splitter, layout, gathered, d_nodes, categorical, &best);
   return best;
 }
 
@@ -330,26 +329,35 @@ std::vector<SplitParams> CategoricalParamVariants() {
 
 // The categorical merge equals SplitEvaluator over the categorical shapes and parameter variants:
 // the categorical candidates bit for bit (categories included), and the winner among numerical
-// and categorical ones by the CPU's order. With `dm`, the kernels (scan and gather) do their part.
+// and categorical ones by the CPU's order, free and under SplitNodes::Bound's constraints and boxes
+// (the categorical candidates weighed in their node's box too). With `dm`, the kernels (scan and
+// gather) do their part.
 void ExpectCategoricalMergeEqualsSplitEvaluator(bool on_device) {
-  int cat_wins = 0, num_wins = 0;
+  int cat_wins = 0, num_wins = 0, bounded_cat_wins = 0;
   for (const test::CategoricalShape& c : test::CategoricalShapes()) {
     const test::BinnedData b = test::MakeBinnedData(c.shape, c.is_cat);
     const auto compare = [&](const DeviceMatrix* d) {
       for (const SplitParams& params : CategoricalParamVariants()) {
-        SplitNodes sn(b, params);
-        const SplitEvaluator cpu(&b.cuts, params, &b.quantizer);
-        const std::vector<SplitCandidate> expected = cpu.Evaluate(sn.nodes, 2);
-        const std::vector<SplitCandidate> got = MixedSplits(b, params, sn.nodes, d);
-        ASSERT_EQ(got.size(), expected.size());
-        for (std::size_t k = 0; k < got.size(); ++k) {
-          const std::string where = std::string(c.shape.name) + " node " + std::to_string(k) +
-                                    " onehot " + std::to_string(params.max_cat_to_onehot);
-          ExpectSameSplit(got[k], expected[k], where);
-          EXPECT_EQ(got[k].is_cat, expected[k].is_cat) << where;
-          EXPECT_EQ(got[k].categories, expected[k].categories) << where;
-          cat_wins += got[k].found && got[k].is_cat;
-          num_wins += got[k].found && !got[k].is_cat;
+        for (const bool bounded : {false, true}) {
+          SplitNodes sn(b, params);
+          if (bounded) sn.Bound(b, params);
+          SplitEvaluator cpu(&b.cuts, params, &b.quantizer);
+          cpu.SetMonotone(sn.Monotone());
+          const std::vector<SplitCandidate> expected = cpu.Evaluate(sn.nodes, 2);
+          const std::vector<SplitCandidate> got =
+              MixedSplits(b, params, sn.nodes, d, sn.Monotone());
+          ASSERT_EQ(got.size(), expected.size());
+          for (std::size_t k = 0; k < got.size(); ++k) {
+            const std::string where = std::string(c.shape.name) + " node " + std::to_string(k) +
+                                      " onehot " + std::to_string(params.max_cat_to_onehot) +
+                                      (bounded ? " bounded" : "");
+            ExpectSameSplit(got[k], expected[k], where);
+            EXPECT_EQ(got[k].is_cat, expected[k].is_cat) << where;
+            EXPECT_EQ(got[k].categories, expected[k].categories) << where;
+            cat_wins += got[k].found && got[k].is_cat;
+            num_wins += got[k].found && !got[k].is_cat;
+            bounded_cat_wins += bounded && got[k].found && got[k].is_cat;
+          }
         }
       }
     };
@@ -364,6 +372,7 @@ void ExpectCategoricalMergeEqualsSplitEvaluator(bool on_device) {
   }
   EXPECT_GT(cat_wins, 10);  // both kinds of split win somewhere
   EXPECT_GT(num_wins, 10);
+  EXPECT_GT(bounded_cat_wins, 5);
 }
 
 TEST(DeviceSplit, CategoricalHostMergeEqualsSplitEvaluator) {

@@ -16,8 +16,15 @@ struct Row {
 };
 
 // One categorical feature with codes 0 .. n_codes - 1 (a bin each, cut = code + 1) and the node
-// histogram of `rows`; evaluates the root with `params`.
-SplitCandidate BestSplit(const std::vector<Row>& rows, uint32_t n_codes, SplitParams params) {
+// histogram of `rows`; evaluates the root with `params`, or with a monotone `constraint` (-1, 0,
+// 1) on the feature, a node in the box `bounds` of gain `gain`.
+struct Constrained {
+  int8_t constraint;
+  WeightBounds bounds;
+  float gain;
+};
+SplitCandidate BestSplit(const std::vector<Row>& rows, uint32_t n_codes, SplitParams params,
+                         const Constrained* constrained = nullptr) {
   HistogramCuts cuts;
   cuts.ptr = {0, n_codes};
   for (uint32_t c = 0; c < n_codes; ++c) cuts.values.push_back(static_cast<float>(c + 1));
@@ -34,10 +41,17 @@ SplitCandidate BestSplit(const std::vector<Row>& rows, uint32_t n_codes, SplitPa
     sum += s;
     if (r.code >= 0) hist[r.code] += s;
   }
-  const SplitEvaluator evaluator(&cuts, params, &q);
+  SplitEvaluator evaluator(&cuts, params, &q);
   const std::vector<uint32_t> features = {0};
-  const float gain = CalcGain(params, q.Grad(sum.g), q.Hess(sum.h));
-  return evaluator.Evaluate({NodeToEvaluate{&hist, sum, gain, &features}}, 1)[0];
+  NodeToEvaluate node{&hist, sum, CalcGain(params, q.Grad(sum.g), q.Hess(sum.h)), &features};
+  std::vector<int8_t> monotone;
+  if (constrained != nullptr) {
+    monotone = {constrained->constraint};
+    evaluator.SetMonotone(&monotone);
+    node.bounds = constrained->bounds;
+    node.gain = constrained->gain;
+  }
+  return evaluator.Evaluate({node}, 1)[0];
 }
 
 // Code 0: G -4, H 2; codes 1 and 2: G 2, H 2 each; one missing row G 3, H 1. Node G 3, H 7,
@@ -101,6 +115,60 @@ TEST(CategoricalSplit, EmptyCodesKeepTheirBin) {
   ASSERT_TRUE(s.found);
   EXPECT_EQ(s.categories, std::vector<uint32_t>({1, 3}));
   EXPECT_NEAR(s.loss_chg, 10.0f, 1e-4);
+}
+
+// A monotone constraint on the categorical feature itself keeps its order as on a numerical one
+// (XGBoost's CalcSplitGain: -inf where the weights break it). OneHotRows under -1 (left >= right):
+// code 0 right (weight 4/3 against -7/6 left, and 1/4 against -4/5 with the missing row) breaks
+// it; code 1 with the missing row right (right G 5, H 3: -5/4; left G -2, H 4: 2/5) keeps it, for
+// 25/4 + 4/5 - 9/8 = 5.925 (code 2 ties, later). Under +1 the free best, code 0 right, keeps it.
+TEST(CategoricalSplit, MonotoneOnTheFeatureOneHot) {
+  SplitParams p;
+  const Constrained decreasing{-1, {}, 9.0f / 8};
+  const SplitCandidate s = BestSplit(OneHotRows(), 3, p, &decreasing);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({1}));
+  EXPECT_FALSE(s.default_left);
+  EXPECT_NEAR(s.loss_chg, 5.925f, 1e-4);
+  EXPECT_EQ(s.left_sum.h * 3, s.right_sum.h * 4);  // H 4 left, 3 right (the missing row)
+  const Constrained increasing{1, {}, 9.0f / 8};
+  const SplitCandidate t = BestSplit(OneHotRows(), 3, p, &increasing);
+  ASSERT_TRUE(t.found);
+  EXPECT_EQ(t.categories, std::vector<uint32_t>({0}));
+  EXPECT_NEAR(t.loss_chg, 12.375f, 1e-4);
+  EXPECT_TRUE(t.default_left);
+}
+
+// A partition sends the categories of the lowest weights right (forwards) or of the highest left
+// (backwards), so with nothing missing every candidate has left >= right: +1 allows none of
+// PartitionRows's, -1 keeps the free best ({1, 3} right: weights 1 left, -1 right; loss change 10).
+TEST(CategoricalSplit, MonotoneOnTheFeaturePartition) {
+  SplitParams p;
+  p.max_cat_to_onehot = 2;
+  const Constrained increasing{1, {}, 0.0f};
+  EXPECT_FALSE(BestSplit(PartitionRows(), 4, p, &increasing).found);
+  const Constrained decreasing{-1, {}, 0.0f};
+  const SplitCandidate s = BestSplit(PartitionRows(), 4, p, &decreasing);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({1, 3}));
+  EXPECT_NEAR(s.loss_chg, 10.0f, 1e-4);
+}
+
+// A node under a constrained split (the feature itself free) weighs its categorical candidates in
+// its box, as the numerical ones: OneHotRows in a box with ceiling 0.5 and the node's weight -3/8
+// inside it (gain 9/8). Code 0 right, missing left: the right weight 4/3 clamped to 0.5 gains
+// -(2 (-4) 0.5 + 3 0.25) = 3.25, the left 49/6, so 3.25 + 49/6 - 9/8 = 10.2917 (free: 12.375); it
+// still beats code 1 with the missing row right (its weights -5/4 and 2/5 inside the box: 5.925).
+TEST(CategoricalSplit, WeighedInTheNodesBox) {
+  SplitParams p;
+  WeightBounds box;
+  box.upper = 0.5f;
+  const Constrained bounded{0, box, 9.0f / 8};
+  const SplitCandidate s = BestSplit(OneHotRows(), 3, p, &bounded);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({0}));
+  EXPECT_TRUE(s.default_left);
+  EXPECT_NEAR(s.loss_chg, 3.25f + 49.0f / 6 - 9.0f / 8, 1e-4);
 }
 
 TEST(CategoricalSplit, NoGainNoSplit) {

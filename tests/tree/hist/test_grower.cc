@@ -277,6 +277,47 @@ TEST(TreeGrower, ConstraintsGrowTheSameTreeInEveryMode) {
   }
 }
 
+// A monotone constraint on a categorical feature weighs its candidates as on a numerical one
+// (XGBoost 3.x's CalcSplitGain): every split on it keeps the order in its children's weights
+// (left <= right under +1, >= under -1), one-hot and partition alike, and the feature still
+// splits where the order allows (6 codes of effects 0, 1, -1, 2, 0, -2 beside a numerical x).
+TEST(TreeGrower, MonotoneCategoricalSplitsKeepTheOrder) {
+  std::vector<std::vector<float>> rows;
+  std::vector<float> labels;
+  const float effect[6] = {0, 1, -1, 2, 0, -2};
+  uint64_t s = 3;
+  for (int i = 0; i < 600; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    const float x = static_cast<float>((s >> 33) % 1000) / 100.0f;
+    rows.push_back({static_cast<float>(i % 6), x});
+    labels.push_back(effect[i % 6] + 0.3f * x);
+  }
+  Fixture fx(test::DenseRows(rows, labels), 2);
+  ApplyCategories(fx.data, {1, 0}, fx.comm.get(), &fx.cuts);
+  fx.matrix = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(fx.data, fx.cuts, 2));
+  fx.matrix->BuildColumns(2);
+  int used = 0;
+  for (const int8_t order : {1, -1}) {
+    for (const int onehot : {4, 8}) {  // 6 codes: partition splits, then one-hot ones
+      Params p;
+      p.max_depth = 4;
+      p.max_cat_to_onehot = onehot;
+      fx.constraints.monotone = {order, 0};
+      const RegTree tree = fx.Grow(p);
+      for (int i = 0; i < tree.NumNodes(); ++i) {
+        if (tree[i].IsLeaf() || tree[i].feature != 0) continue;
+        ++used;
+        ASSERT_TRUE(tree[i].is_cat);
+        const float left = tree[tree[i].left].base_weight;
+        const float right = tree[tree[i].right].base_weight;
+        EXPECT_GE(order * (right - left), 0.0f)
+            << "order " << int{order} << " onehot " << onehot << " node " << i;
+      }
+    }
+  }
+  EXPECT_GT(used, 2);
+}
+
 }  // namespace ringboost
 
 namespace ringboost {
