@@ -128,10 +128,11 @@ std::unique_ptr<Objective> MakeRegressionLossObjective(const std::string& name,
         static_cast<float>(params.huber_slope), "mphe", params);
   }
   if (name == "reg:gamma") {
+    // XGBoost 3.x's default metric is the deviance (1.7's was gamma-nloglik).
     return std::make_unique<ElementwiseLossObjective>(
         LossFacts{ElementwiseLoss::kGamma, "reg:gamma", "label must be positive for reg:gamma",
                   Link::kLog},
-        0.0f, "gamma-nloglik", params);
+        0.0f, "gamma-deviance", params);
   }
   if (name == "reg:tweedie") {
     const float rho = static_cast<float>(params.tweedie_variance_power);
