@@ -1,6 +1,6 @@
 // Element-wise metrics as XGBoost's elementwise_metric.cu: a float loss per row times its weight,
 // summed in double with the weights, allreduced, then finished (sqrt for rmse and rmsle, twice
-// the mean for gamma-deviance). rmse, mae, logloss, error as 1.7; rmsle, mape, mphe,
+// the mean for gamma-deviance). rmse, mae, error as 1.7; logloss, rmsle, mape, mphe,
 // gamma-nloglik, gamma-deviance and tweedie-nloglik@p as 3.x.
 #include <algorithm>
 #include <cmath>
@@ -32,6 +32,9 @@ enum class RowLoss {
 
 // XGBoost's kRtEps.
 constexpr float kRtEps = 1e-6f;
+
+// XGBoost 3.x's xlogy in logloss: a log(max(b, 1e-16)), and 0 where a is 0 (whatever b is).
+float XLogY(float a, float b) { return a == 0.0f ? 0.0f : a * std::log(std::max(b, 1e-16f)); }
 
 // The per-row loss in float, XGBoost's EvalRow. `param`: error's threshold, mphe's huber_slope,
 // tweedie-nloglik's power.
@@ -74,10 +77,10 @@ float EvalRow(RowLoss kind, float param, float y, float p) {
     case RowLoss::kMae:
       return std::fabs(y - p);
     case RowLoss::kLogloss: {
-      const float pneg = 1.0f - p;
-      if (p < kEps) return -y * std::log(kEps) - (1.0f - y) * std::log(1.0f - kEps);
-      if (pneg < kEps) return -y * std::log(1.0f - kEps) - (1.0f - y) * std::log(kEps);
-      return -y * std::log(p) - (1.0f - y) * std::log(pneg);
+      // XGBoost 3.x's form, each log's argument raised to 1e-16 on its own: on a margin outside
+      // [0, 1] (binary:logitraw's default metric) it differs from 1.7's clipping of p, y = 1 at
+      // p = 2 costing -log 2 there, not 0.
+      return XLogY(-y, p) + XLogY(-(1.0f - y), 1.0f - p);
     }
     case RowLoss::kError:
       return p > threshold ? 1.0f - y : y;

@@ -48,6 +48,16 @@ TEST(Metric, LoglossClipsProbabilities) {
   EXPECT_NEAR(Eval("logloss", {0.0f}, LabelRows({1})), 36.84136, 1e-4);
 }
 
+// Margins outside [0, 1] (binary:logitraw's default metric), XGBoost 3.x's xlogy(-y, p) +
+// xlogy(-(1 - y), 1 - p) with each log's argument at least 1e-16 and a term of coefficient 0
+// dropped: y = 1 at p = 2 costs -log 2 + 0, y = 0 at p = -1 costs 0 - log 2; the other way round
+// each costs -log(1e-16) = 36.84136; y = 0.5 at p = 2 costs -log(2) / 2 - log(1e-16) / 2.
+TEST(Metric, LoglossOutsideTheUnitInterval) {
+  EXPECT_NEAR(Eval("logloss", {2.0f, -1.0f}, LabelRows({1, 0})), -std::log(2.0), 1e-6);
+  EXPECT_NEAR(Eval("logloss", {-1.0f, 2.0f}, LabelRows({1, 0})), 36.84136, 1e-4);
+  EXPECT_NEAR(Eval("logloss", {2.0f}, LabelRows({0.5f})), (36.84136 - std::log(2.0)) / 2, 1e-4);
+}
+
 TEST(Metric, ErrorAndThreshold) {
   const std::vector<float> preds{0.2f, 0.6f, 0.8f, 0.4f};
   const DataSet d = LabelRows({0, 0, 1, 1});
