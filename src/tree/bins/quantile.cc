@@ -11,9 +11,9 @@
 // SortedColumnSummary, with no copy of its distinct values: that copy was the cuts' peak memory);
 // with other workers, this worker's share of the column goes to AgreeOnCuts (quantile_agree.cc),
 // batch by batch. Values are handled as order-preserving uint32 keys (sort_util.h). Unweighted data
-// sorts bare keys; weighted data sorts (key << 32 | row) and reads the row's fixed-point weight
-// during the pass. The cuts of a feature depend only on its sorted column, so the batching does not
-// change them.
+// sorts bare keys; weighted data sorts (key << 32 | row), reads the row's fixed-point weight
+// during the pass and drops the entries of weight 0 from the sorted column first (quantile.h).
+// The cuts of a feature depend only on its sorted column, so the batching does not change them.
 #include "tree/bins/quantile.h"
 
 #include <omp.h>
@@ -264,7 +264,9 @@ struct RowWeightTraits {
   uint64_t Weight(Elem e) const { return row_weight[e & 0xffffffffu]; }
 };
 
-// The fixed-point weight of every row; a negative or non-finite weight is the user's mistake.
+// The fixed-point weight of every row; a negative or non-finite weight is the user's mistake. A
+// positive weight is at least one unit, so that the rows of weight 0, and only those, leave
+// the columns (SortBatch) as XGBoost's sketch drops them.
 std::vector<uint64_t> FixedPointWeights(const DataSet& data, int nthread) {
   const int64_t rows = static_cast<int64_t>(data.NumRows());
   RB_CHECK_MSG(data.weight.size() == data.NumRows(),
@@ -278,7 +280,8 @@ std::vector<uint64_t> FixedPointWeights(const DataSet& data, int nthread) {
       bad = std::min(bad, i);
       continue;
     }
-    fixed[i] = static_cast<uint64_t>(std::llround(static_cast<double>(w) * kWeightScale));
+    fixed[i] =
+        w > 0.0f ? std::max<uint64_t>(1, std::llround(static_cast<double>(w) * kWeightScale)) : 0;
   }
   if (bad < rows) {
     RB_FAIL(data.name << ": instance weight " << data.weight[bad] << " of row " << bad + 1
@@ -437,8 +440,12 @@ void SortBatch(const FeatureCounts& counts, uint32_t fb, uint32_t fe, typename T
       errors.Run([&] {
         const uint32_t f = order[i];
         Elem* col = column(f);
-        const uint64_t n = counts.Size(f);
+        uint64_t n = counts.Size(f);
         if (!on_threads) detail::RadixSortByKey<Traits::kShift>(col, n, &tmp);
+        if constexpr (Traits::kWeighted) {  // entries of weight 0 are no part of the column
+          n = std::remove_if(col, col + n, [&](Elem e) { return traits.Weight(e) == 0; }) - col;
+          if (n == 0) return;  // none weighs: an empty column (its cuts and share as they are)
+        }
         uint64_t distinct = 0;
         for (uint64_t k = 0; k < n; ++k) {
           distinct += (k == 0 || traits.Key(col[k]) != traits.Key(col[k - 1]));

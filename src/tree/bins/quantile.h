@@ -4,8 +4,10 @@
 // falls in the first bin whose cut is > v, and a split at bin b sends `v < values[b]` left.
 //
 // The cut rule is a pure function of the multiset of (value, weight) pairs of a feature, so it
-// does not depend on how rows are spread over threads or workers. With distinct present values
-// u_0 < ... < u_{k-1}:
+// does not depend on how rows are spread over threads or workers. A pair of weight 0 is not part
+// of it (XGBoost's sketch drops it on Push): the value of a row of instance weight 0 makes no cut
+// and no min_value, and a feature whose every entry weighs 0 is cut as one with no value. With
+// distinct present values u_0 < ... < u_{k-1} of positive weight:
 //  * k <= max_bin: cuts are u_1, ..., u_{k-1}, then u_{k-1} + |u_{k-1}| + 1e-5 (XGBoost's rule,
 //    one bin per distinct value);
 //  * otherwise: the exact weighted summary of the column (per distinct value: weight below it,

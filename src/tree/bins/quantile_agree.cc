@@ -1,6 +1,9 @@
 // Cuts agreed across workers without moving the data (quantile_rule.h's AgreeOnCuts): every
 // worker ends with the cuts one worker holding all the data would compute (quantile.h's rule).
 //
+// A share holds only entries of positive weight (SortBatch drops the others, as one worker does),
+// so a value weighing 0 on every worker is in no share and a value some worker weighs is in that
+// worker's, with its whole weight summed over the shares: the agreed column is one worker's.
 // Per feature, with d_r the number of distinct values in worker r's share:
 //  * every d_r <= 8 * max_bin ("small" features): the shares' (value, weight) lists are gathered,
 //    at most 8 * max_bin * 16 bytes per feature and worker, and merged into the exact summary,
@@ -85,7 +88,7 @@ void CutSmall(const std::vector<uint32_t>& features, const std::vector<LocalColu
   for (std::size_t s = 0; s < small.size(); ++s) {
     const uint32_t f = features[small[s]];
     const LocalColumn column = Merge(&pairs[s]);
-    RB_CHECK(!column.keys.empty());
+    if (column.keys.empty()) continue;  // present, but every entry of weight 0: an empty column
     (*min_values)[f] = MinValue(KeyToFloat(column.keys.front()));
     (*per_feature)[f] = ExactCuts(column, count[f], max_bin);
   }

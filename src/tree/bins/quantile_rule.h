@@ -47,9 +47,9 @@ float MinValue(float u);
 // A feature with no value: XGBoost's empty-column convention (min 1e-5, one bin above it).
 constexpr float kEmptyMinValue = 1e-5f;
 
-// One worker's share of a column: its distinct values (ascending keys) and, for each, the
-// fixed-point weight of the share's entries below it; below has keys.size() + 1 entries, the last
-// the share's total.
+// One worker's share of a column: its distinct values of positive weight (ascending keys) and,
+// for each, the fixed-point weight of the share's entries below it; below has keys.size() + 1
+// entries, the last the share's total.
 struct LocalColumn {
   std::vector<uint32_t> keys;
   std::vector<uint64_t> below;

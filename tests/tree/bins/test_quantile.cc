@@ -199,6 +199,31 @@ TEST(Quantile, BadWeightIsAnError) {
   EXPECT_THROW(Cuts(Column({1, 2}), 1, 0), Error);  // max_bin 0
 }
 
+// Rows of weight 0 are no part of the column (XGBoost's sketch drops them on Push). x = 0..9, the
+// row of x = 5 weighing 0: the distinct values are 0..4 and 6..9, one bin each, so the cuts are
+// 1, 2, 3, 4, 6, 7, 8, 9 and Last(9) (a split between 4 and 6 is at x < 6, not x < 5).
+TEST(Quantile, ZeroWeightRowsMakeNoCuts) {
+  std::vector<float> weight(10, 1.0f);
+  weight[5] = 0.0f;
+  const DataSet d = Column({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, weight);
+  EXPECT_EQ(FeatureCuts(Cuts(d, 1, 256), 0),
+            (std::vector<float>{1, 2, 3, 4, 6, 7, 8, 9, Last(9.0f)}));
+  // The smallest value weighing 0 sets no min_value: 1 - |1| - 1e-5.
+  weight = std::vector<float>(10, 1.0f);
+  weight[0] = 0.0f;
+  const HistogramCuts c = Cuts(Column({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, weight), 1, 256);
+  EXPECT_EQ(FeatureCuts(c, 0), (std::vector<float>{2, 3, 4, 5, 6, 7, 8, 9, Last(9.0f)}));
+  EXPECT_EQ(c.min_values[0], -1e-5f);
+  // More values than bins: 0.5 weighing 0 before WeightEqualsRepetition's column leaves its
+  // summary, hence its cuts, as they were (0.5 would be the kept first entry, 1 a cut).
+  const DataSet p = Column({0.5f, 1, 2, 3, 4, 5}, {0.0f, 1.0f, 1.0f, 10.0f, 1.0f, 1.0f});
+  EXPECT_EQ(FeatureCuts(Cuts(p, 1, 3), 0), (std::vector<float>{3.0f, 5.0f, Last(5.0f)}));
+  // Every entry weighing 0: cut as a feature with no value.
+  const HistogramCuts e = Cuts(Column({1, 2}, {0.0f, 0.0f}), 1, 256);
+  EXPECT_EQ(FeatureCuts(e, 0), (std::vector<float>{1e-5f + (1e-5f + 1e-5f)}));
+  EXPECT_EQ(e.min_values[0], 1e-5f);
+}
+
 TEST(Quantile, FeatureWithNoValuesHasOneBin) {
   // Feature 1 is never present; feature 3 lies beyond num_features and is ignored.
   const DataSet d = MakeData({{{0, 1.0f}, {2, 5.0f}, {3, 9.0f}}, {{0, 2.0f}}});
@@ -263,13 +288,14 @@ std::vector<RefEntry> RefPrune(const std::vector<RefEntry>& src, std::size_t max
   return out;
 }
 
-// Cuts of one column of (value, fixed-point weight) pairs: sort, sum equal values, build the
-// exact summary (each rank the exact fixed-point sum / kWeightScale as a double, then float),
-// prune twice, add cuts.
+// Cuts of one column of (value, fixed-point weight) pairs: sort, sum equal values (those of
+// weight 0 left out), build the exact summary (each rank the exact fixed-point sum / kWeightScale
+// as a double, then float), prune twice, add cuts.
 std::vector<float> ReferenceCuts(std::vector<std::pair<float, uint64_t>> column, int max_bin) {
   std::sort(column.begin(), column.end());
   std::vector<std::pair<float, uint64_t>> distinct;  // value, summed weight
   for (const auto& [v, w] : column) {
+    if (w == 0) continue;
     if (distinct.empty() || distinct.back().first != v) {
       distinct.push_back({v, w});
     } else {
@@ -277,6 +303,7 @@ std::vector<float> ReferenceCuts(std::vector<std::pair<float, uint64_t>> column,
     }
   }
   std::vector<float> cuts;
+  if (distinct.empty()) return {1e-5f + (1e-5f + 1e-5f)};  // no value: the empty column's cut
   if (distinct.size() <= static_cast<std::size_t>(max_bin)) {
     for (std::size_t j = 1; j < distinct.size(); ++j) cuts.push_back(distinct[j].first);
     cuts.push_back(Last(distinct.back().first));

@@ -170,6 +170,33 @@ TEST(QuantileAgree, FirstPruneTiesAndAHeavySecondValue) {
   for (const std::string& r : RunCases(2, cases)) EXPECT_EQ(r, "");
 }
 
+// Rows of weight 0 leave the column on every worker as in one process. Feature 0: x = 0..9 on rows
+// 0..9 and 7 again on rows 10 and 11, the rows of x = 5 and of the first 7 weighing 0; worker 0
+// holds rows 0..7, so 5 is weighed by no worker (no cut) and 7 by worker 1 only (a cut). Feature
+// 1 occurs on row 5 alone: on every worker an empty column. Then a bisected column, every value
+// v = 3 (mod 10) weighing 0.
+TEST(QuantileAgree, ZeroWeightRowsMakeNoCuts) {
+  std::vector<std::vector<std::pair<uint32_t, float>>> rows;
+  std::vector<float> weight;
+  for (int i = 0; i < 12; ++i) {
+    rows.push_back({{0u, static_cast<float>(i < 10 ? i : 7)}});
+    if (i == 5) rows.back().push_back({1u, 3.0f});
+    weight.push_back(i == 5 || i == 7 ? 0.0f : 1.0f);
+  }
+  const DataSet small = test::MakeData(rows, weight);
+  const HistogramCuts one = OneProcess(small, 256);
+  const float last = 9.0f + (9.0f + 1e-5f);
+  EXPECT_EQ(std::vector<float>(one.values.begin(), one.values.begin() + one.ptr[1]),
+            (std::vector<float>{1, 2, 3, 4, 6, 7, 8, 9, last}));
+  EXPECT_EQ(one.ptr[2] - one.ptr[1], 1u);
+  EXPECT_EQ(one.min_values[1], 1e-5f);
+  DataSet large = Scattered(200, 1.0f);
+  for (int v = 3; v < 200; v += 10) large.weight[(v * 7919) % 200] = 0.0f;
+  std::vector<Case> cases{{small, 256, {0, 8, 12}, 2 + 1 + 1, kSmallOnly},
+                          {large, 2, {0, 100, 200}, kLargeMin, kLargeMax}};
+  for (const std::string& r : RunCases(2, cases)) EXPECT_EQ(r, "");
+}
+
 TEST(QuantileAgree, RandomIntegerColumnsWithTies) {
   // Small integer values and weights (zero included) make Prune's comparisons meet exact ties
   // (dx2 == rmin + rmax, dx2 == the middle of a gap), and heavy early values put J at 0. Shares
