@@ -339,6 +339,11 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
       if (is_root) {
         std::printf("Stopping. Best iteration:\n[%d]\t%s:%s\n", stop.best_round,
                     results[watched].first.c_str(), ShortestDouble(stop.best).c_str());
+        // This run's rounds count from 0, the model's best_iteration from model_in's first.
+        if (start.base_rounds > 0) {
+          std::printf("(the model's best_iteration: %d, counting model_in's %d rounds)\n",
+                      start.base_rounds + stop.best_round, start.base_rounds);
+        }
       }
       break;
     }

@@ -266,7 +266,8 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("Initial prediction of every row, before any tree. Not given: 0.5, but "
                        "reg:absoluteerror and reg:quantileerror estimate it from the training "
                        "labels as XGBoost 3.x does (the weighted mean plus one MM step; each "
-                       "alpha's quantile)."));
+                       "alpha's quantile). With model_in: the model's, unless given (then, as "
+                       "XGBoost, it replaces the model's)."));
   t.push_back(P(s, "scale_pos_weight", &Params::scale_pos_weight, "1")
                   .Min(0)
                   .Doc("Weight of positive rows relative to negative ones (binary objectives)."));

@@ -78,6 +78,25 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
               << model_.objective << ", not objective=" << objective_->Name()
               << "; set objective=" << model_.objective << " or start without it");
     }
+    if (model_.num_groups != objective_->NumGroups()) {  // num_class, or quantile_alpha's count
+      const bool quantiles = model_.objective == "reg:quantileerror";
+      const std::string key = quantiles ? "quantile_alpha" : "num_class";
+      const std::string what = quantiles ? " quantiles" : " classes";
+      RB_FAIL("the model to continue from (model_in or a checkpoint) has "
+              << model_.num_groups << what << ", this run's " << key << " makes "
+              << objective_->NumGroups() << "; set " << key << " as it was trained or start "
+              << "without it");
+    }
+    // As XGBoost: a base_score given with a model to continue from replaces the model's (its
+    // trees' margins then start from the new one); one not given keeps the model's.
+    if (params_.IsSet("base_score") &&
+        static_cast<float>(params_.base_score) != model_.base_score) {
+      RB_LOG(kInfo, "base_score=" << params_.base_score << " replaces the model's "
+                                  << model_.base_score << " (model_in)");
+      model_.base_score = static_cast<float>(params_.base_score);
+      model_.base_margin = objective_->ProbToMargin(model_.base_score);
+      model_.base_margins.clear();  // one base for every output, as a new model's
+    }
   } else {
     model_ = Model();
     model_.objective = objective_->Name();

@@ -117,6 +117,17 @@ TEST_F(Rounds, EarlyStoppingStopsAndRecordsBestIteration) {
   EXPECT_NE(r.out.find("Stopping. Best iteration:\n[0]\tflipped-logloss:"), std::string::npos)
       << r.out;
   EXPECT_NE(test::ReadFile(dir_.File("m.json")).find("\"best_iteration\":0"), std::string::npos);
+  // Continued from it, this run's rounds count from 0 again; the model's best_iteration counts
+  // m.json's 3 rounds, and the stop message says both.
+  r = test::RunRingboost(dir_.path(),
+                         "train r.conf early_stopping_rounds=2 model_in=m.json model_out=n.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Stopping. Best iteration:\n[0]\tflipped-logloss:"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(the model's best_iteration: 3, counting model_in's 3 rounds)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(test::ReadFile(dir_.File("n.json")).find("\"best_iteration\":3"), std::string::npos);
 }
 
 // As XGBoost: the model keeps every round (best_iteration recorded) and predict uses them all

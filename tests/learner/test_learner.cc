@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "learner/learner.h"
 #include "../tree/tree_builders.h"
+#include "learner/learner.h"
 
 namespace ringboost {
 namespace {
@@ -111,6 +111,60 @@ TEST(Learner, ContinuedTrainingEqualsOneRun) {
   second.Setup(MakeBinary(5), {}, &saved);
   TrainRounds(&second, 3);
   EXPECT_EQ(second.model().ToJson(), full.model().ToJson());
+}
+
+// A model to continue from with another number of outputs is the user's mistake, named by key.
+TEST(Learner, ContinuingWithAnotherClassCountNamesTheKey) {
+  auto comm = rabit::MakeLocalCommunicator();
+  Params p = BinaryParams();
+  p.objective = "multi:softprob";
+  p.num_class = 3;
+  p.eval_metric = {"mlogloss"};
+  DataSet d = MakeBinary(8);
+  for (std::size_t i = 0; i < d.label.size(); i += 3) d.label[i] = 2;
+  Learner first(p, comm.get());
+  first.Setup(d, {}, nullptr);
+  TrainRounds(&first, 1);
+  Model saved = first.model();
+  p.num_class = 4;
+  Learner second(p, comm.get());
+  try {
+    second.Setup(d, {}, &saved);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("has 3 classes, this run's num_class makes 4; set "
+                                         "num_class as it was trained"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// As XGBoost: base_score given with a model to continue from replaces the model's; one not
+// given keeps it.
+TEST(Learner, BaseScoreGivenWithModelInReplacesTheModels) {
+  auto comm = rabit::MakeLocalCommunicator();
+  Params p = BinaryParams();
+  Learner first(p, comm.get());
+  first.Setup(MakeBinary(5), {}, nullptr);
+  TrainRounds(&first, 2);
+  const Model saved = first.model();
+  const float kept = saved.base_score;
+  Learner plain(p, comm.get());
+  plain.Setup(MakeBinary(5), {}, &saved);
+  EXPECT_EQ(plain.model().base_score, kept);
+  p.base_score = 0.2;
+  p.given["base_score"] = "0.2";
+  Learner second(p, comm.get());
+  second.Setup(MakeBinary(5), {}, &saved);
+  EXPECT_EQ(second.model().base_score, 0.2f);
+  EXPECT_FLOAT_EQ(second.model().base_margin, std::log(0.2f / 0.8f));
+  // The old trees' margins now start from the new base.
+  const DataSet d = MakeBinary(6, 10);
+  const std::vector<float> before = PredictMargin(saved, d, 0, 1);
+  const std::vector<float> after = PredictMargin(second.model(), d, 0, 1);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    EXPECT_NEAR(after[i] - before[i], std::log(0.2f / 0.8f) - saved.base_margin, 1e-5);
+  }
 }
 
 TEST(Learner, MulticlassGrowsOneTreePerClass) {
