@@ -35,6 +35,15 @@ CategoryArrays CategoriesOf(const RegTree& tree);
 // leaf, and a code outside [0, 2^24).
 void ReadCategories(const Json& t, const std::string& where, RegTree* tree);
 
+// The deepest nesting of arrays and objects a model file may have: XGBoost's document nests 7
+// (learner, gradient_booster, model, trees, a tree, tree_param), ringboost's 4.
+constexpr int kMaxModelDepth = 16;
+
+// Checks UBJSON bytes before a DOM is built from them: nlohmann's reader recurses once per level,
+// so deeper nesting than kMaxModelDepth is refused here, by a pass that builds nothing. Throws
+// Error "<source>: <what>" for that and for bytes that are not UBJSON.
+void CheckUbjLimits(const std::string& bytes, const std::string& source);
+
 // XGBoost's model document of `model` (learner, gradient_booster, trees; doc/model.schema).
 Json ToDocument(const Model& model);
 

@@ -87,6 +87,7 @@ Model FromXGBoostJsonText(const std::string& text, const std::string& source) {
 }
 
 Model FromXGBoostUbj(const std::string& bytes, const std::string& source) {
+  xgb::CheckUbjLimits(bytes, source);
   xgb::Json root;
   try {
     root = xgb::Json::from_ubjson(bytes);

@@ -148,6 +148,19 @@ TEST(XGBoostFormat, RefusesWhatRingboostCannotHold) {
   EXPECT_NE(ErrorOf([] { ModelFormatFromName("onnx"); }).find("xgboost-ubj"), std::string::npos);
 }
 
+// nlohmann's UBJSON reader recurses once per level: a file of '[' is refused before it is read.
+TEST(XGBoostFormat, RefusesDeepUbjBeforeReadingIt) {
+  const std::string ubj = std::string(
+                              "{i\x01"
+                              "a") +
+                          std::string(100000, '[');
+  EXPECT_EQ(DetectModelFormat(ubj), ModelFormat::kXGBoostUbj);
+  EXPECT_NE(ErrorOf([&] {
+              ReadModelAnyFormat(ubj, "u.ubj");
+            }).find("u.ubj: not a model (UBJSON nested more than 16 levels deep"),
+            std::string::npos);
+}
+
 class GoldenXGBoost341 : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
