@@ -1,8 +1,12 @@
-// Checks on a model file's bytes before nlohmann builds a DOM from them (xgboost_doc.h).
+// Checks on a model file's bytes before nlohmann builds a DOM from them, and values cut short
+// for error messages (xgboost_doc.h).
 //
 // Why a pass before the parse: nlohmann's UBJSON reader recurses once per nesting level, so a
 // file of a few kilobytes of '[' overflows the stack before any check on the DOM could run. A
-// SAX pass that builds nothing stops the reader at the limit, before it goes deeper.
+// SAX pass that builds nothing stops the reader at the limit, before it goes deeper. JSON text
+// is parsed without recursion, but dumping or comparing a deep value recurses, so its depth is
+// checked too (on the text, which is cheaper than a SAX pass).
+#include <algorithm>
 #include <string>
 
 #include "common/error.h"
@@ -51,7 +55,49 @@ class UbjLimits : public nlohmann::json_sax<Json> {
   std::string problem_;
 };
 
+// The longest string an error message quotes.
+constexpr std::size_t kBriefString = 40;
+
 }  // namespace
+
+int JsonTextDepth(const std::string& text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > kMaxModelDepth) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+std::string Brief(const Json& v) {
+  const auto replace = Json::error_handler_t::replace;  // a string from UBJSON may not be UTF-8
+  switch (v.type()) {
+    case Json::value_t::object:
+      return "an object of " + std::to_string(v.size()) + " keys";
+    case Json::value_t::array:
+      return "an array of " + std::to_string(v.size()) + " values";
+    case Json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      if (s.size() <= kBriefString) return v.dump(-1, ' ', false, replace);
+      return Json(s.substr(0, kBriefString)).dump(-1, ' ', false, replace) + "...";
+    }
+    default:
+      return v.dump(-1, ' ', false, replace);
+  }
+}
 
 void CheckUbjLimits(const std::string& bytes, const std::string& source) {
   UbjLimits limits;

@@ -281,10 +281,10 @@ class ModelReader {
   }
 
   int64_t Int(const Json& v, const std::string& what, int64_t lo, int64_t hi) const {
-    if (!v.is_number_integer()) Fail(what + ": expected an integer, got " + v.dump());
+    if (!v.is_number_integer()) Fail(what + ": expected an integer, got " + xgb::Brief(v));
     const bool too_big = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi);
     if (too_big || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
-      Fail(what + ": " + v.dump() + " is outside [" + std::to_string(lo) + ", " +
+      Fail(what + ": " + xgb::Brief(v) + " is outside [" + std::to_string(lo) + ", " +
            std::to_string(hi) + "]");
     }
     return v.get<int64_t>();
@@ -297,9 +297,9 @@ class ModelReader {
       if (s == "Infinity") return std::numeric_limits<float>::infinity();
       if (s == "-Infinity") return -std::numeric_limits<float>::infinity();
     }
-    if (!v.is_number()) Fail(what + ": expected a number, got " + v.dump());
+    if (!v.is_number()) Fail(what + ": expected a number, got " + xgb::Brief(v));
     const float value = v.get<float>();
-    if (!std::isfinite(value)) Fail(what + ": " + v.dump() + " is out of float range");
+    if (!std::isfinite(value)) Fail(what + ": " + xgb::Brief(v) + " is out of float range");
     return value;
   }
 
@@ -315,7 +315,7 @@ class ModelReader {
   }
 
   std::string String(const Json& v, const std::string& what) const {
-    if (!v.is_string()) Fail(what + ": expected a string, got " + v.dump());
+    if (!v.is_string()) Fail(what + ": expected a string, got " + xgb::Brief(v));
     return v.get<std::string>();
   }
 
@@ -361,40 +361,11 @@ std::string Model::ToJson() const {
   }
 }
 
-namespace {
-
-// A model nests 4 deep (root, trees, tree, array); more is not a model. Checked on the text
-// before parsing, so that a hostile file cannot make the parser build (and destroy) a deep tree.
-constexpr int kMaxJsonDepth = 16;
-
-// The deepest nesting of arrays and objects in `text`, or kMaxJsonDepth + 1 once it passes that.
-int JsonDepth(const std::string& text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > kMaxJsonDepth) break;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
-}  // namespace
-
 Model Model::FromJson(const std::string& text, const std::string& source_name) {
-  if (JsonDepth(text) > kMaxJsonDepth) {
-    RB_FAIL(source_name << ": not a ringboost model (JSON nested more than " << kMaxJsonDepth
+  // Checked on the text before parsing, so that a hostile file cannot make the parser build
+  // (and the messages dump) a deep tree.
+  if (xgb::JsonTextDepth(text) > xgb::kMaxModelDepth) {
+    RB_FAIL(source_name << ": not a ringboost model (JSON nested more than " << xgb::kMaxModelDepth
                         << " levels deep; a model nests 4)");
   }
   Json root;

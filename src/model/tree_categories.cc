@@ -18,7 +18,7 @@ const Json& ArrayOrFail(const Json& t, const char* key, const std::string& where
 uint64_t Unsigned(const Json& v, const std::string& what, uint64_t hi) {
   if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0) ||
       v.get<uint64_t>() > hi) {
-    RB_FAIL(what << ": " << v.dump() << " is not an integer in [0, " << hi << "]");
+    RB_FAIL(what << ": " << Brief(v) << " is not an integer in [0, " << hi << "]");
   }
   return v.get<uint64_t>();
 }

@@ -44,6 +44,14 @@ constexpr int kMaxModelDepth = 16;
 // Error "<source>: <what>" for that and for bytes that are not UBJSON.
 void CheckUbjLimits(const std::string& bytes, const std::string& source);
 
+// The deepest nesting of arrays and objects in JSON `text`, or kMaxModelDepth + 1 once it passes
+// that. Scans the text without parsing it.
+int JsonTextDepth(const std::string& text);
+
+// `v` for an error message, bounded whatever the file holds: a number, boolean or null as JSON,
+// a string quoted and cut after 40 characters, an array or object by its kind and size.
+std::string Brief(const Json& v);
+
 // XGBoost's model document of `model` (learner, gradient_booster, trees; doc/model.schema).
 Json ToDocument(const Model& model);
 

@@ -76,6 +76,10 @@ std::string ToXGBoostJson(const Model& model) {
 std::string ToXGBoostUbj(const Model& model) { return xgb::WriteUbj(xgb::ToDocument(model)); }
 
 Model FromXGBoostJsonText(const std::string& text, const std::string& source) {
+  if (xgb::JsonTextDepth(text) > xgb::kMaxModelDepth) {
+    RB_FAIL(source << ": not a model (JSON nested more than " << xgb::kMaxModelDepth
+                   << " levels deep; a model nests at most 7)");
+  }
   xgb::Json root;
   try {
     root = xgb::Json::parse(text);

@@ -232,14 +232,14 @@ class DocumentReader {
     return v;
   }
   std::string String(const Json& v, const std::string& what) const {
-    if (!v.is_string()) Fail(what + ": expected a string, got " + v.dump());
+    if (!v.is_string()) Fail(what + ": expected a string, got " + Brief(v));
     return v.get<std::string>();
   }
   int64_t Int(const Json& v, const std::string& what, int64_t lo, int64_t hi) const {
-    if (!v.is_number_integer()) Fail(what + ": expected an integer, got " + v.dump());
+    if (!v.is_number_integer()) Fail(what + ": expected an integer, got " + Brief(v));
     if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(hi)
                                : (v.get<int64_t>() < lo || v.get<int64_t>() > hi)) {
-      Fail(what + ": " + v.dump() + " is outside [" + std::to_string(lo) + ", " +
+      Fail(what + ": " + Brief(v) + " is outside [" + std::to_string(lo) + ", " +
            std::to_string(hi) + "]");
     }
     return v.get<int64_t>();
@@ -256,9 +256,9 @@ class DocumentReader {
     return static_cast<int64_t>(d);
   }
   float Float(const Json& v, const std::string& what) const {
-    if (!v.is_number()) Fail(what + ": expected a number, got " + v.dump());
+    if (!v.is_number()) Fail(what + ": expected a number, got " + Brief(v));
     const float f = v.get<float>();
-    if (!std::isfinite(f)) Fail(what + ": " + v.dump() + " is not a finite float");
+    if (!std::isfinite(f)) Fail(what + ": " + Brief(v) + " is not a finite float");
     return f;
   }
   double Number(const std::string& s, const std::string& what) const {

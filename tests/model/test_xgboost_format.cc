@@ -161,6 +161,31 @@ TEST(XGBoostFormat, RefusesDeepUbjBeforeReadingIt) {
             std::string::npos);
 }
 
+// Deep JSON text is refused before it is parsed (a message once dumped it, recursively), and a
+// message names a long value by its kind and size instead of printing it.
+TEST(XGBoostFormat, RefusesDeepJsonAndKeepsMessagesShort) {
+  const int depth = 100000;
+  const std::string deep =
+      "{\"learner\":{\"gradient_booster\":{\"name\":" + std::string(depth, '[') +
+      std::string(depth, ']') + "}}}";
+  EXPECT_NE(ErrorOf([&] {
+              ReadModelAnyFormat(deep, "x.json");
+            }).find("x.json: not a model (JSON nested more than 16 levels deep"),
+            std::string::npos);
+  std::string zeros = "0";
+  for (int i = 1; i < 10000; ++i) zeros += ",0";
+  const std::string wide = "{\"learner\":{\"gradient_booster\":{\"name\":[" + zeros + "]}}}";
+  EXPECT_EQ(ErrorOf([&] { ReadModelAnyFormat(wide, "x.json"); }),
+            "x.json: XGBoost model: name: expected a string, got an array of 10000 values");
+  // ringboost's own reader too: a long string where a number is due is cut after 40 characters.
+  std::string json = SmallModel().ToJson();
+  const std::size_t at = json.find("\"split_conditions\":[") + 20;
+  json.replace(at, json.find(',', at) - at, "\"" + std::string(5000, 'x') + "\"");
+  EXPECT_EQ(ErrorOf([&] { ReadModelAnyFormat(json, "m.json"); }),
+            "m.json: tree 0: split_conditions: expected a number, got \"" + std::string(40, 'x') +
+                "\"...");
+}
+
 class GoldenXGBoost341 : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
