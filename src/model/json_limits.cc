@@ -3,7 +3,11 @@
 //
 // Why a pass before the parse: nlohmann's UBJSON reader recurses once per nesting level, so a
 // file of a few kilobytes of '[' overflows the stack before any check on the DOM could run. A
-// SAX pass that builds nothing stops the reader at the limit, before it goes deeper. JSON text
+// SAX pass that builds nothing stops the reader at the limit, before it goes deeper. The same pass
+// bounds what the reader would build: UBJSON declares counts, and a typed array of null, true or
+// false (which XGBoost never writes) holds any count in no bytes at all, so 18 bytes could make
+// the DOM grow without end. Every value but those takes at least a byte, so a count beyond the
+// file's size, or more values than it has bytes, is no model. JSON text
 // is parsed without recursion, but dumping or comparing a deep value recurses, so its depth is
 // checked too (on the text, which is cheaper than a SAX pass).
 #include <algorithm>
@@ -15,21 +19,24 @@
 namespace ringboost::xgb {
 namespace {
 
-// Counts the nesting of arrays and objects and stops the reader (returns false) once it passes
-// kMaxModelDepth; a parse error stops it too. Builds nothing.
+// Stops the reader (returns false) once the nesting of arrays and objects passes kMaxModelDepth,
+// a declared count passes the file's size, or the values outnumber its bytes; a parse error
+// stops it too. Builds nothing.
 class UbjLimits : public nlohmann::json_sax<Json> {
  public:
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return Open(); }
+  explicit UbjLimits(std::size_t bytes) : bytes_(bytes) {}
+
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_integer(number_integer_t) override { return Value(); }
+  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override { return Value(); }
+  bool string(string_t&) override { return Value(); }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t count) override { return Value() && Count(count) && Open(); }
   bool key(string_t&) override { return true; }
   bool end_object() override { return Close(); }
-  bool start_array(std::size_t) override { return Open(); }
+  bool start_array(std::size_t count) override { return Value() && Count(count) && Open(); }
   bool end_array() override { return Close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
     problem_ = std::string("not a valid UBJSON model (a truncated file?): ") + e.what();
@@ -40,6 +47,19 @@ class UbjLimits : public nlohmann::json_sax<Json> {
   const std::string& problem() const { return problem_; }
 
  private:
+  bool Value() {
+    if (++values_ <= bytes_) return true;
+    problem_ = "not a model (UBJSON holds more values than its " + std::to_string(bytes_) +
+               " bytes: a typed array of null, true or false, which XGBoost never writes)";
+    return false;
+  }
+  // `count` is npos when the container declares none.
+  bool Count(std::size_t count) {
+    if (count == static_cast<std::size_t>(-1) || count <= bytes_) return true;
+    problem_ = "not a model (UBJSON declares " + std::to_string(count) + " values in a file of " +
+               std::to_string(bytes_) + " bytes)";
+    return false;
+  }
   bool Open() {
     if (++depth_ <= kMaxModelDepth) return true;
     problem_ = "not a model (UBJSON nested more than " + std::to_string(kMaxModelDepth) +
@@ -51,6 +71,8 @@ class UbjLimits : public nlohmann::json_sax<Json> {
     return true;
   }
 
+  std::size_t bytes_;
+  std::size_t values_ = 0;
   int depth_ = 0;
   std::string problem_;
 };
@@ -100,7 +122,7 @@ std::string Brief(const Json& v) {
 }
 
 void CheckUbjLimits(const std::string& bytes, const std::string& source) {
-  UbjLimits limits;
+  UbjLimits limits(bytes.size());
   if (!Json::sax_parse(bytes, &limits, nlohmann::detail::input_format_t::ubjson)) {
     RB_FAIL(source << ": "
                    << (limits.problem().empty() ? "not a valid UBJSON model" : limits.problem()));

@@ -39,9 +39,11 @@ void ReadCategories(const Json& t, const std::string& where, RegTree* tree);
 // (learner, gradient_booster, model, trees, a tree, tree_param), ringboost's 4.
 constexpr int kMaxModelDepth = 16;
 
-// Checks UBJSON bytes before a DOM is built from them: nlohmann's reader recurses once per level,
-// so deeper nesting than kMaxModelDepth is refused here, by a pass that builds nothing. Throws
-// Error "<source>: <what>" for that and for bytes that are not UBJSON.
+// Checks UBJSON bytes before a DOM is built from them, by a pass that builds nothing: nlohmann's
+// reader recurses once per level, so deeper nesting than kMaxModelDepth is refused, and so are a
+// declared count above the file's size and more values than the file has bytes (a typed array
+// of null, true or false holds any count in no bytes), which would make the DOM grow without
+// bound. Throws Error "<source>: <what>" for those and for bytes that are not UBJSON.
 void CheckUbjLimits(const std::string& bytes, const std::string& source);
 
 // The deepest nesting of arrays and objects in JSON `text`, or kMaxModelDepth + 1 once it passes

@@ -161,6 +161,30 @@ TEST(XGBoostFormat, RefusesDeepUbjBeforeReadingIt) {
             std::string::npos);
 }
 
+// A count the file cannot hold is refused before anything is built for it: a typed array of
+// null or true declares 2^40 values in 18 bytes (and holds them in none); typed arrays of null
+// within the file's size, but more of them than it has bytes, are refused too.
+TEST(XGBoostFormat, RefusesUbjCountsTheFileCannotHold) {
+  const std::string count("\0\0\x01\0\0\0\0\0", 8);  // 2^40, big-endian
+  for (char type : {'Z', 'T', 'i'}) {
+    const std::string ubj = std::string(
+                                "{i\x01"
+                                "a[$") +
+                            type + "#L" + count + "}";
+    EXPECT_EQ(ErrorOf([&] { ReadModelAnyFormat(ubj, "z.ubj"); }),
+              "z.ubj: not a model (UBJSON declares 1099511627776 values in a file of 18 bytes)")
+        << type;
+  }
+  std::string nulls =
+      "{i\x01"
+      "a[#i\x03";
+  for (int i = 0; i < 3; ++i) nulls += "[$Z#i\x14";  // 20 nulls each
+  nulls += "}";
+  EXPECT_EQ(ErrorOf([&] { ReadModelAnyFormat(nulls, "z.ubj"); }),
+            "z.ubj: not a model (UBJSON holds more values than its 27 bytes: a typed array of "
+            "null, true or false, which XGBoost never writes)");
+}
+
 // Deep JSON text is refused before it is parsed (a message once dumped it, recursively), and a
 // message names a long value by its kind and size instead of printing it.
 TEST(XGBoostFormat, RefusesDeepJsonAndKeepsMessagesShort) {
