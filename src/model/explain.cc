@@ -92,21 +92,34 @@ float UnwoundSum(const PathElement* path, int depth, int index) {
   return total;
 }
 
+// The child of split node `nid` that `row` takes (num_feature values, NaN = missing).
+int NextNode(const RegTree& tree, int nid, const float* row) {
+  const TreeNode& n = tree[nid];
+  const float v = row[n.feature];
+  if (std::isnan(v)) return n.default_left ? n.left : n.right;
+  return n.GoesLeft(v) ? n.left : n.right;
+}
+
+// The leaf `row` reaches.
+int LeafOf(const RegTree& tree, const float* row) {
+  int nid = 0;
+  while (!tree[nid].IsLeaf()) nid = NextNode(tree, nid, row);
+  return nid;
+}
+
+// The deepest tree the recursive walk (AddShap) takes: its path scratch holds
+// (depth + 2)(depth + 3) / 2 elements of 24 bytes a thread, 12 MB at this depth.
+constexpr int kMaxWalkDepth = 1000;
+
 // One tree prepared for explanations: its nodes' cover-weighted mean values and its depth.
 class TreeExplainer {
  public:
   explicit TreeExplainer(const RegTree& tree) : tree_(tree), mean_(tree.NumNodes()) {
-    depth_ = MeanValue(0, 0);
+    MeanValues();
   }
   float ExpectedValue() const { return mean_[0]; }
+  int Depth() const { return depth_; }
   std::size_t PathSpace() const { return static_cast<std::size_t>(depth_ + 2) * (depth_ + 3) / 2; }
-
-  // The leaf `row` reaches (num_feature values, NaN = missing).
-  int Leaf(const float* row) const {
-    int nid = 0;
-    while (!tree_[nid].IsLeaf()) nid = Next(nid, row);
-    return nid;
-  }
 
   // Adds this tree's SHAP values of `row` to phi[0 .. num_feature). `path` has PathSpace().
   void AddShap(const float* row, float* phi, Condition c, PathElement* path) const {
@@ -114,25 +127,33 @@ class TreeExplainer {
   }
 
  private:
-  int Next(int nid, const float* row) const {
-    const TreeNode& n = tree_[nid];
-    const float v = row[n.feature];
-    if (std::isnan(v)) return n.default_left ? n.left : n.right;
-    return n.GoesLeft(v) ? n.left : n.right;
-  }
-
-  // Fills mean_ below `nid` (in float, children weighted by their hessian); returns the depth.
-  int MeanValue(int nid, int depth) {
-    const TreeNode& n = tree_[nid];
-    if (n.IsLeaf()) {
-      mean_[nid] = n.leaf_value;
-      return depth;
+  // Fills mean_ (in float, children weighted by their hessian) and depth_ without recursion, as
+  // trees may be chains of any depth: a preorder has parents before children, so its reverse
+  // reaches every node after its children.
+  void MeanValues() {
+    std::vector<int> order;
+    order.reserve(mean_.size());
+    std::vector<std::pair<int, int>> stack{{0, 0}};  // node, depth
+    while (!stack.empty()) {
+      const auto [nid, depth] = stack.back();
+      stack.pop_back();
+      order.push_back(nid);
+      const TreeNode& n = tree_[nid];
+      depth_ = std::max(depth_, depth);
+      if (n.IsLeaf()) continue;
+      stack.emplace_back(n.left, depth + 1);
+      stack.emplace_back(n.right, depth + 1);
     }
-    const int d = std::max(MeanValue(n.left, depth + 1), MeanValue(n.right, depth + 1));
-    float sum = mean_[n.left] * tree_[n.left].sum_hess;
-    sum += mean_[n.right] * tree_[n.right].sum_hess;
-    mean_[nid] = sum / n.sum_hess;
-    return d;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const TreeNode& n = tree_[*it];
+      if (n.IsLeaf()) {
+        mean_[*it] = n.leaf_value;
+        continue;
+      }
+      float sum = mean_[n.left] * tree_[n.left].sum_hess;
+      sum += mean_[n.right] * tree_[n.right].sum_hess;
+      mean_[*it] = sum / n.sum_hess;
+    }
   }
 
   void Walk(const float* row, float* phi, int nid, int depth, PathElement* parent_path, float zero,
@@ -150,7 +171,7 @@ class TreeExplainer {
       }
       return;
     }
-    const int hot = Next(nid, row);
+    const int hot = NextNode(tree_, nid, row);
     const int cold = hot == n.left ? n.right : n.left;
     const float hot_zero = tree_[hot].sum_hess / n.sum_hess;
     const float cold_zero = tree_[cold].sum_hess / n.sum_hess;
@@ -293,25 +314,39 @@ std::size_t ExplainedTrees(const Model& model, int num_rounds) {
   return std::min(model.trees.size(), static_cast<std::size_t>(rounds) * model.num_groups);
 }
 
-// The explainers of the first `num_trees` trees for `rows` rows of `kind`. A tree gets a table
-// when it fits the budget and the rows pay for it: a table costs about d per value once, the
-// recursive walk about d per node per row.
+// The explainers of the first `num_trees` trees for `rows` rows of contributions or interactions.
+// A tree gets a table when it fits the budget and the rows pay for it (a table costs about d per
+// value once, the recursive walk about d per node per row), or the walk cannot take it. A tree
+// the walk takes (one without a table; every tree for interactions) must be at most
+// kMaxWalkDepth deep: Throws Error naming it.
 Forest MakeForest(const Model& model, std::size_t num_trees, ExplainKind kind, int64_t rows) {
   Forest forest{model, {}, {}, 0, 0};
-  std::size_t budget = kind == ExplainKind::kLeaf ? 0 : kShapTableBudget;
+  std::size_t budget = kShapTableBudget;
   for (std::size_t t = 0; t < num_trees; ++t) {
     const RegTree& tree = model.trees[t];
     forest.trees.emplace_back(tree);
-    forest.path_space = std::max(forest.path_space, forest.trees.back().PathSpace());
+    const TreeExplainer& explainer = forest.trees.back();
     forest.max_nodes = std::max(forest.max_nodes, tree.NumNodes());
-    const std::size_t size = budget > 0 ? ShapTable::TableSize(tree) : 0;
+    const std::size_t size = ShapTable::TableSize(tree);
     const bool pays = static_cast<double>(size) <= static_cast<double>(rows) * tree.NumNodes();
-    if (size > 0 && size <= budget && pays) {
+    if (size > 0 && size <= budget && (pays || explainer.Depth() > kMaxWalkDepth)) {
       forest.tables.push_back(std::make_unique<ShapTable>(tree));
       budget -= size;
     } else {
       forest.tables.push_back(nullptr);
     }
+    const bool contribs = kind == ExplainKind::kContribs;
+    if (contribs && forest.tables.back()) continue;
+    if (explainer.Depth() > kMaxWalkDepth) {
+      RB_FAIL((contribs ? "pred_contribs" : "pred_interactions")
+              << ": tree " << t << " is " << explainer.Depth() << " levels deep; SHAP values "
+              << "take trees up to " << kMaxWalkDepth << " levels (their scratch grows with the "
+              << "square of the depth)"
+              << (contribs ? ", or trees with at most " + std::to_string(ShapTable::kMaxElements) +
+                                 " distinct features on a path"
+                           : std::string()));
+    }
+    forest.path_space = std::max(forest.path_space, explainer.PathSpace());
   }
   return forest;
 }
@@ -350,7 +385,9 @@ std::vector<float> Explain(const Model& model, const DataSet& data, int num_roun
                            ExplainKind kind, int nthread) {
   const std::size_t num_trees = ExplainedTrees(model, num_rounds);
   const int64_t rows = static_cast<int64_t>(data.NumRows());
-  const Forest forest = MakeForest(model, num_trees, kind, rows);
+  // Leaf ids need none of the SHAP machinery, so they work for trees of any depth.
+  const Forest forest = kind == ExplainKind::kLeaf ? Forest{model, {}, {}, 0, 0}
+                                                   : MakeForest(model, num_trees, kind, rows);
   const uint64_t per_row = ExplainValuesPerRow(model, kind, num_rounds);
   const char* name = kind == ExplainKind::kLeaf       ? "pred_leaf"
                      : kind == ExplainKind::kContribs ? "pred_contribs"
@@ -393,7 +430,7 @@ std::vector<float> Explain(const Model& model, const DataSet& data, int num_roun
           float* ro = o + i * per_row;
           if (kind == ExplainKind::kLeaf) {
             for (std::size_t t = 0; t < num_trees; ++t) {
-              ro[t] = static_cast<float>(forest.trees[t].Leaf(row));
+              ro[t] = static_cast<float>(LeafOf(model.trees[t], row));
             }
           } else {
             RowInteractions(forest, row, &scratch, ro);

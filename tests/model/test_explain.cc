@@ -95,6 +95,54 @@ TEST(Explain, ContributionsAndInteractionsOfTwoFeaturesByHand) {
   EXPECT_FLOAT_EQ(in[8], c[2]);
 }
 
+// A chain of `depth` splits down the right side, on features 0, 1, ..., num_feature - 1 in turn,
+// each left leaf 0 with cover 1, the last leaf 1; a row of ones goes right to it (node 2 depth).
+Model ChainModel(int depth, uint32_t num_feature) {
+  Model m = TwoFeatureModel();
+  m.num_feature = num_feature;
+  RegTree t;
+  for (int i = 0, nid = 0; i < depth; ++i, nid += 2) {
+    t.Split(nid, static_cast<uint32_t>(i) % num_feature, 0.5f, false, 1.0f);
+    t[nid].sum_hess = static_cast<float>(depth - i + 1);
+    t[nid + 1].sum_hess = 1;
+  }
+  t[2 * depth].sum_hess = 1;
+  t[2 * depth].leaf_value = 1;
+  m.trees = {t};
+  return m;
+}
+
+// Leaf ids need no SHAP walk, so they come for a chain of any depth; SHAP values come where a
+// table serves (one feature) and are refused, naming the tree, where the recursive walk would
+// go deeper than it takes.
+TEST(Explain, ChainsOfAnyDepth) {
+  const int depth = 200000;
+  DataSet row = Rows({{{0, 1.0f}, {1, 1.0f}}});
+  const Model one = ChainModel(depth, 1);
+  EXPECT_EQ(Explain(one, row, 0, ExplainKind::kLeaf, 1), std::vector<float>{2.0f * depth});
+  const std::vector<float> c = Explain(one, row, 0, ExplainKind::kContribs, 1);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_NEAR(c[0] + c[1], one.base_margin + 1.0f, 1e-3);
+  auto error = [&](const Model& m, ExplainKind kind) {
+    try {
+      Explain(m, row, 0, kind, 1);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(
+      error(one, ExplainKind::kInteractions)
+          .rfind("pred_interactions: tree 0 is 200000 levels deep; SHAP values take trees up to "
+                 "1000 levels",
+                 0),
+      0u);
+  const Model many = ChainModel(depth, 13);  // 13 features on a path: no table
+  EXPECT_EQ(error(many, ExplainKind::kContribs).rfind("pred_contribs: tree 0 is 200000 levels", 0),
+            0u);
+  EXPECT_EQ(Explain(ChainModel(1000, 13), row, 0, ExplainKind::kContribs, 1).size(), 14u);
+}
+
 TEST(Explain, OneOutputKindAtATime) {
   Params p;
   ExplainKind kind;
