@@ -175,6 +175,10 @@ Json FeatureTypes(const Model& model) {
   return types;
 }
 
+// XGBoost's outputs are classes (num_class) or targets: reg:quantileerror with several alphas
+// has one target per alpha (one tree each a round), which XGBoost calls num_target.
+int NumTargets(const Model& model) { return model.num_class > 0 ? 1 : model.num_groups; }
+
 }  // namespace
 
 Json ToDocument(const Model& model) {
@@ -206,7 +210,7 @@ Json ToDocument(const Model& model) {
            {"boost_from_average", "0"},
            {"num_class", std::to_string(model.num_groups > 1 ? model.num_class : 0)},
            {"num_feature", std::to_string(model.num_feature)},
-           {"num_target", "1"}};
+           {"num_target", std::to_string(NumTargets(model))}};
   learner["objective"] = ObjectiveDocument(model);
   Json root = Json::object();
   root["learner"] = std::move(learner);

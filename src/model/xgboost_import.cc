@@ -38,10 +38,16 @@ class DocumentReader {
     const Json& mparam = Object(learner, "learner_model_param", "learner");
     model.num_feature = static_cast<uint32_t>(IntString(mparam, "num_feature", 0, UINT32_MAX));
     model.num_class = static_cast<int>(IntString(mparam, "num_class", 0, 1 << 30));
-    if (mparam.contains("num_target") && IntString(mparam, "num_target", 0, 1 << 30) > 1) {
-      Fail("multi-target models (num_target > 1) cannot be read: ringboost has one target");
-    }
     model.num_groups = std::max(1, model.num_class);
+    // reg:quantileerror with several alphas has a target (an output group) per alpha; other
+    // multi-target models have vector leaves or targets ringboost has no objective for.
+    const int64_t targets =
+        mparam.contains("num_target") ? IntString(mparam, "num_target", 0, 1 << 30) : 1;
+    if (targets > 1 && (model.objective != "reg:quantileerror" || model.num_class > 0)) {
+      Fail("multi-target models (num_target > 1) cannot be read: ringboost has one target " +
+           std::string("(but for reg:quantileerror, a target per quantile)"));
+    }
+    if (targets > 1) model.num_groups = static_cast<int>(targets);
     ReadAttributes(learner, &model);
     ReadBaseScore(String(Field(mparam, "base_score", "learner_model_param"), "base_score"), &model);
     ReadTrees(Object(booster, "model", "gradient_booster"), &model);

@@ -112,6 +112,33 @@ TEST(XGBoostFormat, PerGroupBaseMarginsSurviveBothFormats) {
   EXPECT_EQ(ReadModelAnyFormat(ToXGBoostJson(m), "mem").base_margins, m.base_margins);
 }
 
+// reg:quantileerror with three alphas: three output groups, no classes. XGBoost calls them
+// num_target (it loads such a document with quantile_alpha listing three alphas).
+TEST(XGBoostFormat, MultiQuantileModelsSurviveBothFormats) {
+  Model m = SmallModel();
+  m.objective = "reg:quantileerror";
+  m.num_class = 0;
+  m.num_groups = 3;
+  m.num_rounds = 1;
+  m.best_iteration = 0;
+  m.trees.resize(3);
+  m.tree_group = {0, 1, 2};
+  m.base_margins = {-1.0f, 0.5f, 2.0f};
+  m.base_score = m.base_margin = -1.0f;  // the first output's, as training estimates them
+  const xgb::Json doc = xgb::Json::parse(ToXGBoostJson(m));
+  const xgb::Json& param = doc.at("learner").at("learner_model_param");
+  EXPECT_EQ(param.at("num_target"), "3");
+  EXPECT_EQ(param.at("num_class"), "0");
+  EXPECT_EQ(param.at("base_score"), "[-1.0,0.5,2.0]");
+  EXPECT_EQ(ReadModelAnyFormat(ToXGBoostJson(m), "mem.json").ToJson(), m.ToJson());
+  EXPECT_EQ(ReadModelAnyFormat(ToXGBoostUbj(m), "mem.ubj").ToJson(), m.ToJson());
+  m.objective = "reg:squarederror";  // no objective of ringboost has several targets
+  EXPECT_NE(ErrorOf([&] {
+              ReadModelAnyFormat(ToXGBoostJson(m), "mem.json");
+            }).find("multi-target models (num_target > 1) cannot be read"),
+            std::string::npos);
+}
+
 TEST(XGBoostFormat, RefusesWhatRingboostCannotHold) {
   const std::string json = ToXGBoostJson(SmallModel());
   auto with = [&](const std::string& from, const std::string& to) {
