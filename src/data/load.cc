@@ -57,6 +57,14 @@ std::string FirstDataLine(const std::vector<InputFile>& files) {
   return "";
 }
 
+// With header=1: whether some file has a data line after its header line (its first data line).
+bool AnyRowAfterHeader(const std::vector<InputFile>& files) {
+  for (const auto& f : files) {
+    if (SkipDataRows(f.map->begin(), f.map->end(), 1) != f.map->end()) return true;
+  }
+  return false;
+}
+
 std::vector<InputFile> OpenFiles(const UriSpec& spec) {
   std::vector<InputFile> files(spec.files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -335,6 +343,7 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   if (first_line.empty()) RB_FAIL(shown << ": no data rows");
   ResolveFormat(first_line, &spec);
   if (spec.format == DataFormat::kCsv) ResolveColumns(first_line, &spec);
+  if (spec.header && !AnyRowAfterHeader(files)) RB_FAIL(shown << ": no data rows (only a header)");
   for (auto& f : files) f.libsvm = spec.format == DataFormat::kLibSVM;
   int indexing_mode = spec.indexing_mode_given ? spec.indexing_mode : options.indexing_mode;
   int nthread = options.nthread > 0 ? options.nthread : omp_get_max_threads();

@@ -79,6 +79,16 @@ TEST(CsvHeader, MistakesNameTheUriAndTheFix) {
             std::string::npos);
 }
 
+// A file of column names and nothing else has no rows, as an empty file: never 0 rows trained on.
+TEST(CsvHeader, OnlyAHeaderIsNoDataRows) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "# names\ny,a\n\n");
+  EXPECT_EQ(LoadError(f + "?format=csv&header=1&label_column=y"),
+            f + ": no data rows (only a header)");
+  std::string g = WriteFile(dir.File("b.csv"), "y,a\n1,2\n");
+  EXPECT_EQ(LoadData(f + ";" + g + "?format=csv&header=1&label_column=y", {}).NumRows(), 1u);
+}
+
 // Without header=1, the header row is the first bad label: the message says what to add.
 TEST(CsvHeader, HeaderReadAsDataSuggestsTheOption) {
   TempDir dir;
