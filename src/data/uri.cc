@@ -45,13 +45,19 @@ bool ParseBoolOption(const std::string& uri, const std::string& key, const std::
   RB_FAIL("data URI '" << uri << "': " << key << "='" << value << "' must be 0, 1, true or false");
 }
 
-// label_column / weight_column: a column number, or a name that header=1 resolves.
+// label_column / weight_column: a column number (>= 0: -1 stands for "none" inside, never in a
+// URI), or a name that header=1 resolves.
 void SetColumn(const std::string& uri, const std::string& key, const std::string& value,
                int* column, std::string* name) {
   const bool number = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) ||
                                          value[0] == '-' || value[0] == '+');
   if (number) {
     *column = ParseIntOption(uri, key, value);
+    if (*column < 0) {
+      RB_FAIL("data URI '" << uri << "': " << key << "=" << value
+                           << " is negative; give a column number >= 0 (0 = the first) or a "
+                              "header name");
+    }
   } else if (!value.empty()) {
     *name = value;
   } else {
@@ -93,9 +99,6 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
       int column = -1;
       std::string name;
       SetColumn(uri, key, one, &column, &name);
-      if (name.empty() && column < 0) {
-        RB_FAIL("data URI '" << uri << "': categorical_column " << column << " is negative");
-      }
       if (name.empty()) spec->categorical_columns.push_back(column);
       if (!name.empty()) spec->categorical_column_names.push_back(name);
     }

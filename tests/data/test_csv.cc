@@ -93,6 +93,19 @@ TEST(Csv, BadUriOptions) {
             "data URI '" + f + "?format=csv&label_column=1x': label_column='1x' is not an integer");
 }
 
+// A negative column is no column: refused, not read as "none" (labels or weights silently absent).
+TEST(Csv, NegativeColumnsAreRefused) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "1,2,3\n0,4,5\n");
+  for (const char* key :
+       {"label_column", "weight_column", "label_lower_bound_column", "categorical_column"}) {
+    const std::string uri = f + "?format=csv&" + key + "=-1";
+    EXPECT_EQ(LoadError(uri), "data URI '" + uri + "': " + key +
+                                  "=-1 is negative; give a column number >= 0 (0 = the first) "
+                                  "or a header name");
+  }
+}
+
 TEST(Csv, CsvOptionsOnLibSvmDataAreAnError) {
   TempDir dir;
   std::string f = WriteFile(dir.File("a"), "1 1:2\n");
