@@ -109,6 +109,11 @@ void SetOption(const std::string& key, const std::string& value, UriSpec* spec) 
     spec->delimiter_given = true;
   } else if (key == "indexing_mode") {
     spec->indexing_mode = ParseIntOption(uri, key, value);
+    if (spec->indexing_mode < -1 || spec->indexing_mode > 1) {  // the key's bounds
+      RB_FAIL("data URI '" << uri << "': indexing_mode=" << value
+                           << ": expected an integer in [-1, 1] (0: ids count from 0, 1: from 1, "
+                              "-1: detect)");
+    }
     spec->indexing_mode_given = true;
   } else {
     RB_FAIL("data URI '" << uri << "': unknown option '" << key

@@ -64,6 +64,13 @@ TEST(LibSVM, IndexingModes) {
   EXPECT_EQ(LoadData(zero, opt).index, (std::vector<uint32_t>{0, 3}));
   // The URI option overrides the option struct.
   EXPECT_EQ(LoadData(one + "?indexing_mode=1", {}).index, (std::vector<uint32_t>{0, 2}));
+  // As the indexing_mode key: -1, 0 or 1, nothing else.
+  for (const char* mode : {"5", "-7"}) {
+    const std::string uri = one + "?indexing_mode=" + mode;
+    EXPECT_EQ(LoadError(uri), "data URI '" + uri + "': indexing_mode=" + mode +
+                                  ": expected an integer in [-1, 1] (0: ids count from 0, 1: "
+                                  "from 1, -1: detect)");
+  }
 }
 
 TEST(LibSVM, UnsortedRowIsSortedDuplicateIsError) {
