@@ -1,4 +1,5 @@
-// CSV/TSV lines: fields separated by one delimiter character; a field is trimmed of blanks
+// CSV/TSV lines: fields separated by one delimiter character (not one inside double quotes, as
+// a header name "a,b" may hold); a field is trimmed of blanks
 // (spaces, '\r', and tabs unless the delimiter is a tab). The label, weight and label bound
 // columns are taken out; every other column gets the next feature id (0, 1, ...) whether present
 // or not, so ids are column positions as in dmlc-core. An empty field, `NA`, or anything that
@@ -29,8 +30,7 @@ class CsvLineParser {
     float weight = 1.0f;
     float bounds[2] = {0.0f, 0.0f};  // lower, upper
     while (true) {
-      const char* field_end = p;
-      while (field_end < end_ && *field_end != ctx_.delimiter && *field_end != '\n') ++field_end;
+      const char* field_end = CsvFieldEnd(p, end_, ctx_.delimiter);
       const char* b = p;
       const char* e = field_end;
       while (b < e && IsTrim(*b)) ++b;

@@ -86,6 +86,18 @@ struct ParseContext {
   bool header = false;  // the first data line of each file holds column names: skipped
 };
 
+// The end of the CSV field that starts at p: the next delimiter or '\n' (or `end`) outside double
+// quotes, so a quoted field ("a,b") holds its delimiters. A quote never spans lines. The one
+// field splitter of the CSV rows and of the header's names.
+inline const char* CsvFieldEnd(const char* p, const char* end, char delimiter) {
+  bool quoted = false;
+  for (; p < end && *p != '\n'; ++p) {
+    if (*p == delimiter && !quoted) break;
+    if (*p == '"') quoted = !quoted;
+  }
+  return p;
+}
+
 // Parses the LibSVM lines starting in [begin, end) (begin a line start) into *out, whose spans
 // have room for LibSVMBounds(begin, end).
 void ParseLibSVM(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out);

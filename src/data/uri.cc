@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "data/parser.h"
 
 namespace ringboost {
 namespace {
@@ -238,19 +239,23 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec) {
 
 namespace {
 
-// The position of `name` among the header's fields (trimmed of blanks and quotes), or -1.
+// The position of `name` among the header's fields (split as the CSV rows are, so a quoted name
+// may hold the delimiter; trimmed of blanks and quotes), or -1.
 int ColumnOf(const std::string& header_line, char delimiter, const std::string& name,
              std::string* names) {
+  const char* end = header_line.data() + header_line.size();
   int column = 0;
-  for (std::string field : Split(header_line, delimiter)) {
+  for (const char* p = header_line.data();; ++column) {
+    const char* field_end = CsvFieldEnd(p, end, delimiter);
+    std::string field(p, field_end);
     const auto b = field.find_first_not_of(" \t\r\"");
     const auto e = field.find_last_not_of(" \t\r\"");
     field = b == std::string::npos ? "" : field.substr(b, e - b + 1);
     if (field == name) return column;
     *names += (column == 0 ? "" : ", ") + field;
-    ++column;
+    if (field_end == end) return -1;
+    p = field_end + 1;
   }
-  return -1;
 }
 
 void ResolveColumn(const std::string& header_line, const UriSpec& spec, const char* key,

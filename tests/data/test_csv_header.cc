@@ -79,6 +79,20 @@ TEST(CsvHeader, MistakesNameTheUriAndTheFix) {
             std::string::npos);
 }
 
+// A quoted name holds its delimiter: the header splits into the columns the rows have.
+TEST(CsvHeader, QuotedNameWithTheDelimiterIsOneColumn) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "\"a,b\",c,y,z\n5,1,0,9\n6,0,1,8\n");
+  DataSet d = LoadData(f + "?format=csv&header=1&label_column=y", {});
+  EXPECT_EQ(d.label, (std::vector<float>{0, 1}));
+  EXPECT_EQ(d.value, (std::vector<float>{5, 1, 9, 6, 0, 8}));
+  EXPECT_EQ(LoadError(f + "?format=csv&header=1&label_column=q"),
+            "data URI '" + f +
+                "?format=csv&header=1&label_column=q': label_column='q' is not a column of the "
+                "header of " +
+                f + "; its columns: a,b, c, y, z");
+}
+
 // A file of column names and nothing else has no rows, as an empty file: never 0 rows trained on.
 TEST(CsvHeader, OnlyAHeaderIsNoDataRows) {
   TempDir dir;
