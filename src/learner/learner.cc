@@ -9,6 +9,7 @@
 #include "common/random.h"
 #include "common/threads.h"
 #include "learner/feature_types.h"
+#include "learner/prediction_output.h"
 #include "tree/split_math.h"
 #include "tree/trainer.h"
 
@@ -140,6 +141,9 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   // the training values, the cuts' workspace and then the binned matrix are all resident.
   evals_.clear();
   for (auto& e : evals) {
+    CheckEvalFeatureCount(e.first, e.second.name,
+                          comm_->AllreduceValue<uint64_t>(e.second.num_col, rabit::Op::kMax),
+                          model_.num_feature);
     CachedSet set;
     set.name = e.first;
     set.margins = init_margins(e.second);

@@ -19,6 +19,18 @@ void CheckFeatureCount(const std::string& test_uri, uint64_t data_columns,
                           "data with all of them");
 }
 
+void CheckEvalFeatureCount(const std::string& name, const std::string& uri, uint64_t data_columns,
+                           uint32_t features) {
+  if (data_columns <= features) return;
+  RB_FAIL("eval[" << name << "]=" << uri << " has " << data_columns << " features (ids up to "
+                  << data_columns - 1 << "), but the model is trained on " << features
+                  << " (the training data's, and model_in's if any): its trees would ignore the "
+                     "others. Evaluate data with the training data's features (ids below "
+                  << features
+                  << "; fewer is fine, absent ones are missing), or train on data with all of "
+                     "them");
+}
+
 std::string PredictionText(const std::vector<float>& preds, int per_row,
                            const std::string& layout) {
   const bool rows = layout == "row" && per_row > 1;

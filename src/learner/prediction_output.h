@@ -14,6 +14,12 @@ namespace ringboost {
 void CheckFeatureCount(const std::string& test_uri, uint64_t data_columns,
                        const std::string& model_path, uint32_t model_features);
 
+// The same for an eval set (eval[NAME]=uri, `data_columns` over every worker's share) and the
+// `features` the model is trained on (XGBoost refuses it too): its metrics would score trees that
+// ignore the extra features.
+void CheckEvalFeatureCount(const std::string& name, const std::string& uri, uint64_t data_columns,
+                           uint32_t features);
+
 // The text of `preds` (`per_row` values for each row, row-major): layout "value" writes one value
 // per line, as XGBoost's CLI (a multiclass row takes per_row lines); "row" one line per row, its
 // values separated by tabs. Values with 9 significant digits (XGBoost's max_digits10 of float).

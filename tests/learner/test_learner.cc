@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../tree/tree_builders.h"
+#include "common/error.h"
 #include "learner/learner.h"
 
 namespace ringboost {
@@ -63,6 +64,27 @@ TEST(Learner, TrainingLowersLossAndNamesMetricsLikeXGBoost) {
   EXPECT_LT(later[3].second, 0.1);  // train error
   EXPECT_EQ(learner.model().num_rounds, 10);
   EXPECT_EQ(learner.model().trees.size(), 10u);
+}
+
+// An eval set with a feature the training data lacks is refused, as task=pred refuses such data:
+// no tree could split on it, and its metrics would silently score that.
+TEST(Learner, EvalSetWithMoreFeaturesIsRefused) {
+  auto comm = rabit::MakeLocalCommunicator();
+  Learner learner(BinaryParams(), comm.get());
+  DataSet wide = test::DenseRows({{1, 2, 3, 4, 5}, {0, 1, 0, 1, 0}}, {1, 0});
+  wide.name = "wide.csv";
+  std::vector<std::pair<std::string, DataSet>> evals;
+  evals.emplace_back("test", std::move(wide));
+  try {
+    learner.Setup(MakeBinary(1), std::move(evals), nullptr);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "eval[test]=wide.csv has 5 features (ids up to 4), but the model is trained on 4 "
+              "(the training data's, and model_in's if any): its trees would ignore the others. "
+              "Evaluate data with the training data's features (ids below 4; fewer is fine, "
+              "absent ones are missing), or train on data with all of them");
+  }
 }
 
 // The cached margins updated leaf by leaf equal a full prediction with the model.
