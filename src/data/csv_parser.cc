@@ -4,7 +4,8 @@
 // columns are taken out; every other column gets the next feature id (0, 1, ...) whether present
 // or not, so ids are column positions as in dmlc-core. An empty field, `NA`, or anything that
 // parses as NaN is missing and not stored; every present value is stored, zeros included. With
-// header=1 the first data line of each file (column names) is skipped.
+// header=1 the first data line of each file (column names) is before the file's rows_begin
+// (load.cc): no chunk holds it.
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -187,13 +188,7 @@ ChunkBounds CsvBounds(const char* begin, const char* end, char delimiter) {
 void ParseCsv(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out) {
   CsvLineParser parser(ctx, end, out);
   const char* p = begin;
-  bool skip_header = ctx.header && begin == ctx.file->begin();  // only the file's first chunk
   while (p < end) {
-    if (skip_header && IsDataLine(p, end)) {
-      skip_header = false;
-      p = NextLine(p, end);
-      continue;
-    }
     if (!IsDataLine(p, end)) {
       p = NextLine(p, end);
       continue;

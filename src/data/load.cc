@@ -57,10 +57,17 @@ std::string FirstDataLine(const std::vector<InputFile>& files) {
   return "";
 }
 
-// With header=1: whether some file has a data line after its header line (its first data line).
-bool AnyRowAfterHeader(const std::vector<InputFile>& files) {
+// With header=1, moves each file's rows_begin past its header line (its first data line).
+void SkipHeaders(std::vector<InputFile>* files) {
+  for (auto& f : *files) {
+    f.rows_begin = NextLine(SkipDataRows(f.rows_begin, f.map->end(), 0), f.map->end());
+  }
+}
+
+// Whether some file has a row (a data line from its rows_begin on).
+bool AnyRow(const std::vector<InputFile>& files) {
   for (const auto& f : files) {
-    if (SkipDataRows(f.map->begin(), f.map->end(), 1) != f.map->end()) return true;
+    if (SkipDataRows(f.rows_begin, f.map->end(), 0) != f.map->end()) return true;
   }
   return false;
 }
@@ -69,6 +76,7 @@ std::vector<InputFile> OpenFiles(const UriSpec& spec) {
   std::vector<InputFile> files(spec.files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     files[i].map = std::make_unique<MappedFile>(spec.files[i]);
+    files[i].rows_begin = files[i].map->begin();
     files[i].side = FindSideFiles(spec.files[i]);
     if (!files[i].side.group.empty()) files[i].group_sizes = ReadGroupFile(files[i].side.group);
   }
@@ -343,8 +351,9 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   if (first_line.empty()) RB_FAIL(shown << ": no data rows");
   ResolveFormat(first_line, &spec);
   if (spec.format == DataFormat::kCsv) ResolveColumns(first_line, &spec);
-  if (spec.header && !AnyRowAfterHeader(files)) RB_FAIL(shown << ": no data rows (only a header)");
   for (auto& f : files) f.libsvm = spec.format == DataFormat::kLibSVM;
+  if (spec.header) SkipHeaders(&files);
+  if (!AnyRow(files)) RB_FAIL(shown << ": no data rows (only a header)");
   int indexing_mode = spec.indexing_mode_given ? spec.indexing_mode : options.indexing_mode;
   int nthread = options.nthread > 0 ? options.nthread : omp_get_max_threads();
 
@@ -365,7 +374,6 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   proto.weight_column = spec.weight_column;
   proto.lower_bound_column = spec.lower_bound_column;
   proto.upper_bound_column = spec.upper_bound_column;
-  proto.header = spec.header;
   std::vector<ParsedBlock> blocks =
       ParseChunks(spec, files, chunks, proto, nthread, &data, &row_buffers);
   Compact(chunks, blocks, &data);

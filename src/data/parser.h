@@ -83,7 +83,6 @@ struct ParseContext {
   int weight_column = -1;
   int lower_bound_column = -1;  // both or neither (UriSpec's bound columns)
   int upper_bound_column = -1;
-  bool header = false;  // the first data line of each file holds column names: skipped
 };
 
 // The end of the CSV field that starts at p: the next delimiter or '\n' (or `end`) outside double

@@ -1,5 +1,6 @@
 #include "data/partition.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -16,9 +17,8 @@ struct Boundary {
 
 // Moves line start `a` of `file` forward to the first row that starts a .query/.group group.
 const char* AlignToGroupSizes(const InputFile& file, const char* a) {
-  const char* begin = file.map->begin();
   const char* end = file.map->end();
-  uint64_t row = CountFileDataRows(*file.map, begin, a);
+  uint64_t row = CountFileDataRows(*file.map, file.rows_begin, a);
   uint64_t start = 0;
   for (uint64_t size : file.group_sizes) {
     if (start >= row) break;
@@ -69,6 +69,7 @@ Boundary FindBoundary(const std::vector<InputFile>& files, int k, int num_parts)
   const char* begin = file.map->begin();
   const char* end = file.map->end();
   const char* a = AlignToLine(begin, begin + std::min<uint64_t>(global, file.map->size()), end);
+  a = std::max(a, file.rows_begin);
   if (!file.group_sizes.empty()) {
     a = AlignToGroupSizes(file, a);
   } else if (file.libsvm) {
@@ -100,6 +101,7 @@ std::vector<ByteRange> PartRanges(const std::vector<InputFile>& files, int part,
     const char* end = files[j].map->end();
     const char* b = j < lo.file ? end : (j == lo.file ? lo.pos : begin);
     const char* e = j < hi.file ? end : (j == hi.file ? hi.pos : begin);
+    b = std::max(b, files[j].rows_begin);
     if (e < b) e = b;
     ranges.push_back({b, e});
   }

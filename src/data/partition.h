@@ -19,6 +19,10 @@ struct InputFile {
   SideFiles side;
   std::vector<uint64_t> group_sizes;  // from side.group, read before partitioning
   bool libsvm = true;                 // LibSVM rows may carry qid: groups
+  // Where the file's rows start: past its header line with CSV header=1, else the file's start
+  // (LoadData sets it). Parts, row counts and side files count rows from here, so the header is
+  // never a row, whichever part holds it.
+  const char* rows_begin = nullptr;
 };
 
 struct ByteRange {
@@ -27,7 +31,7 @@ struct ByteRange {
 };
 
 // The range of every file that part `part` of `num_parts` takes (empty ranges included), in file
-// order. Each range starts and ends at a line start (or the file's end).
+// order. Each range starts and ends at a line start (or the file's end), not before rows_begin.
 std::vector<ByteRange> PartRanges(const std::vector<InputFile>& files, int part, int num_parts);
 
 // The qid of the LibSVM line starting at p, or kNoQid when it has none (or an unreadable one:

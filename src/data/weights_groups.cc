@@ -12,7 +12,7 @@ namespace {
 
 // Data rows of `file` before and after its part range.
 uint64_t RowsOutside(const InputFile& file, const ByteRange& range) {
-  return CountFileDataRows(*file.map, file.map->begin(), range.begin) +
+  return CountFileDataRows(*file.map, file.rows_begin, range.begin) +
          CountFileDataRows(*file.map, range.end, file.map->end());
 }
 
@@ -22,7 +22,7 @@ uint64_t RowsOutside(const InputFile& file, const ByteRange& range) {
 uint64_t CopyPartRows(const InputFile& file, const ByteRange& range, const FileRows& rows,
                       const std::string& side, const char* what, const std::vector<float>& values,
                       std::vector<float>* out) {
-  uint64_t before = CountFileDataRows(*file.map, file.map->begin(), range.begin);
+  uint64_t before = CountFileDataRows(*file.map, file.rows_begin, range.begin);
   uint64_t total = before + rows.count + CountFileDataRows(*file.map, range.end, file.map->end());
   if (values.size() != total) {
     RB_FAIL("'" << side << "' has " << values.size() << " " << what << "s but '" << file.map->path()
@@ -100,7 +100,7 @@ void SideGroups(const InputFile& file, const ByteRange& range, const FileRows& r
                 << file.map->path() << "' has " << total
                 << " data rows; the group sizes must add up to the row count");
   }
-  uint64_t before = CountFileDataRows(*file.map, file.map->begin(), range.begin);
+  uint64_t before = CountFileDataRows(*file.map, file.rows_begin, range.begin);
   uint64_t start = 0;
   for (uint64_t s : file.group_sizes) {
     if (start >= before && start < before + rows.count) {

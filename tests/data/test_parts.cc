@@ -124,6 +124,24 @@ TEST(Parts, Csv) {
   ExpectAllSplits(WriteFile(dir.File("t.tsv"), text));
 }
 
+// The header line of a CSV is no row: side files count the rows after it in every part.
+TEST(Parts, CsvHeaderWithSideWeightsAndGroups) {
+  TempDir dir;
+  std::string text = "# names\ny,a\n", weights;
+  for (int i = 0; i < 40; ++i) {
+    text += std::to_string(i % 2) + "," + std::to_string(i) + "\n";
+    weights += std::to_string(i) + "\n";
+  }
+  std::string f = WriteFile(dir.File("h.csv"), text);
+  WriteFile(f + ".weight", weights);
+  WriteFile(f + ".group", "1\n7\n3\n12\n2\n9\n6\n");
+  std::string g = WriteFile(dir.File("g.csv"), text);
+  WriteFile(g + ".weight", weights);
+  WriteFile(g + ".group", "40\n");
+  ExpectAllSplits(f + "?format=csv&header=1&label_column=y");
+  ExpectAllSplits(f + ";" + g + "?format=csv&header=1&label_column=y");
+}
+
 TEST(Parts, EveryRowOnceEvenWhenPartsOutnumberRows) {
   TempDir dir;
   std::string f = WriteFile(dir.File("a"), "1 1:1\n0 2:2\n");
