@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "data/number.h"
 #include "data/parser.h"
@@ -65,6 +66,7 @@ class LineParser {
     uint32_t max_id = out_->max_id;
     int64_t prev = -1;
     bool sorted = true;
+    bool dropped = false;  // a NaN entry was left out
     while (p < end_ && *p != '\n' && *p != '#') {
       const char* tok = p;
       uint64_t id = 0;
@@ -81,11 +83,14 @@ class LineParser {
         *index++ = static_cast<uint32_t>(id);
         *value++ = v;
         max_id = std::max(max_id, static_cast<uint32_t>(id));
+      } else {
+        dropped = true;
       }
       p = SkipBlanks(v_end, end_);
     }
     out_->max_id = max_id;
     out_->num_entries = static_cast<std::size_t>(index - out_->index);
+    if (!sorted && dropped) CheckDuplicateIds(line);
     if (!sorted) SortRow(line, static_cast<std::size_t>(row_index - out_->index));
     return p;
   }
@@ -175,6 +180,23 @@ class LineParser {
       out_->index[row_begin + i] = entries[i].first;
       out_->value[row_begin + i] = entries[i].second;
     }
+  }
+
+  // SortRow sees only the stored entries: an unsorted row that left out a NaN entry may repeat
+  // its id (3:nan 1:2 3:4), so the ids of all its tokens are checked. Rare: off the hot path.
+  void CheckDuplicateIds(const char* line) const {
+    const char* line_end = LineEnd(line, end_);
+    const char* p = TokenEnd(SkipBlanks(line, line_end), line_end);  // past the label
+    std::vector<uint64_t> ids;
+    while ((p = SkipBlanks(p, line_end)) < line_end && *p != '#') {
+      uint64_t id = 0;
+      const char* q = ReadId(p, line_end, &id);
+      if (q != p && q < line_end && *q == ':') ids.push_back(id);  // not qid:
+      p = TokenEnd(p, line_end);
+    }
+    std::sort(ids.begin(), ids.end());
+    auto repeated = std::adjacent_find(ids.begin(), ids.end());
+    if (repeated != ids.end()) FailDuplicate(line, static_cast<uint32_t>(*repeated));
   }
 
   [[noreturn]] void FailDuplicate(const char* line, uint32_t id) const {

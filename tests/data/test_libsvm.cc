@@ -82,6 +82,9 @@ TEST(LibSVM, UnsortedRowIsSortedDuplicateIsError) {
   EXPECT_EQ(LoadError(dup), dup + ":2:11: duplicate feature id 2 in this row");
   std::string dup2 = WriteFile(dir.File("dup2"), "0 7:1 2:1 7:3\n");
   EXPECT_EQ(LoadError(dup2), dup2 + ":1:11: duplicate feature id 7 in this row");
+  // A NaN entry is not stored, but its id counts: repeated out of order, it is still found.
+  std::string nan = WriteFile(dir.File("nan"), "1 3:nan 1:2 3:4\n");
+  EXPECT_EQ(LoadError(nan), nan + ":1:13: duplicate feature id 3 in this row");
 }
 
 TEST(LibSVM, LabelWeightToken) {
