@@ -64,8 +64,9 @@ std::string WhyNotThisRun(const Params& params, const std::string& identity, int
   } catch (const std::exception& e) {
     return std::string("it cannot be read (") + e.what() + ")";
   }
-  if (model.config.empty()) {
-    return "it records no identity of its run (written by an older ringboost)";
+  if (!IsRunIdentity(model.config)) {
+    return "it records no identity of its run (written by an older ringboost, or not a "
+           "checkpoint)";
   }
   std::string why = IdentityDifferences(model.config, identity);
   const int rounds = model.num_rounds - base_rounds;

@@ -10,6 +10,7 @@
 #include "common/threads.h"
 #include "learner/feature_types.h"
 #include "learner/prediction_output.h"
+#include "learner/run_identity.h"
 #include "tree/split_math.h"
 #include "tree/trainer.h"
 
@@ -108,6 +109,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     model_.num_class = params_.num_class;
   }
   model_.num_feature = std::max(model_.num_feature, num_col);
+  model_.config = ObjectiveConfig(params_);
   const int groups = model_.num_groups;
   auto init_margins = [&](const DataSet& d) {
     if (model_.trees.empty()) {

@@ -19,6 +19,7 @@ namespace ringboost {
 namespace {
 
 // Version of the identity text: a checkpoint written under another version is another run.
+constexpr const char* kIdentityKey = "identity_format";
 constexpr const char* kIdentityFormat = "identity_format=1";
 
 // Keys that do not change the trees, or that are recorded by other lines.
@@ -159,6 +160,24 @@ std::string RunIdentity(const Params& params, const DataSet& train,
       AddDataSet("eval[" + evals[i].first + "]", params.evals[i].second, evals[i].second, comm,
                  params.nthread, &out);
     }
+  }
+  return out.str();
+}
+
+bool IsRunIdentity(const std::string& config) {
+  return config.rfind(std::string(kIdentityKey) + "=", 0) == 0;
+}
+
+std::string ObjectiveConfig(const Params& params) {
+  std::ostringstream out;
+  for (const ParamSpec& spec : ParamTable()) {
+    const std::string name = spec.name;
+    const bool objective = std::string(spec.section) == "Objective and metrics" &&
+                           NotShapingTheModel().count(name) == 0;
+    if (spec.ignored() || !(objective || (name == "max_delta_step" && params.IsSet(name)))) {
+      continue;
+    }
+    out << name << "=" << ValueText(spec, params) << "\n";
   }
   return out.str();
 }

@@ -29,6 +29,16 @@ std::string RunIdentity(const Params& params, const DataSet& train,
                         const std::string& model_in_text, int model_in_rounds,
                         rabit::Communicator* comm);
 
+// Whether `config` (a model's) is a run's identity, as a checkpoint holds, rather than the
+// objective's parameters a trained model holds.
+bool IsRunIdentity(const std::string& config);
+
+// The objective's parameters as "key=value" lines, in the parameter table's order (the
+// "Objective and metrics" keys that shape the model, and max_delta_step when set, which
+// count:poisson reads): what a trained model keeps in its `config`, for the record and for the
+// XGBoost export's objective block.
+std::string ObjectiveConfig(const Params& params);
+
 // How `now` differs from `recorded`: "eta was '0.1', now '0.3'; data.fingerprint was '...', now
 // '...'", or "" when they are the same.
 std::string IdentityDifferences(const std::string& recorded, const std::string& now);

@@ -29,7 +29,9 @@ struct Model {
   int best_iteration = -1;      // from early stopping, -1 when not used
   double best_score = 0.0;
   std::vector<std::string> feature_names;  // optional (from fmap)
-  std::string config;  // the training parameters as key=value lines, for the record
+  // The objective's parameters as key=value lines (learner/run_identity.h ObjectiveConfig),
+  // which the XGBoost export reads; a checkpoint's holds its run's identity instead.
+  std::string config;
 
   float BaseMargin(int group) const {
     return base_margins.empty() ? base_margin : base_margins[group];

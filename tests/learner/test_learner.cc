@@ -5,6 +5,8 @@
 #include "../tree/tree_builders.h"
 #include "common/error.h"
 #include "learner/learner.h"
+#include "model/xgboost_doc.h"
+#include "model/xgboost_format.h"
 
 namespace ringboost {
 namespace {
@@ -204,6 +206,35 @@ TEST(Learner, MulticlassGrowsOneTreePerClass) {
   TrainRounds(&learner, 3);
   EXPECT_EQ(learner.model().trees.size(), 9u);
   EXPECT_EQ(learner.model().tree_group, (std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1, 2}));
+}
+
+// A trained model keeps its objective's parameters in `config`, so that the XGBoost export
+// writes them in the objective's block instead of the defaults.
+TEST(Learner, ExportCarriesTheObjectivesParameters) {
+  auto comm = rabit::MakeLocalCommunicator();
+  Params p = BinaryParams();
+  p.objective = "reg:tweedie";
+  p.tweedie_variance_power = 1.2;
+  p.eval_metric = {"rmse"};
+  Learner tweedie(p, comm.get());
+  tweedie.Setup(MakeBinary(3), {}, nullptr);
+  TrainRounds(&tweedie, 2);
+  EXPECT_NE(tweedie.model().config.find("tweedie_variance_power=1.2\n"), std::string::npos);
+  xgb::Json doc = xgb::Json::parse(ToXGBoostJson(tweedie.model()));
+  EXPECT_EQ(doc.at("learner").at("objective").at("tweedie_regression_param"),
+            xgb::Json::parse(R"({"tweedie_variance_power":"1.2"})"));
+  p.objective = "reg:quantileerror";
+  p.quantile_alpha = "[0.1,0.5,0.9]";
+  p.eval_metric = {"quantile"};
+  Learner quantiles(p, comm.get());
+  quantiles.Setup(MakeBinary(3), {}, nullptr);
+  TrainRounds(&quantiles, 2);
+  doc = xgb::Json::parse(ToXGBoostJson(quantiles.model()));
+  EXPECT_EQ(doc.at("learner").at("objective").at("quantile_loss_param").at("quantile_alpha"),
+            "[0.1,0.5,0.9]");
+  EXPECT_EQ(doc.at("learner").at("learner_model_param").at("num_target"), "3");
+  EXPECT_EQ(ReadModelAnyFormat(ToXGBoostJson(quantiles.model()), "q.json").ToJson(),
+            quantiles.model().ToJson());
 }
 
 }  // namespace
