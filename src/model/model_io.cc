@@ -166,6 +166,13 @@ class ModelReader {
       Fail("num_groups " + std::to_string(m.num_groups) + " is more than its " +
            std::to_string(m.trees.size()) + " trees (one per group and round)");
     }
+    // A multiclass model has one output group per class: other counts would mix the classes of
+    // the rows when predictions are read num_class at a time.
+    if (m.objective.rfind("multi:", 0) == 0 && m.num_groups != m.num_class) {
+      Fail("objective " + m.objective + " has num_class " + std::to_string(m.num_class) + " but " +
+           std::to_string(m.num_groups) + " output groups (num_groups); a multiclass model has " +
+           "one group per class");
+    }
     if (m.tree_group.size() != m.trees.size()) {
       Fail("tree_group has " + std::to_string(m.tree_group.size()) + " entries for " +
            std::to_string(m.trees.size()) + " trees");

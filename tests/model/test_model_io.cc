@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "helpers.h"
 #include "model/model.h"
+#include "model/xgboost_format.h"
 #include "model_builders.h"
 
 namespace ringboost {
@@ -219,6 +220,31 @@ TEST_F(BadModelFile, WrongCounts) {
               "model: missing 'trees'");
   ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["learner"]["best_iteration"] = 2; }),
               "best_iteration 2 is not below num_rounds 2");
+  // multi:* predicts num_class values a row: one group per class, or rows get mixed.
+  ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["learner"]["num_class"] = 3; }),
+              "objective multi:softmax has num_class 3 but 2 output groups (num_groups)");
+}
+
+// The same through XGBoost's document, whose ringboost_num_class attribute sets num_class of a
+// one-group model.
+TEST(ModelIoBounds, MulticlassGroupsMustBeTheClassesInXGBoostFormatsToo) {
+  Model m = SmallModel();
+  m.objective = "multi:softprob";
+  m.num_groups = 1;
+  m.num_class = 3;
+  m.num_rounds = 4;
+  m.best_iteration = -1;
+  m.tree_group.assign(4, 0);
+  try {
+    ReadModelAnyFormat(ToXGBoostJson(m), "m.json");
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("m.json: objective multi:softprob has num_class 3 but 1 "
+                                          "output groups",
+                                          0),
+              0u)
+        << e.what();
+  }
 }
 
 // Every prefix and every one-byte change of a valid file either loads or throws Error: nothing
