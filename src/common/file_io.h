@@ -27,7 +27,8 @@ WriteTarget ResolveWriteTarget(const std::string& path);
 // Error naming `path` and errno on failure (the temporary file is removed).
 void WriteFileAtomic(const std::string& path, const std::string& content);
 
-// Whole file as a string; throws Error "cannot open <path>: <reason>".
+// Whole file as a string; throws Error "cannot open '<path>': <reason>", "<path>: is a directory,
+// not a file" or "cannot read '<path>': <reason>".
 std::string ReadWholeFile(const std::string& path);
 
 }  // namespace ringboost

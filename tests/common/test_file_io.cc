@@ -19,6 +19,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A folder is no file to read (a stream read one as an empty file: model_in=<folder> said "the
+// file is empty", fmap=<folder> was ignored).
+TEST(FileIo, ReadingAFolderOrAMissingFileIsAnError) {
+  test::TempDir dir;
+  fs::create_directory(dir.File("sub"));
+  try {
+    ReadWholeFile(dir.File("sub"));
+    ADD_FAILURE() << "read a folder";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.File("sub") + ": is a directory, not a file");
+  }
+  EXPECT_THROW(ReadWholeFile(dir.File("absent")), Error);
+  test::WriteFile(dir.File("empty"), "");
+  EXPECT_EQ(ReadWholeFile(dir.File("empty")), "");
+  test::WriteFile(dir.File("a"), std::string(200000, 'x'));
+  EXPECT_EQ(ReadWholeFile(dir.File("a")), std::string(200000, 'x'));
+}
+
 TEST(FileIo, AChainOfRelativeLinksIsFollowedToItsTarget) {
   test::TempDir dir;
   fs::create_directory(dir.File("sub"));
