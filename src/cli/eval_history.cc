@@ -1,6 +1,8 @@
 // EvalHistory and ReadEvalHistory (eval_history.h).
 #include "cli/eval_history.h"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -8,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/logging.h"
 
 namespace ringboost {
 namespace {
@@ -99,6 +102,18 @@ EvalHistory::EvalHistory(std::string path, std::vector<std::string> sets)
     : path_(std::move(path)), sets_(std::move(sets)) {}
 
 void EvalHistory::Add(int round, const std::vector<std::pair<std::string, double>>& results) {
+  if (from_file_) {
+    from_file_ = false;
+    std::vector<std::string> names;
+    for (const auto& r : results) names.push_back(r.first);
+    if (names != names_) {
+      RB_LOG(kWarning, "eval_history: " << path_ << " holds other results than this run's; its "
+                                        << rounds_.size() << " earlier round(s) are dropped");
+      names_.clear();
+      rounds_.clear();
+      values_.clear();
+    }
+  }
   if (names_.empty()) {
     for (const auto& r : results) names_.push_back(r.first);
   }
@@ -108,6 +123,29 @@ void EvalHistory::Add(int round, const std::vector<std::pair<std::string, double
   rounds_.push_back(round);
   values_.push_back(std::move(values));
   WriteFileAtomic(path_, Text());
+}
+
+void EvalHistory::ResumeAt(int round) {
+  std::size_t keep = 0;
+  while (keep < rounds_.size() && rounds_[keep] < round) ++keep;
+  rounds_.resize(keep);
+  values_.resize(keep);
+  if (keep > 0 || round == 0 || ::access(path_.c_str(), F_OK) != 0) return;
+  EvalCurves curves;
+  try {
+    curves = ReadEvalHistory(path_);
+  } catch (const Error& e) {
+    RB_LOG(kWarning, "eval_history: the earlier rounds are not kept: " << e.what());
+    return;
+  }
+  names_ = curves.names;
+  for (std::size_t r = 0; r < curves.rounds.size() && curves.rounds[r] < round; ++r) {
+    std::vector<double> row;
+    for (const std::vector<double>& values : curves.values) row.push_back(values[r]);
+    rounds_.push_back(curves.rounds[r]);
+    values_.push_back(std::move(row));
+  }
+  from_file_ = true;
 }
 
 std::string EvalHistory::Text() const { return EndsWith(path_, ".json") ? Json() : Csv(); }

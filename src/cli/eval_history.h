@@ -19,6 +19,12 @@ class EvalHistory {
   // Records round `round`'s results (EvalOneRound's) and rewrites the file.
   void Add(int round, const std::vector<std::pair<std::string, double>>& results);
 
+  // Before a run's first round `round`: keeps the rounds recorded before it (a rollback after a
+  // lost worker does the later ones again); a new process resuming a checkpoint takes them from
+  // the file its killed run left, so that the file ends up whole (the next Add drops them if
+  // their columns are not this run's).
+  void ResumeAt(int round);
+
   // The file's text now.
   std::string Text() const;
 
@@ -33,6 +39,7 @@ class EvalHistory {
   std::vector<std::string> names_;  // result names, from the first round
   std::vector<int> rounds_;
   std::vector<std::vector<double>> values_;  // per round, in names_ order
+  bool from_file_ = false;                   // names_ and the rounds read back by ResumeAt
 };
 
 // Reads a file EvalHistory wrote (CSV or JSON) into result names ("test-logloss") and their

@@ -9,6 +9,8 @@
 
 #include "common/error.h"
 #include "common/external_tool.h"
+#include "common/params.h"
+#include "metric/metric.h"
 
 namespace ringboost {
 namespace {
@@ -31,8 +33,18 @@ std::string Terminal(int width, int height) {
          " noenhanced font \"sans,11\" background rgb \"white\"\n";
 }
 
-// The metric of a result name "set-metric" (the text after the first '-').
+// The metric of a result name "set-metric": set and metric names may both hold '-' ("my-valid",
+// "gamma-deviance", "ndcg@5-"), so it is the text after the first '-' that names a metric
+// (Metric::Create takes it), else after the first '-'.
 std::string MetricOf(const std::string& name) {
+  for (std::size_t dash = name.find('-'); dash != std::string::npos;
+       dash = name.find('-', dash + 1)) {
+    try {
+      Metric::Create(name.substr(dash + 1), Params());
+      return name.substr(dash + 1);
+    } catch (const Error&) {
+    }
+  }
   const std::size_t dash = name.find('-');
   return dash == std::string::npos ? name : name.substr(dash + 1);
 }

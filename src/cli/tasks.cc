@@ -234,7 +234,8 @@ Start StartingModel(const Params& params, const DataSet& train,
   return s;
 }
 
-int TrainOnce(const Params& params, rabit::Communicator* comm);
+// `history`: rank 0's eval_history (else null), kept across rollbacks.
+int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* history);
 
 }  // namespace
 
@@ -249,10 +250,14 @@ int RunTrain(const Params& params) {
   RB_LOG(kInfo, "communicator " << comm->Backend() << ": rank " << comm->Rank() << " of "
                                 << comm->WorldSize() << ", " << ResolveThreads(params.nthread)
                                 << " thread(s)");
+  std::unique_ptr<EvalHistory> history;
+  if (comm->Rank() == 0 && !params.eval_history.empty()) {
+    history = std::make_unique<EvalHistory>(params.eval_history, EvalSetNames(params));
+  }
   // A lost worker (tcp with rabit_recover) sends every worker back here, to the agreed checkpoint.
   for (;;) {
     try {
-      TrainOnce(params, comm.get());
+      TrainOnce(params, comm.get(), history.get());
       break;
     } catch (const RecoveredError& e) {
       RB_LOG(kWarning, e.what());
@@ -264,7 +269,7 @@ int RunTrain(const Params& params) {
 
 namespace {
 
-int TrainOnce(const Params& params, rabit::Communicator* comm) {
+int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* history) {
   CheckSameConfig(params, comm);
   CheckOutputPaths(params, comm);
   Learner learner(params, comm);
@@ -282,10 +287,6 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
                                << setup.binning_s << " s");
   const bool is_root = comm->Rank() == 0;
-  std::unique_ptr<EvalHistory> history;
-  if (is_root && !params.eval_history.empty()) {
-    history = std::make_unique<EvalHistory>(params.eval_history, EvalSetNames(params));
-  }
   EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
   // A resumed checkpoint carries the early stopping state (best_iteration is absolute).
   if (start.rounds_done > 0 && start.init.best_iteration >= start.base_rounds) {
@@ -297,6 +298,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm) {
   // A checkpoint resumes at its round; model_in adds num_round rounds to its own. A checkpoint
   // of a run that early stopping ended trains no more rounds.
   const int first_round = start.rounds_done;
+  if (history != nullptr) history->ResumeAt(first_round);
   Progress progress(first_round, params.num_round, is_root);
   const KillHook kill_hook = KillHookFromEnvironment();
   int rounds_done = first_round;

@@ -214,6 +214,23 @@ TEST_F(Pictures, ChartsAreSvgFromGnuplot) {
   EXPECT_NE(bars.find("f29"), std::string::npos);  // the first split of the mushroom model
 }
 
+// One panel a metric, whatever '-' the eval set's name holds (the panels are 320 pixels high).
+TEST_F(Pictures, HistoryPanelsAreTheMetricsWhateverTheSetNames) {
+  if (!HaveProgram("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
+  test::WriteFile(dir_.File("dash.conf"),
+                  "objective = binary:logistic\ndata = agaricus.txt.train?format=libsvm\n"
+                  "eval[my-valid] = agaricus.txt.test?format=libsvm\n"
+                  "eval[test] = agaricus.txt.test?format=libsvm\neval_metric = logloss\n"
+                  "eval_metric = auc\nnum_round = 2\n");
+  for (const char* history : {"d.csv", "d.json"}) {
+    RunOk(std::string("train dash.conf eval_history=") + history);
+    RunOk(std::string("plot history ") + history + " -o d.svg");
+    const std::string svg = test::ReadFile(dir_.File("d.svg"));
+    EXPECT_NE(svg.find("height=\"640\""), std::string::npos) << history << "\n"
+                                                             << svg.substr(0, 400);
+  }
+}
+
 TEST_F(Pictures, ChartErrorsNameTheFix) {
   Train("eval_history=h.csv");
   test::RunResult r =

@@ -35,12 +35,16 @@ void PrintTo(const Fault& c, std::ostream* os) { *os << c.name; }
 void ExpectRecovered(const std::string& dir, const std::string& mock, int kills,
                      const std::string& during = "", int workers = 3, const std::string& args = "",
                      const std::string& submit = "") {
-  ASSERT_EQ(test::RunRingboost(dir, "train a.conf model_out=full.json").exit_code, 0);
+  ASSERT_EQ(test::RunRingboost(
+                dir, "train a.conf model_out=full.json eval_history=full.json.history.json")
+                .exit_code,
+            0);
   const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT +
                           "' --num-workers " + std::to_string(workers) + " --local-num-attempt 2 " +
                           submit + " '" + RINGBOOST_EXE +
-                          "' train a.conf model_out=r.json rabit_timeout_sec=60 " + args +
-                          " rabit_mock='" + mock + "' > run.out 2> run.err < /dev/null";
+                          "' train a.conf model_out=r.json eval_history=r.history.json "
+                          "rabit_timeout_sec=60 " +
+                          args + " rabit_mock='" + mock + "' > run.out 2> run.err < /dev/null";
   const int code = ExitCode(std::system(cmd.c_str()));
   const std::string out = test::ReadFile(dir + "/run.out");
   const std::string err = test::ReadFile(dir + "/run.err");
@@ -55,6 +59,10 @@ void ExpectRecovered(const std::string& dir, const std::string& mock, int kills,
     EXPECT_NE((out + err).find("lost during " + during), std::string::npos) << out << err;
   }
   EXPECT_EQ(test::ReadFile(dir + "/r.json"), test::ReadFile(dir + "/full.json"));
+  // Rank 0's eval history holds every round once, whether it survived (its rolled-back rounds
+  // done again) or was restarted (the killed process's rounds read back).
+  EXPECT_EQ(test::ReadFile(dir + "/r.history.json"),
+            test::ReadFile(dir + "/full.json.history.json"));
 }
 
 // The round of the seeded random fault: drawn once from a fixed seed, the same in every run.
@@ -105,7 +113,7 @@ TEST(Recovery, GeneratedDenseTwoKills) {
   test::WriteGeneratedDense(dir.File("train.txt"), 200000);
   test::WriteFile(dir.File("a.conf"),
                   "objective = binary:logistic\neval_metric = auc\nmax_depth = 6\n"
-                  "num_round = 4\nsubsample = 0.9\ndata = \"train.txt\"\n");
+                  "num_round = 4\nsubsample = 0.9\neval_train = 1\ndata = \"train.txt\"\n");
   ExpectRecovered(dir.path(), "0," + std::to_string(SeededRound(4)) + ",2,0;1,0,0,0", 2);
 }
 

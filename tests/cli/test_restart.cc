@@ -21,7 +21,7 @@ int Train(const std::string& dir, const std::string& prefix, const std::string& 
   const std::string cmd =
       "cd '" + dir + "' && env " + env +
       " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " + prefix + " '" +
-      RINGBOOST_EXE + "' train a.conf checkpoint_dir=ck model_out=" + out +
+      RINGBOOST_EXE + "' train a.conf checkpoint_dir=ck eval_history=r.csv model_out=" + out +
       " > run.out 2> run.err < /dev/null";
   return ExitCode(std::system(cmd.c_str()));
 }
@@ -32,7 +32,9 @@ void ExpectResumeGivesTheSameModel(const std::string& prefix, int rank) {
   test::TempDir dir;
   test::WriteAgaricusSamplingConfig(dir.path());
   test::WriteFile(dir.File("a.conf"), test::ReadFile(dir.File("a.conf")) + "num_round = 6\n");
-  ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=full.json").exit_code, 0);
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train a.conf model_out=full.json eval_history=full.csv")
+                .exit_code,
+            0);
   EXPECT_NE(
       Train(dir.path(), prefix, "r.json", "RINGBOOST_TEST_KILL_AT=" + std::to_string(rank) + ":3"),
       0);
@@ -51,6 +53,8 @@ void ExpectResumeGivesTheSameModel(const std::string& prefix, int rank) {
   EXPECT_NE(printed.find("resuming from round " + std::to_string(newest)), std::string::npos)
       << printed;
   EXPECT_EQ(test::ReadFile(dir.File("r.json")), test::ReadFile(dir.File("full.json")));
+  // The eval history too: the killed run's rounds are kept, not written over.
+  EXPECT_EQ(test::ReadFile(dir.File("r.csv")), test::ReadFile(dir.File("full.csv")));
 }
 
 TEST(Restart, OneProcess) { ExpectResumeGivesTheSameModel("", 0); }
