@@ -1,5 +1,5 @@
-// CSV/TSV lines: fields separated by one delimiter character (not one inside double quotes, as
-// a header name "a,b" may hold); a field is trimmed of blanks
+// CSV/TSV lines: fields separated by one delimiter character (not one inside a quoted field, as
+// a header name "a,b" may hold: CsvFieldEnd); a field is trimmed of blanks
 // (spaces, '\r', and tabs unless the delimiter is a tab). The label, weight and label bound
 // columns are taken out; every other column gets the next feature id (0, 1, ...) whether present
 // or not, so ids are column positions as in dmlc-core. An empty field, `NA`, or anything that

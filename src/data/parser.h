@@ -85,15 +85,22 @@ struct ParseContext {
   int upper_bound_column = -1;
 };
 
-// The end of the CSV field that starts at p: the next delimiter or '\n' (or `end`) outside double
-// quotes, so a quoted field ("a,b") holds its delimiters. A quote never spans lines. The one
-// field splitter of the CSV rows and of the header's names.
+// The end of the CSV field that starts at p: the next delimiter or '\n' (or `end`), except that
+// a field opening with a double quote (after spaces) holds the delimiters up to its closing quote,
+// as a header name "a,b" does ("" inside quotes is a quote). A quote never spans lines. The one
+// field splitter of the CSV rows and of the header's names; unquoted fields, all that numbers
+// need, cost one extra test each.
 inline const char* CsvFieldEnd(const char* p, const char* end, char delimiter) {
-  bool quoted = false;
-  for (; p < end && *p != '\n'; ++p) {
-    if (*p == delimiter && !quoted) break;
-    if (*p == '"') quoted = !quoted;
+  const char* q = p;
+  while (q < end && *q == ' ' && delimiter != ' ') ++q;
+  if (q < end && *q == '"' && delimiter != '"') {
+    bool quoted = true;
+    for (p = q + 1; p < end && *p != '\n' && (quoted || *p != delimiter); ++p) {
+      if (*p == '"') quoted = !quoted;
+    }
+    return p;
   }
+  while (p < end && *p != delimiter && *p != '\n') ++p;
   return p;
 }
 
