@@ -100,6 +100,12 @@ bool ApplyEval(const Setting& s, Params* params) {
                     << "eval[test] = \"test.txt?format=libsvm\"");
   }
   std::string name = s.key.substr(prefix.size(), s.key.size() - prefix.size() - 1);
+  for (const auto& [other, uri] : params->evals) {
+    if (other == name) {
+      RB_FAIL(s.where << ": " << s.key << " is given twice; give each eval set a name of its own "
+                      << "(its results are logged and recorded under it)");
+    }
+  }
   params->evals.emplace_back(name, s.value);
   params->given[s.key] = s.value;
   return true;
@@ -173,6 +179,12 @@ void CheckCombination(const Params& p) {
   if (p.objective.compare(0, 6, "multi:") == 0 && p.num_class < 2) {
     RB_FAIL("objective=" << p.objective << " needs num_class >= 2 (the number of classes); got "
                          << "num_class=" << p.num_class);
+  }
+  for (const auto& [name, uri] : p.evals) {
+    if (p.eval_train && name == "train") {
+      RB_FAIL("eval[train]=" << uri << " and eval_train=1 both name a set 'train'; rename the "
+                             << "eval set or drop eval_train");
+    }
   }
   if (p.max_depth == 0 && p.max_leaves == 0) {
     RB_FAIL(

@@ -340,7 +340,8 @@ std::vector<ParamSpec> BuildTable() {
                        "\"train.csv?format=csv&label_column=0\"."));
   t.push_back(P(s, "eval[NAME]", &Params::evals, "")
                   .Doc("Evaluation data URI shown as NAME in the log; repeat with other names "
-                       "(kept in file order). A set with features the model lacks (ids at or "
+                       "(kept in file order; a NAME given twice, or train with eval_train=1, is "
+                       "an error). A set with features the model lacks (ids at or "
                        "above the training data's count) is an error, as in XGBoost."));
   t.push_back(P(s, "eval_train", &Params::eval_train, "0")
                   .Doc("Also evaluate the metrics on the training data, as `train`."));

@@ -145,6 +145,18 @@ TEST(Config, RepeatableKeysAppendAcrossFileAndCommandLine) {
   EXPECT_EQ(p.given.at("eval[test]"), "t.txt");
 }
 
+// Each eval set has a name of its own: the log and eval_history tell the sets apart by it.
+TEST(Config, RepeatedEvalNameIsRefused) {
+  test::TempDir dir;
+  std::string conf = test::WriteFile(dir.File("a.conf"), "eval[a] = v.txt\neval[a] = t.txt\n");
+  EXPECT_EQ(ErrorOf(conf, {}), conf +
+                                   ":2: eval[a] is given twice; give each eval set a name of its "
+                                   "own (its results are logged and recorded under it)");
+  EXPECT_EQ(ErrorOf("", {"eval[train]=t.txt", "eval_train=1"}),
+            "eval[train]=t.txt and eval_train=1 both name a set 'train'; rename the eval set or "
+            "drop eval_train");
+}
+
 TEST(Config, QuotesCommentsBlankLinesAndSpaces) {
   test::TempDir dir;
   std::string conf = test::WriteFile(dir.File("a.conf"),
