@@ -163,9 +163,14 @@ std::string EvalHistory::Csv() const {
 }
 
 std::pair<std::string, std::string> EvalHistory::Split(const std::string& name) const {
+  // The longest set name that prefixes it: "a-b-logloss" is set a-b's, not a's, with both sets.
+  const std::string* best = nullptr;
   for (const std::string& set : sets_) {
-    if (name.rfind(set + "-", 0) == 0) return {set, name.substr(set.size() + 1)};
+    if (name.rfind(set + "-", 0) == 0 && (best == nullptr || set.size() > best->size())) {
+      best = &set;
+    }
   }
+  if (best != nullptr) return {*best, name.substr(best->size() + 1)};
   const std::size_t dash = name.find('-');
   return {name.substr(0, dash), dash == std::string::npos ? "" : name.substr(dash + 1)};
 }

@@ -201,6 +201,17 @@ TEST_F(Pictures, EvalHistoryHoldsTheEvalLog) {
   EXPECT_NE(r.err.find("add eval[NAME]=<data uri> or eval_train=1"), std::string::npos) << r.err;
 }
 
+// A set whose name extends another's (test, test-b) keeps its own results in the JSON history.
+TEST_F(Pictures, EvalHistorySetsWhoseNamesExtendOthers) {
+  RunOk(
+      "train mushroom.conf num_round=2 eval_history=h.json "
+      "'eval[test-b]=agaricus.txt.test?format=libsvm'");
+  const Json h = Json::parse(test::ReadFile(dir_.File("h.json")));
+  ASSERT_TRUE(h.contains("test-b")) << h.dump();
+  EXPECT_EQ(h["test"].size(), 1u) << h.dump();
+  EXPECT_EQ(h["test-b"]["logloss"], h["test"]["logloss"]);  // the same data
+}
+
 TEST_F(Pictures, ChartsAreSvgFromGnuplot) {
   if (!HaveProgram("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
   Train("num_round=3 eval_history=h.json");
