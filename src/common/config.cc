@@ -91,6 +91,16 @@ std::vector<Setting> ReadConfigFile(const std::string& path) {
   return settings;
 }
 
+// Letters, digits, '_', '.' and '-': a name that no eval log or eval_history (CSV, JSON) needs to
+// quote.
+bool IsEvalName(const std::string& name) {
+  for (char c : name) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum && c != '_' && c != '.' && c != '-') return false;
+  }
+  return true;
+}
+
 // `eval[NAME] = uri`: appends (NAME, uri). Returns false if `key` is not of that form.
 bool ApplyEval(const Setting& s, Params* params) {
   const std::string prefix = "eval[";
@@ -100,6 +110,11 @@ bool ApplyEval(const Setting& s, Params* params) {
                     << "eval[test] = \"test.txt?format=libsvm\"");
   }
   std::string name = s.key.substr(prefix.size(), s.key.size() - prefix.size() - 1);
+  if (!IsEvalName(name)) {
+    RB_FAIL(s.where << ": '" << s.key << "': an eval set's name may hold only letters, digits, "
+                    << "'_', '.' and '-' (it heads the columns of the log and of eval_history), "
+                    << "as eval[test] or eval[valid-2]");
+  }
   for (const auto& [other, uri] : params->evals) {
     if (other == name) {
       RB_FAIL(s.where << ": " << s.key << " is given twice; give each eval set a name of its own "

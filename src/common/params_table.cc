@@ -339,7 +339,8 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("Training data URI, e.g. \"train.txt?format=libsvm\" or "
                        "\"train.csv?format=csv&label_column=0\"."));
   t.push_back(P(s, "eval[NAME]", &Params::evals, "")
-                  .Doc("Evaluation data URI shown as NAME in the log; repeat with other names "
+                  .Doc("Evaluation data URI shown as NAME (letters, digits, _ . -) in the log "
+                       "and eval_history; repeat with other names "
                        "(kept in file order; a NAME given twice, or train with eval_train=1, is "
                        "an error). A set with features the model lacks (ids at or "
                        "above the training data's count) is an error, as in XGBoost."));

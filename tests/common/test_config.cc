@@ -157,6 +157,20 @@ TEST(Config, RepeatedEvalNameIsRefused) {
             "drop eval_train");
 }
 
+// Eval names head the columns of the log and of eval_history: nothing there needs quoting.
+TEST(Config, EvalNamesAreLettersDigitsAndUnderscoreDotDash) {
+  Params p = ParseConfig("", {"eval[Valid_2.b-c]=v.txt"});
+  EXPECT_EQ(p.evals[0].first, "Valid_2.b-c");
+  for (const char* name : {"a,b", "a b", "a:b", "t\xc3\xa9st"}) {
+    const std::string key = std::string("eval[") + name + "]";
+    EXPECT_EQ(OverrideError(key + "=v.txt"),
+              "command line: '" + key +
+                  "': an eval set's name may hold only letters, digits, '_', '.' and '-' (it "
+                  "heads the columns of the log and of eval_history), as eval[test] or "
+                  "eval[valid-2]");
+  }
+}
+
 TEST(Config, QuotesCommentsBlankLinesAndSpaces) {
   test::TempDir dir;
   std::string conf = test::WriteFile(dir.File("a.conf"),
