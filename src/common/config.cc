@@ -84,6 +84,9 @@ std::vector<Setting> ReadConfigFile(const std::string& path) {
   std::istringstream lines(text);
   std::string line;
   for (int number = 1; std::getline(lines, line); ++number) {
+    if (line.find('\0') != std::string::npos) {
+      RB_FAIL(path << ":" << number << ": a NUL byte in the line; a config file is text");
+    }
     std::string content = Trim(StripComment(line));
     if (content.empty()) continue;
     settings.push_back(SplitKeyValue(path + ":" + std::to_string(number), content));

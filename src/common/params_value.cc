@@ -47,7 +47,7 @@ bool ParseInteger(const std::string& text, long long* out) {
   errno = 0;
   char* end = nullptr;
   *out = std::strtoll(text.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
+  return errno == 0 && end == text.c_str() + text.size();  // an embedded NUL stops strtoll
 }
 
 bool ParseNumber(const std::string& text, double* out) {
@@ -55,7 +55,7 @@ bool ParseNumber(const std::string& text, double* out) {
   errno = 0;
   char* end = nullptr;
   *out = std::strtod(text.c_str(), &end);
-  return errno == 0 && *end == '\0' && std::isfinite(*out);
+  return errno == 0 && end == text.c_str() + text.size() && std::isfinite(*out);
 }
 
 bool ParseBool(const std::string& text, bool* out) {

@@ -171,6 +171,20 @@ TEST(Config, EvalNamesAreLettersDigitsAndUnderscoreDotDash) {
   }
 }
 
+// A NUL byte cuts a C string short: never a value that reads as its text before the NUL.
+TEST(Config, NulBytesAreRefused) {
+  test::TempDir dir;
+  std::string conf =
+      test::WriteFile(dir.File("a.conf"), std::string("max_depth = 3\neta=0.1\0junk\n", 27));
+  EXPECT_EQ(ErrorOf(conf, {}), conf + ":2: a NUL byte in the line; a config file is text");
+  Params p;
+  std::vector<std::string> warnings;
+  EXPECT_EQ(ApplyValue(*FindParam("eta"), std::string("0.1\0junk", 8), &p, &warnings),
+            "expected a number in [0, 3.40282e+38]");
+  EXPECT_EQ(ApplyValue(*FindParam("max_depth"), std::string("3\0", 2), &p, &warnings),
+            "expected an integer in [0, inf)");
+}
+
 TEST(Config, QuotesCommentsBlankLinesAndSpaces) {
   test::TempDir dir;
   std::string conf = test::WriteFile(dir.File("a.conf"),
