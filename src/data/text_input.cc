@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -152,8 +153,19 @@ void FailAt(const std::string& path, const char* base, const char* p, const std:
 
 std::string Quote(const char* begin, const char* end) {
   constexpr std::ptrdiff_t kMaxShown = 40;
-  if (end - begin <= kMaxShown) return "'" + std::string(begin, end) + "'";
-  return "'" + std::string(begin, begin + kMaxShown) + "...'";
+  const char* shown_end = end - begin <= kMaxShown ? end : begin + kMaxShown;
+  std::string out = "'";
+  for (const char* p = begin; p < shown_end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c != 0x7f) {
+      out += *p;
+      continue;
+    }
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+    out += hex;
+  }
+  return out + (shown_end == end ? "'" : "...'");
 }
 
 }  // namespace ringboost

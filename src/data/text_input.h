@@ -73,7 +73,8 @@ std::string Locate(const std::string& path, const char* base, const char* p);
 // Throws Error "path:line:column: what".
 [[noreturn]] void FailAt(const std::string& path, const char* base, const char* p,
                          const std::string& what);
-// The token text [begin, end) for a message, shortened to at most 40 characters.
+// The token text [begin, end) for a message, shortened to at most 40 characters; control bytes
+// (a NUL would end the message) written as \xNN.
 std::string Quote(const char* begin, const char* end);
 
 }  // namespace ringboost

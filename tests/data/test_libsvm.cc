@@ -229,6 +229,13 @@ TEST(LibSVM, ErrorLineNumbersInLaterFilesOfAList) {
   EXPECT_EQ(LoadError(a + ";" + b), b + ":3:3: bad feature value in '2:z' (expected a number)");
 }
 
+// A control byte in a bad token is shown escaped: a NUL would cut the message short.
+TEST(LibSVM, ControlBytesInMessagesAreEscaped) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("nul"), std::string("1 0:1\n0 0:2\0\n", 13));
+  EXPECT_EQ(LoadError(f), f + ":2:3: bad feature value in '0:2\\x00' (expected a number)");
+}
+
 TEST(LibSVM, UnknownUriOption) {
   TempDir dir;
   std::string a = WriteFile(dir.File("a"), "1 1:1\n");
