@@ -83,10 +83,10 @@ int ModelCommands::RunExport() const {
 
 int ModelCommands::RunImportance() const {
   const ImportanceType type = ImportanceTypeFromName(type_);
-  FeatureMap fmap;
-  if (!fmap_.empty()) fmap = FeatureMap::Load(fmap_);
+  const Model model = Model::Load(model_);
+  const FeatureMap fmap = FeatureMap::For(model, fmap_);
   const std::string text =
-      ImportanceJson(FeatureImportance(Model::Load(model_), type), fmap_.empty() ? nullptr : &fmap);
+      ImportanceJson(FeatureImportance(model, type), fmap.names.empty() ? nullptr : &fmap);
   WriteOutput(out_, text);
   return 0;
 }
@@ -99,11 +99,11 @@ int ModelCommands::RunPlot() const {
   } else {
     const ImportanceType type = ImportanceTypeFromName(type_);
     if (top_ < 0) RB_FAIL("--top " << top_ << ": give a number of features, or 0 for all");
-    FeatureMap fmap;
-    if (!fmap_.empty()) fmap = FeatureMap::Load(fmap_);
+    const Model model = Model::Load(model_);
+    const FeatureMap fmap = FeatureMap::For(model, fmap_);
     std::vector<std::pair<std::string, double>> scores;
-    for (const auto& [feature, score] : FeatureImportance(Model::Load(model_), type)) {
-      const bool named = !fmap_.empty() && feature < fmap.names.size();
+    for (const auto& [feature, score] : FeatureImportance(model, type)) {
+      const bool named = feature < fmap.names.size();
       scores.emplace_back(named ? fmap.names[feature] : "f" + std::to_string(feature), score);
     }
     std::stable_sort(scores.begin(), scores.end(),

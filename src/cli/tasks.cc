@@ -442,9 +442,8 @@ int RunDump(const Params& params) {
   }
   if (const std::string problem = OutputPathsProblem(params); !problem.empty()) RB_FAIL(problem);
   Model model = Model::Load(params.model_in);
-  FeatureMap fmap;
-  if (!params.fmap.empty()) fmap = FeatureMap::Load(params.fmap);
-  const FeatureMap* fm = params.fmap.empty() ? nullptr : &fmap;
+  const FeatureMap fmap = FeatureMap::For(model, params.fmap);
+  const FeatureMap* fm = fmap.names.empty() ? nullptr : &fmap;
   std::string text = params.dump_format == "json" ? DumpJson(model, fm, params.dump_stats)
                      : params.dump_format == "dot"
                          ? DumpDot(model, fm, params.dump_stats, params.dump_tree)

@@ -109,6 +109,16 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     model_.num_class = params_.num_class;
   }
   model_.num_feature = std::max(model_.num_feature, num_col);
+  if (!params_.fmap.empty()) {  // its names name the features in dumps, scores and exports
+    const FeatureMap fmap = FeatureMap::Load(params_.fmap);
+    if (fmap.names.size() >= model_.num_feature) {
+      model_.feature_names.assign(fmap.names.begin(), fmap.names.begin() + model_.num_feature);
+    } else {
+      RB_LOG(kWarning, "fmap=" << params_.fmap << " names " << fmap.names.size() << " of the "
+                               << model_.num_feature
+                               << " features: its names are not recorded in the model");
+    }
+  }
   model_.config = ObjectiveConfig(params_);
   const int groups = model_.num_groups;
   auto init_margins = [&](const DataSet& d) {

@@ -63,4 +63,12 @@ FeatureMap FeatureMap::Load(const std::string& path) {
   return fmap;
 }
 
+FeatureMap FeatureMap::For(const Model& model, const std::string& path) {
+  if (!path.empty()) return Load(path);
+  FeatureMap fmap;
+  fmap.names = model.feature_names;
+  fmap.types.assign(fmap.names.size(), "q");
+  return fmap;
+}
+
 }  // namespace ringboost

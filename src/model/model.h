@@ -52,6 +52,9 @@ struct FeatureMap {
   std::vector<std::string> names;
   std::vector<std::string> types;
   static FeatureMap Load(const std::string& path);
+  // The feature map at `path`; none given, the model's own feature names (as XGBoost's dumps and
+  // scores use a booster's feature_names), each quantitative. Empty when neither names any.
+  static FeatureMap For(const Model& model, const std::string& path);
 };
 
 // XGBoost's text dump ("booster[i]:" then indented nodes) with optional stats and fmap names.

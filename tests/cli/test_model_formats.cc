@@ -9,6 +9,7 @@
 
 #include "cli_runner.h"
 #include "helpers.h"
+#include "model/model.h"
 
 namespace ringboost {
 namespace {
@@ -163,6 +164,31 @@ TEST_F(ModelFormats, ImportanceEqualsXGBoostsGetScore) {
   const test::RunResult bad =
       Run("importance " + Golden("agaricus-binary/model.json") + " --type shap");
   EXPECT_NE(bad.err.find("use weight, gain, cover, total_gain or total_cover"), std::string::npos);
+}
+
+// The names of an fmap given at training are the model's: dumps, scores and exports use them
+// with no --fmap, as XGBoost's use a booster's feature_names. An fmap naming fewer features than
+// the data has (agaricus's featmap.txt names 126 of its 127 ids) records none, with a warning.
+TEST_F(ModelFormats, TrainingFmapNamesTheModelsFeatures) {
+  test::WriteFile(
+      dir_.File("all.fmap"),
+      test::ReadFile(test::SharedDataDir() + "/agaricus/featmap.txt") + "126\tunused\ti\n");
+  RunOk("mushroom.conf nthread=1 fmap=all.fmap model_out=named.json");
+  const test::RunResult plain = Run("importance named.json --type gain");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out, Run("importance named.json --type gain --fmap all.fmap").out);
+  EXPECT_NE(plain.out.find("\"odor=pungent\":"), std::string::npos) << plain.out;
+  EXPECT_NE(Run("dump named.json").out.find("0:[odor=pungent<"), std::string::npos);
+  RunOk("export named.json -o named.x.json");
+  const Json exported = Json::parse(test::ReadFile(dir_.File("named.x.json")));
+  ASSERT_EQ(exported["learner"]["feature_names"].size(), 127u);
+  EXPECT_EQ(exported["learner"]["feature_names"][126], "unused");
+  const test::RunResult short_map = Run("mushroom.conf nthread=1 fmap=" + test::SharedDataDir() +
+                                        "/agaricus/featmap.txt model_out=unnamed.json");
+  ASSERT_EQ(short_map.exit_code, 0) << short_map.err;
+  EXPECT_NE(short_map.err.find("names 126 of the 127 features"), std::string::npos)
+      << short_map.err;
+  EXPECT_TRUE(Model::Load(dir_.File("unnamed.json")).feature_names.empty());
 }
 
 // task=pred with pred_contribs / pred_leaf: the golden model's first rows as XGBoost gave them.
