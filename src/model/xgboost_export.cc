@@ -6,6 +6,7 @@
 // text, a best_score without early stopping, an unusual num_class) goes into `attributes`
 // under ringboost_* names, so that a model exported and read back is the same model, byte for
 // byte in ringboost's own format.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -132,13 +133,19 @@ Json ObjectiveDocument(const Model& model) {
 
 std::string FloatText(float v) { return Json(v).dump(); }
 
-// base_score as XGBoost 3.x writes it: a bracketed vector, one value per output group. A model
-// with one initial margin repeats base_score (XGBoost maps it to the same margin ringboost has).
+// base_score as one number when every output group starts from the same value, as XGBoost 1.x and
+// 2.x wrote it: XGBoost 1.7 reads a bracketed "[b]" as 0.5 without a word, while 3.x reads both
+// forms. Groups that start apart (an imported 3.x multiclass model, several quantiles) need 3.x's
+// bracketed vector, one value per group.
 std::string BaseScoreText(const Model& model) {
+  const auto& m = model.base_margins;
+  if (m.empty() || std::all_of(m.begin(), m.end(), [&](float v) { return v == m[0]; })) {
+    return FloatText(m.empty() ? model.base_score : m[0]);
+  }
   std::string out = "[";
   for (int g = 0; g < model.num_groups; ++g) {
     if (g > 0) out += ",";
-    out += FloatText(model.base_margins.empty() ? model.base_score : model.base_margins[g]);
+    out += FloatText(m[g]);
   }
   return out + "]";
 }

@@ -80,7 +80,7 @@ TEST_F(ModelFormats, ExportedMushroomHasXGBoostsTrees) {
       }
     }
   }
-  EXPECT_EQ(ours["learner"]["learner_model_param"]["base_score"], "[0.5]");
+  EXPECT_EQ(ours["learner"]["learner_model_param"]["base_score"], "0.5");
   EXPECT_EQ(ours["learner"]["objective"]["name"], "binary:logistic");
 }
 
@@ -102,6 +102,30 @@ TEST_F(ModelFormats, RoundTripsAreByteIdenticalAndModelFormatWritesXGBoost) {
   const test::RunResult bad = Run("export rb.model --format onnx -o x.out");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("'onnx' is unknown; use ringboost"), std::string::npos) << bad.err;
+}
+
+// XGBoost 1.7.4's CLI (Debian's) predicts an export as ringboost does, base_score and all: it
+// reads 3.x's bracketed "[100.0]" as 0.5 without a word, so one value is written bare.
+TEST_F(ModelFormats, XGBoost17PredictsAnExportWithItsBaseScore) {
+  if (std::system("command -v xgboost > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "Debian's xgboost CLI is not installed";
+  }
+  test::WriteFile(dir_.File("r.txt"), "101 0:1\n102 0:2\n103 0:3\n104 0:4\n");
+  test::WriteFile(dir_.File("r.conf"),
+                  "objective = reg:squarederror\nnum_round = 2\nnthread = 1\nbase_score = 100\n"
+                  "data = r.txt\ntest:data = r.txt\n");
+  for (const char* format : {"xgboost-json", "xgboost-ubj"}) {
+    SCOPED_TRACE(format);
+    RunOk(std::string("r.conf model_out=e.model model_format=") + format);
+    RunOk("r.conf task=pred model_in=e.model name_pred=ours.txt");
+    const std::string xgb = "cd '" + dir_.path() +
+                            "' && xgboost r.conf task=pred model_in=e.model name_pred=theirs.txt "
+                            "> xgb.log 2>&1";
+    ASSERT_EQ(std::system(xgb.c_str()), 0) << test::ReadFile(dir_.File("xgb.log"));
+    const std::string ours = test::ReadFile(dir_.File("ours.txt"));
+    EXPECT_GT(Numbers(ours).at(0), 100.0) << ours;
+    ExpectNumbersClose(ours, test::ReadFile(dir_.File("theirs.txt")), 1e-6);
+  }
 }
 
 TEST_F(ModelFormats, XGBoostBinaryAndUbjPredictAndDumpThroughTheCli) {

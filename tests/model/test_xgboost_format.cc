@@ -70,7 +70,7 @@ TEST(XGBoostFormat, DocumentHasXGBoostsKeysAndValues) {
   const xgb::Json& learner = doc.at("learner");
   EXPECT_EQ(doc.at("version"), xgb::Json::parse("[3,4,1]"));
   EXPECT_EQ(learner.at("objective").at("name"), "multi:softmax");
-  EXPECT_EQ(learner.at("learner_model_param").at("base_score"), "[0.5,0.5]");
+  EXPECT_EQ(learner.at("learner_model_param").at("base_score"), "0.5");  // one value: bare
   EXPECT_EQ(learner.at("learner_model_param").at("num_class"), "2");
   EXPECT_EQ(learner.at("attributes").at("best_iteration"), "1");
   const xgb::Json& gbtree = learner.at("gradient_booster").at("model");
