@@ -59,4 +59,9 @@ struct LoadOptions {
 // `file:line:column: what is wrong`.
 DataSet LoadData(const std::string& uri, const LoadOptions& options);
 
+// "file:line" of the data row `row` (0-based, over all parts) of `uri`, for an error found after
+// loading; the files are read again, so only error paths call it. "uri: row N" when the files no
+// longer hold that row.
+std::string DataRowPlace(const std::string& uri, uint64_t row);
+
 }  // namespace ringboost

@@ -83,6 +83,20 @@ std::vector<InputFile> OpenFiles(const UriSpec& spec) {
   return files;
 }
 
+// The files of the URI with the format and columns resolved and each rows_begin past its header.
+std::vector<InputFile> OpenRows(UriSpec* spec) {
+  const std::string& shown = spec->files.size() == 1 ? spec->files[0] : spec->uri;
+  std::vector<InputFile> files = OpenFiles(*spec);
+  std::string first_line = FirstDataLine(files);
+  if (first_line.empty()) RB_FAIL(shown << ": no data rows");
+  ResolveFormat(first_line, spec);
+  if (spec->format == DataFormat::kCsv) ResolveColumns(first_line, spec);
+  for (auto& f : files) f.libsvm = spec->format == DataFormat::kLibSVM;
+  if (spec->header) SkipHeaders(&files);
+  if (!AnyRow(files)) RB_FAIL(shown << ": no data rows (only a header)");
+  return files;
+}
+
 // survival:aft's bounds come from the URI's columns or from side files, not both.
 void CheckOneSourceOfBounds(const UriSpec& spec, const std::vector<InputFile>& files) {
   if (!spec.HasBoundColumns()) return;
@@ -345,15 +359,7 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
     if (options.key.empty()) throw;
     RB_FAIL(options.key << ": " << e.what());  // which key of the config named the data
   }
-  const std::string& shown = spec.files.size() == 1 ? spec.files[0] : uri;
-  std::vector<InputFile> files = OpenFiles(spec);
-  std::string first_line = FirstDataLine(files);
-  if (first_line.empty()) RB_FAIL(shown << ": no data rows");
-  ResolveFormat(first_line, &spec);
-  if (spec.format == DataFormat::kCsv) ResolveColumns(first_line, &spec);
-  for (auto& f : files) f.libsvm = spec.format == DataFormat::kLibSVM;
-  if (spec.header) SkipHeaders(&files);
-  if (!AnyRow(files)) RB_FAIL(shown << ": no data rows (only a header)");
+  std::vector<InputFile> files = OpenRows(&spec);
   int indexing_mode = spec.indexing_mode_given ? spec.indexing_mode : options.indexing_mode;
   int nthread = options.nthread > 0 ? options.nthread : omp_get_max_threads();
 
@@ -396,6 +402,25 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   row_buffers = {};
   AttachWeightsAndGroups(files, ranges, file_rows, qid, &data);
   return data;
+}
+
+std::string DataRowPlace(const std::string& uri, uint64_t row) {
+  try {
+    UriSpec spec = ParseUri(uri);
+    std::vector<InputFile> files = OpenRows(&spec);
+    uint64_t left = row;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const MappedFile& map = *files[i].map;
+      const uint64_t rows = CountFileDataRows(map, files[i].rows_begin, map.end());
+      if (left < rows) {
+        const char* p = SkipDataRows(files[i].rows_begin, map.end(), left);
+        return spec.files[i] + ":" + std::to_string(1 + std::count(map.begin(), p, '\n'));
+      }
+      left -= rows;
+    }
+  } catch (const Error&) {  // the files changed or went away since they were read
+  }
+  return uri + ": row " + std::to_string(row + 1);
 }
 
 }  // namespace ringboost

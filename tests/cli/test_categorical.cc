@@ -102,11 +102,15 @@ TEST(CategoricalCli, CudaDoesNotRefuseThem) {
 TEST(CategoricalCli, NegativeAndHugeCodesAreRefusedAsXGBoostDoes) {
   test::TempDir dir;
   for (const char* bad : {"-1", "16777216"}) {
-    test::WriteFile(dir.File("t.txt"), std::string("1 0:2 1:3\n2 0:") + bad + " 1:4\n");
+    // Row 2 is on line 4 (a comment and a blank line come before it).
+    test::WriteFile(dir.File("t.txt"), std::string("# codes\n1 0:2 1:3\n\n2 0:") + bad + " 1:4\n");
     test::WriteFile(dir.File("c.conf"), "data = t.txt\nmodel_out = m.json\n");
     const test::RunResult r = test::RunRingboost(dir.path(), "train c.conf feature_types=c,q");
     EXPECT_EQ(r.exit_code, 1) << bad;
-    EXPECT_NE(r.err.find("row 2: feature 0 is categorical"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("t.txt:4: feature 0 is categorical and has the value " +
+                         std::string(bad[0] == '-' ? "-1" : "1.67772e+07")),
+              std::string::npos)
+        << r.err;
     EXPECT_FALSE(test::FileExists(dir.File("m.json")));
   }
   const test::RunResult r = test::RunRingboost(dir.path(), "train c.conf feature_types=q,x");

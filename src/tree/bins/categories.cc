@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "data/data.h"
 #include "model/tree.h"
 #include "tree/bins/quantile.h"
 
@@ -23,10 +24,10 @@ std::vector<uint64_t> LocalCodeCounts(const DataSet& data, const std::vector<uin
       if (f >= is_cat.size() || !is_cat[f]) continue;
       const float v = data.value[k];
       if (!(v >= 0.0f) || v >= static_cast<float>(kMaxCategory)) {
-        RB_FAIL(data.name << ": row " << data.first_row + row + 1 << ": feature " << f
-                          << " is categorical and has the value " << v
-                          << "; a category is an integer code in [0, 2^24) (XGBoost refuses "
-                             "the same); recode it or declare the feature q");
+        RB_FAIL(DataRowPlace(data.name, data.first_row + row)
+                << ": feature " << f << " is categorical and has the value " << v
+                << "; a category is an integer code in [0, 2^24) (XGBoost refuses "
+                   "the same); recode it or declare the feature q");
       }
       count[f] = std::max<uint64_t>(count[f], static_cast<uint64_t>(v) + 1);
     }
