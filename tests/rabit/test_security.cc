@@ -223,7 +223,7 @@ TEST(PeerSecurity, IdleConnectionsDelayNoLink) {
   std::vector<int> linked = port.Serve(&finished, 1);
   peer.join();
   EXPECT_EQ(linked, std::vector<int>{1});
-  EXPECT_LT(took, 1.0);  // the generous bound of the issue ("a few seconds"): far below it here
+  EXPECT_LT(took, 3.0);  // the issue's bound ("a few seconds"); a loaded CI host stays below it
 }
 
 // Rank 1 of a world of two, by hand: joins and links as a worker does (it knows the token),
