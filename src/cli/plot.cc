@@ -22,9 +22,26 @@ std::string Number(double v) {
   return std::string(buf, res.ptr);
 }
 
+// A string on a gnuplot command line, single-quoted: gnuplot runs a backquoted `command` found
+// anywhere on a command line except inside single quotes, where nothing but the quote (written
+// twice) is special. Feature and eval-set names come from files a user may not have written.
 std::string GnuplotString(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "''";
+    } else {
+      out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    }
+  }
+  return out + "'";
+}
+
+// A string in a data block (which gnuplot never substitutes in): double-quoted, one column.
+std::string DataString(const std::string& text) {
   std::string out = "\"";
-  for (char c : text) out += (c == '"' || c == '\\' || c == '\n') ? '\'' : c;
+  for (char c : text)
+    out += (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) ? '\'' : c;
   return out + "\"";
 }
 
@@ -63,7 +80,7 @@ std::string ImportanceChartScript(std::vector<std::pair<std::string, double>> sc
   s += "set yrange [-0.6:" + std::to_string(n) +
        "-0.4]\nset xrange [0:*]\nset offsets 0,graph 0.15,0,0\n";
   s += "$scores << EOD\n";
-  for (const auto& [name, score] : scores) s += GnuplotString(name) + " " + Number(score) + "\n";
+  for (const auto& [name, score] : scores) s += DataString(name) + " " + Number(score) + "\n";
   s += "EOD\n";
   s += "plot $scores using (0):0:(0):2:($0-0.4):($0+0.4):ytic(1) with boxxyerror "
        "lc rgb \"#4472C4\", '' using 2:0:(sprintf(\"%g\", $2)) with labels left offset 0.5,0\n";

@@ -242,6 +242,19 @@ TEST_F(Pictures, HistoryPanelsAreTheMetricsWhateverTheSetNames) {
   }
 }
 
+// Names come from files: a backquoted command in a column's name is drawn as text, never run by
+// gnuplot (which substitutes `...` on its command lines outside single quotes).
+TEST_F(Pictures, NamesInAHistoryRunNoCommand) {
+  if (!HaveProgram("gnuplot")) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string mark = dir_.File("ran");
+  test::WriteFile(dir_.File("inj.csv"), "iteration,test-`touch '" + mark +
+                                            "'`it's-logloss,t\"x-auc\n" + "0,0.5,0.7\n1,0.3,0.8\n");
+  RunOk("plot history inj.csv -o inj.svg");
+  EXPECT_FALSE(fs::exists(mark));
+  const std::string svg = test::ReadFile(dir_.File("inj.svg"));
+  EXPECT_NE(svg.find("`touch"), std::string::npos) << svg.substr(0, 2000);
+}
+
 TEST_F(Pictures, ChartErrorsNameTheFix) {
   Train("eval_history=h.csv");
   test::RunResult r =
