@@ -1,6 +1,7 @@
 // The one dispatch point between model formats: detection by content, reading and writing.
 #include "model/xgboost_format.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <string>
@@ -61,6 +62,24 @@ Model ReadModelAnyFormat(const std::string& bytes, const std::string& source) {
   }
   if (StartsWith(bytes, "bs64")) {
     RB_FAIL(source << ": a base64-encoded XGBoost model; decode it first (base64 -d)");
+  }
+  // A 1.x binary model's first 136 bytes (after "binf") are its learner parameters, which
+  // always hold control bytes (zeros of base_score's float, of the feature count, of the
+  // reserved words); where they are all text, the file is data, a config or a dump given as a
+  // model.
+  const std::size_t head = StartsWith(bytes, "binf") ? 4 : 0;
+  const std::size_t span = std::min<std::size_t>(bytes.size() - head, 136);
+  const auto is_text = [](char c) {
+    return static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t' || c == '\r';
+  };
+  if (span > 0 && std::all_of(bytes.begin() + head, bytes.begin() + head + span, is_text)) {
+    std::string first = bytes.substr(0, std::min<std::size_t>(bytes.find('\n'), 40));
+    for (char& c : first) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    }
+    RB_FAIL(source << ": not a model: it holds text (it starts with \"" << first
+                   << "\"); a model is ringboost's JSON, XGBoost's JSON or UBJSON, or XGBoost "
+                      "1.x's binary .model");
   }
   return FromXGBoostBinary(bytes, source);
 }

@@ -131,6 +131,18 @@ TEST_F(BadModelFile, BinaryGarbage) {
   ExpectError(LoadError(dir_.File("bad.json")), "truncated XGBoost binary model, or not a model");
 }
 
+// Data, a config or a dump given as a model: text, which no 1.x binary model is (its first 136
+// bytes hold zeros), not "an objective name of 8026307546333406817 bytes".
+TEST_F(BadModelFile, TextIsNotAModel) {
+  for (const std::string text :
+       {std::string("1 0:1.5 3:2\n0 1:0.25\n") + std::string(300, '#'),
+        std::string("binf") + std::string(200, 'x'),
+        std::string("booster[0]:\n0:[f29<-9.53674316e-07] yes=1,no=2\n")}) {
+    test::WriteFile(dir_.File("bad.json"), text);
+    ExpectError(LoadError(dir_.File("bad.json")), "not a model: it holds text (it starts with");
+  }
+}
+
 TEST_F(BadModelFile, MissingFileNamesThePath) {
   const std::string message = LoadError(dir_.File("absent.json"));
   EXPECT_NE(message.find(dir_.File("absent.json")), std::string::npos) << message;
