@@ -53,22 +53,44 @@ std::string Newest(const std::string& dir) {
 
 enum Verdict : int64_t { kNoCheckpoint = 0, kResume = 1, kFresh = 2, kRefuse = 3 };
 
-// Rank 0: reads the checkpoint at `path` into *text; why it is not this run's ("" when it is).
-// Never throws: the other ranks wait for rank 0's verdict.
+// A checkpoint's config ends with the fingerprint of its model's text as written with the bare
+// identity for config (the model text reads back byte for byte): a damaged byte anywhere in the
+// trees is found, not resumed into another model.
+constexpr const char* kContentKey = "checkpoint_content=";
+
+std::string ContentLine(Model model, const std::string& identity) {
+  model.config = identity;
+  return kContentKey + Hex(TextFingerprint(model.ToJson())) + "\n";
+}
+
+// Rank 0: reads the checkpoint at `path` into *text; why it is not this run's ("" when it is),
+// with *damaged set when the file itself is at fault. Never throws: the other ranks wait for rank
+// 0's verdict.
 std::string WhyNotThisRun(const Params& params, const std::string& identity, int base_rounds,
-                          const std::string& path, std::string* text) {
+                          const std::string& path, std::string* text, bool* damaged) {
   Model model;
+  *damaged = false;
   try {
     *text = ReadWholeFile(path);
     model = Model::FromJson(*text, path);
   } catch (const std::exception& e) {
+    *damaged = true;
     return std::string("it cannot be read (") + e.what() + ")";
   }
   if (!IsRunIdentity(model.config)) {
     return "it records no identity of its run (written by an older ringboost, or not a "
            "checkpoint)";
   }
-  std::string why = IdentityDifferences(model.config, identity);
+  const std::size_t content = model.config.rfind(kContentKey);
+  if (content == std::string::npos) {
+    return "it records no checksum of its content (written by an older ringboost)";
+  }
+  const std::string recorded = model.config.substr(0, content);
+  if (model.config.compare(content, std::string::npos, ContentLine(model, recorded)) != 0) {
+    *damaged = true;
+    return "its content does not match the checksum written with it (a damaged file)";
+  }
+  std::string why = IdentityDifferences(recorded, identity);
   const int rounds = model.num_rounds - base_rounds;
   if (why.empty() && rounds > params.num_round) {
     why = "it holds " + std::to_string(rounds) +
@@ -104,10 +126,13 @@ ResumePoint ResumeFromCheckpointDir(const Params& params, const std::string& ide
   if (comm->Rank() == 0) {
     point.path = Newest(dir);
     if (!point.path.empty()) {
-      const std::string why = WhyNotThisRun(params, identity, base_rounds, point.path, &text);
+      bool damaged = false;
+      const std::string why =
+          WhyNotThisRun(params, identity, base_rounds, point.path, &text, &damaged);
       verdict = why.empty() ? kResume : params.checkpoint_mismatch == "fresh" ? kFresh : kRefuse;
-      message = "checkpoint_dir=" + dir + " holds a checkpoint of another run (" + point.path +
-                "):\n  " + why;
+      message = "checkpoint_dir=" + dir + " holds " +
+                (damaged ? "a checkpoint it cannot trust (" : "a checkpoint of another run (") +
+                point.path + "):\n  " + why;
     }
     if (verdict == kFresh) {
       std::fprintf(stderr, "[ringboost] %s; training from scratch (checkpoint_mismatch=fresh)\n",
@@ -137,7 +162,7 @@ void WriteCheckpoint(const std::string& dir, const Model& model, int rounds,
   fs::create_directories(dir, ec);
   if (ec) RB_FAIL("checkpoint_dir=" << dir << ": cannot create the folder: " << ec.message());
   Model recorded = model;
-  recorded.config = identity;
+  recorded.config = identity + ContentLine(model, identity);
   WriteFileAtomic(CheckpointPath(dir, rounds), recorded.ToJson());
   for (const auto& [round, file] : Checkpoints(dir)) {
     if (round != rounds) fs::remove(file, ec);  // the newest one is enough to resume

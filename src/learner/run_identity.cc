@@ -43,22 +43,6 @@ uint32_t FloatBits(float v) {
   return bits;
 }
 
-std::string Hex(uint64_t v) {
-  char buf[20];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-uint64_t TextFingerprint(const std::string& text) {
-  uint64_t h = Mix64(text.size());
-  for (std::size_t at = 0; at < text.size(); at += 8) {
-    uint64_t word = 0;
-    std::memcpy(&word, text.data() + at, std::min<std::size_t>(8, text.size() - at));
-    h = Mix64(h ^ word);
-  }
-  return h;
-}
-
 // Rank 0's view of a URI's files: canonical paths and sizes, ';'-separated.
 void AddFiles(const std::string& key, const std::string& uri, std::ostringstream* out) {
   std::string paths, sizes;
@@ -198,6 +182,22 @@ std::string IdentityDifferences(const std::string& recorded, const std::string& 
                    value(after);
   }
   return differences;
+}
+
+std::string Hex(uint64_t v) {
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+uint64_t TextFingerprint(const std::string& text) {
+  uint64_t h = Mix64(text.size());
+  for (std::size_t at = 0; at < text.size(); at += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, text.data() + at, std::min<std::size_t>(8, text.size() - at));
+    h = Mix64(h ^ word);
+  }
+  return h;
 }
 
 }  // namespace ringboost

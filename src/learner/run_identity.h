@@ -22,6 +22,10 @@ namespace ringboost {
 // same for any worker count and thread count. Collective.
 uint64_t DataFingerprint(const DataSet& data, rabit::Communicator* comm, int nthread);
 
+// A hash of text (of a file's content, a model's), and a hash as 16 hex digits.
+uint64_t TextFingerprint(const std::string& text);
+std::string Hex(uint64_t v);
+
 // The identity of a training run. Collective (the data fingerprints); file facts are rank 0's.
 // `model_in_text` is model_in's content ("" when none), `model_in_rounds` its rounds.
 std::string RunIdentity(const Params& params, const DataSet& train,

@@ -151,6 +151,25 @@ TEST_F(RunIdentity, CheckpointWithoutIdentityIsRefused) {
 namespace ringboost {
 namespace {
 
+// A checkpoint damaged in one digit of a leaf (a disk's bit flip) is found by its checksum, not
+// resumed into another model.
+TEST_F(RunIdentity, DamagedCheckpointIsRefusedNotResumed) {
+  ASSERT_EQ(Train("m1.json", "num_round=2").exit_code, 0);
+  const std::string path = dir_.File("ck/checkpoint-000002.model");
+  std::string text = test::ReadFile(path);
+  const std::size_t leaf = text.find("\"leaf_values\":[");
+  ASSERT_NE(leaf, std::string::npos) << text.substr(0, 400);
+  std::size_t digit = text.find_first_of("123456789", leaf);
+  text[digit] = text[digit] == '9' ? '8' : static_cast<char>(text[digit] + 1);
+  test::WriteFile(path, text);
+  const test::RunResult r = Train("m2.json", "num_round=3");
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("holds a checkpoint it cannot trust"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not match the checksum written with it"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("resuming"), std::string::npos) << r.err;
+  EXPECT_FALSE(test::FileExists(dir_.File("m2.json")));
+}
+
 // A checkpoint that cannot be read stops every rank with the same error, naming it.
 TEST(RunIdentityFiles, UnreadableCheckpointIsRefusedNamingIt) {
   test::TempDir dir;
@@ -161,7 +180,9 @@ TEST(RunIdentityFiles, UnreadableCheckpointIsRefusedNamingIt) {
   test::RunResult r =
       test::RunRingboost(dir.path(), "train a.conf checkpoint_dir=ck model_out=m.json");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("ck/checkpoint-000002.model):\n  it cannot be read"), std::string::npos)
+  EXPECT_NE(
+      r.err.find("a checkpoint it cannot trust (ck/checkpoint-000002.model):\n  it cannot be read"),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("checkpoint_mismatch=fresh"), std::string::npos) << r.err;
 }
