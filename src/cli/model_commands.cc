@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/output_clash.h"
 #include "cli/plot.h"
 #include "common/error.h"
 #include "common/external_tool.h"
@@ -34,7 +35,7 @@ ModelCommands::ModelCommands(CLI::App* app) {
       "UBJSON, which XGBoost 3.x's Booster.load_model reads, or ringboost's own.");
   export_->add_option("MODEL", model_, "model file")->required();
   export_->add_option("--format", format_, "xgboost-json (default), xgboost-ubj or ringboost");
-  export_->add_option("-o,--output", out_, "output file")->required();
+  export_->add_option("-o,--output", out_, "output file (- for stdout)")->required();
   importance_ = app->add_subcommand(
       "importance", "Print MODEL's feature importance as XGBoost's get_score gives it (JSON).");
   importance_->add_option("MODEL", model_, "model file")->required();
@@ -60,6 +61,10 @@ ModelCommands::ModelCommands(CLI::App* app) {
 }
 
 bool ModelCommands::Run(int* exit_code) const {
+  if (!*export_ && !*importance_ && !*plot_) return false;
+  const std::string clash = OutputClash(
+      {{"--output", out_}}, {{"MODEL", model_}, {"--fmap", fmap_}, {"EVAL_HISTORY", history_}});
+  if (!clash.empty()) RB_FAIL(clash);
   if (*export_) {
     *exit_code = RunExport();
     return true;
@@ -77,7 +82,12 @@ bool ModelCommands::Run(int* exit_code) const {
 
 int ModelCommands::RunExport() const {
   const ModelFormat format = ModelFormatFromName(format_);
-  SaveModelAs(Model::Load(model_), out_, format);
+  const Model model = Model::Load(model_);
+  if (out_ == "-") {
+    WriteOutput(out_, WriteModelAs(model, format));
+  } else {
+    SaveModelAs(model, out_, format);
+  }
   return 0;
 }
 

@@ -13,11 +13,11 @@
 #include <sstream>
 
 #include "cli/eval_history.h"
+#include "cli/output_clash.h"
 #include "common/error.h"
 #include "common/external_tool.h"
 #include "common/file_io.h"
 #include "common/logging.h"
-#include "common/output_path.h"
 #include "common/threads.h"
 #include "learner/checkpoint.h"
 #include "learner/learner.h"
@@ -98,7 +98,7 @@ struct EarlyStop {
 // Every output path is checked before any data is read (rank 0's paths: only rank 0 writes);
 // every rank stops with rank 0's error.
 void CheckOutputPaths(const Params& params, rabit::Communicator* comm) {
-  std::string problem = comm->Rank() == 0 ? OutputPathsProblem(params) : "";
+  std::string problem = comm->Rank() == 0 ? TaskOutputsProblem(params) : "";
   if (comm->WorldSize() > 1) problem = BroadcastText(problem, 0, comm);
   if (!problem.empty()) RB_FAIL(problem);
 }
@@ -440,7 +440,7 @@ int RunDump(const Params& params) {
     }
     RequireTool(kGraphvizDot, "dump_render=" + params.dump_render);
   }
-  if (const std::string problem = OutputPathsProblem(params); !problem.empty()) RB_FAIL(problem);
+  if (const std::string problem = TaskOutputsProblem(params); !problem.empty()) RB_FAIL(problem);
   Model model = Model::Load(params.model_in);
   const FeatureMap fmap = FeatureMap::For(model, params.fmap);
   const FeatureMap* fm = fmap.names.empty() ? nullptr : &fmap;

@@ -269,6 +269,7 @@ Params ParseConfig(const std::string& conf_path, const std::vector<std::string>&
     ApplySetting(s, &params, &warnings);
   }
   CheckCombination(params);
+  params.config_file = conf_path;
   // Shown at the verbosity the run asked for, which may be set after the warning's cause.
   if (params.verbosity >= static_cast<int>(LogLevel::kWarning)) {
     for (const std::string& w : warnings) LogMessage(LogLevel::kWarning, w);

@@ -99,6 +99,8 @@ struct Params {
   // DMLC_* and rabit_* keys, passed on to the collective as they are (per worker, so not in
   // `given`: DMLC_TASK_ID differs between the workers of one job).
   std::vector<std::pair<std::string, std::string>> collective_args;
+  // The config file read ("" for none): an input that no output may overwrite. Not a parameter.
+  std::string config_file;
 
   // Keys given explicitly (after alias resolution), for "was this set by the user?".
   std::map<std::string, std::string> given;

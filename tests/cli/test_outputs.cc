@@ -114,3 +114,61 @@ TEST_F(Outputs, DevStdoutIsTheProcessOutput) {
 
 }  // namespace
 }  // namespace ringboost
+
+namespace ringboost {
+namespace {
+
+// An output naming one of the task's inputs is refused before any work, naming both keys, and
+// the input is left as it was; model_out over model_in stays a continued model.
+TEST_F(Outputs, AnOutputNamingAnInputIsRefusedAndTheInputKept) {
+  const std::string data = test::ReadFile(dir_.File("d.txt"));
+  const std::string conf = test::ReadFile(dir_.File("o.conf"));
+  const std::string model = test::ReadFile(dir_.File("m.json"));
+  fs::create_symlink("d.txt", dir_.File("link.txt"));
+  const struct {
+    std::string args, named, input;
+  } cases[] = {
+      {"train o.conf model_out=d.txt", "model_out=d.txt: is also data=d.txt", "d.txt"},
+      {"train o.conf model_out=./link.txt", "model_out=./link.txt: is also data=d.txt", "d.txt"},
+      {"train o.conf model_out=x.json eval_train=1 eval_history=d.txt",
+       "eval_history=d.txt: is also data=d.txt", "d.txt"},
+      {"train o.conf model_out=x.json eval[t]=link.txt eval_history=link.txt",
+       "eval_history=link.txt: is also data=d.txt", "d.txt"},
+      {"train o.conf model_out=o.conf", "model_out=o.conf: is also the config file", "o.conf"},
+      {"train o.conf model_out=h.csv eval_train=1 eval_history=h.csv",
+       "model_out=h.csv: is also eval_history", ""},
+      {"predict o.conf model_in=m.json name_pred=d.txt", "name_pred=d.txt: is also test:data",
+       "d.txt"},
+      {"predict o.conf model_in=m.json name_pred=m.json", "name_pred=m.json: is also model_in",
+       "m.json"},
+      {"dump o.conf model_in=m.json name_dump=m.json", "name_dump=m.json: is also model_in",
+       "m.json"},
+      {"dump m.json -o m.json", "name_dump=m.json: is also model_in", "m.json"},
+      {"export m.json -o m.json", "--output=m.json: is also MODEL=m.json", "m.json"},
+      {"importance m.json -o m.json", "--output=m.json: is also MODEL=m.json", "m.json"},
+  };
+  for (const auto& c : cases) {
+    const test::RunResult r = test::RunRingboost(dir_.path(), c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_NE(r.err.find(c.named), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(test::ReadFile(dir_.File("d.txt")), data) << c.args;
+    EXPECT_EQ(test::ReadFile(dir_.File("o.conf")), conf) << c.args;
+    EXPECT_EQ(test::ReadFile(dir_.File("m.json")), model) << c.args;
+    EXPECT_FALSE(test::FileExists(dir_.File("h.csv"))) << c.args;
+  }
+  const test::RunResult more =
+      test::RunRingboost(dir_.path(), "train o.conf model_in=m.json model_out=m.json");
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_NE(test::ReadFile(dir_.File("m.json")), model);  // four rounds now
+}
+
+// export -o - writes standard output, as dump, importance and plot do, not a file named "-".
+TEST_F(Outputs, ExportToDashIsStandardOutput) {
+  const test::RunResult r = test::RunRingboost(dir_.path(), "export m.json -o -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"learner\":", 0), 0u) << r.out.substr(0, 80);
+  EXPECT_FALSE(test::FileExists(dir_.File("-")));
+}
+
+}  // namespace
+}  // namespace ringboost
