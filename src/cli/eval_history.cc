@@ -99,7 +99,12 @@ EvalCurves ReadCsvHistory(const std::string& path, const std::string& text) {
 }  // namespace
 
 EvalHistory::EvalHistory(std::string path, std::vector<std::string> sets)
-    : path_(std::move(path)), sets_(std::move(sets)) {}
+    : path_(std::move(path)), sets_(std::move(sets)) {
+  try {
+    in_place_ = ResolveWriteTarget(path_).in_place;
+  } catch (const Error&) {  // the output checks named it already; the writes will say why
+  }
+}
 
 void EvalHistory::Add(int round, const std::vector<std::pair<std::string, double>>& results) {
   if (from_file_) {
@@ -122,7 +127,13 @@ void EvalHistory::Add(int round, const std::vector<std::pair<std::string, double
   RB_CHECK_MSG(values.size() == names_.size(), "eval results changed between rounds");
   rounds_.push_back(round);
   values_.push_back(std::move(values));
-  WriteFileAtomic(path_, Text());
+  // Rewriting a FIFO each round would block once its reader has read one copy and left; a
+  // device would get every copy one after another.
+  if (!in_place_) WriteFileAtomic(path_, Text());
+}
+
+void EvalHistory::Finish() const {
+  if (in_place_ && !rounds_.empty()) WriteFileAtomic(path_, Text());
 }
 
 void EvalHistory::ResumeAt(int round) {

@@ -1,5 +1,6 @@
 // eval_history=FILE: every round's eval results, rewritten after each round so that the file
-// is whole at any moment (docs/model-format.md, "Pictures"). Rank 0 only.
+// is whole at any moment (docs/model-format.md, "Pictures"); a FIFO or a device (/dev/stdout),
+// which cannot be rewritten, gets the whole history once, after the last round. Rank 0 only.
 //   FILE.json: XGBoost's evals_result layout, {"test": {"logloss": [0.5, 0.4]}, ...}
 //   any other name: CSV, a header "iteration,test-logloss,..." and a line per round.
 // `ringboost plot history FILE` draws either.
@@ -16,8 +17,11 @@ class EvalHistory {
   // `sets`: the eval set names, which prefix the result names ("test" of "test-logloss").
   EvalHistory(std::string path, std::vector<std::string> sets);
 
-  // Records round `round`'s results (EvalOneRound's) and rewrites the file.
+  // Records round `round`'s results (EvalOneRound's) and rewrites a regular file.
   void Add(int round, const std::vector<std::pair<std::string, double>>& results);
+
+  // After the last round: writes a FIFO or device target (a regular file is whole already).
+  void Finish() const;
 
   // Before a run's first round `round`: keeps the rounds recorded before it (a rollback after a
   // lost worker does the later ones again); a new process resuming a checkpoint takes them from
@@ -35,6 +39,7 @@ class EvalHistory {
   std::pair<std::string, std::string> Split(const std::string& name) const;
 
   std::string path_;
+  bool in_place_ = false;  // a FIFO or a device: written once, by Finish
   std::vector<std::string> sets_;
   std::vector<std::string> names_;  // result names, from the first round
   std::vector<int> rounds_;

@@ -14,6 +14,9 @@
 //   ringboost plot importance|history ...     SVG charts by gnuplot (cli/plot.h)
 //   ringboost help [--markdown]              the parameter table
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -151,7 +154,19 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return ringboost::Main(argc, argv);
+    const int code = ringboost::Main(argc, argv);
+    // What went to standard output (a dump, predictions, a chart, the eval log) is lost when a
+    // buffered write fails, e.g. on a full disk: that is a failed run, not a quiet success.
+    std::cout.flush();
+    const bool flushed = std::fflush(stdout) == 0;
+    if (!flushed || !std::cout || std::ferror(stdout)) {
+      std::cerr << "error: cannot write standard output"
+                << (flushed ? std::string(" (a write failed)")
+                            : ": " + std::string(std::strerror(errno)))
+                << std::endl;
+      return 1;
+    }
+    return code;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory (an allocation failed); use a smaller input or a machine "
                  "with more memory"

@@ -351,6 +351,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
     }
   }
   progress.Finish();
+  if (history != nullptr) history->Finish();
   double train_s = Seconds(train_start);
   RB_LOG(kInfo, "training: " << rounds_done << " rounds in " << train_s << " s");
   const rabit::CollectiveStats after = comm->Stats();

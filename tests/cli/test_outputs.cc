@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -168,6 +169,40 @@ TEST_F(Outputs, ExportToDashIsStandardOutput) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("{\"learner\":", 0), 0u) << r.out.substr(0, 80);
   EXPECT_FALSE(test::FileExists(dir_.File("-")));
+}
+
+// Standard output that cannot be written (a full disk: /dev/full) fails the run, naming it.
+TEST_F(Outputs, AFailedWriteOfStandardOutputFailsTheRun) {
+  for (const char* args : {"dump m.json", "importance m.json", "export m.json -o -",
+                           "train o.conf eval_train=1 model_out=m2.json"}) {
+    const test::RunResult r = test::RunInDir(
+        dir_.path(), "{ '" + std::string(RINGBOOST_EXE) + "' " + args + " > /dev/full; }");
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_NE(r.err.find("cannot write standard output"), std::string::npos) << args << "\n"
+                                                                             << r.err;
+  }
+}
+
+// An eval history on a FIFO or a device is written once, whole, after the last round: rewriting
+// it each round blocked on a FIFO whose reader had left, and repeated it on /dev/stdout.
+TEST_F(Outputs, AnEvalHistoryOnAFifoOrStdoutIsWrittenOnce) {
+  const std::string args = "train o.conf model_out=m2.json eval_train=1 num_round=4 ";
+  ASSERT_EQ(test::RunRingboost(dir_.path(), args + "eval_history=h.csv").exit_code, 0);
+  const std::string expected = test::ReadFile(dir_.File("h.csv"));
+  EXPECT_EQ(std::count(expected.begin(), expected.end(), '\n'), 5) << expected;
+  const test::RunResult out = test::RunRingboost(dir_.path(), args + "eval_history=/dev/stdout");
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.out.substr(out.out.find("iteration")), expected) << out.out;
+  ASSERT_EQ(::mkfifo(dir_.File("h.fifo").c_str(), 0644), 0);
+  const std::string cmd = "cd '" + dir_.path() +
+                          "' && (timeout 60 cat h.fifo > got.csv &) && timeout 60 '" +
+                          RINGBOOST_EXE + "' " + args + "eval_history=h.fifo > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  for (int i = 0; i < 100 && test::ReadFile(dir_.File("got.csv")) != expected; ++i) {
+    std::system("sleep 0.05");  // the reader may still be writing got.csv
+  }
+  EXPECT_EQ(test::ReadFile(dir_.File("got.csv")), expected);
+  EXPECT_TRUE(IsFifo(dir_.File("h.fifo")));
 }
 
 }  // namespace
