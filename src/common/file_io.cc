@@ -1,14 +1,23 @@
 #include "common/file_io.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <mutex>
 
 #include "common/error.h"
+#include "common/random.h"
 
 namespace ringboost {
 namespace {
@@ -78,6 +87,88 @@ void WriteInPlace(const std::string& path, const WriteTarget& target, const std:
   ThrowIfError(s);
 }
 
+// The temporary file of the write in progress, removed by a SIGINT, SIGTERM or SIGHUP that ends
+// the process in the middle of it (the handler then lets the signal end it as before). One write
+// at a time: the mutex holds the others off.
+std::mutex g_temp_mutex;
+char g_temp_path[PATH_MAX];
+volatile sig_atomic_t g_temp_set = 0;
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void RemoveTempAndResignal(int sig) {
+  if (g_temp_set) ::unlink(g_temp_path);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+// Creates a new temporary file beside `target` (O_EXCL | O_NOFOLLOW: never a file or a link
+// that someone placed at a guessable name) and returns its descriptor; *tmp is its path. The name
+// is the target's plus ".tmp-PID-RANDOM", or, where that would pass NAME_MAX, ".rb.tmp-..." in
+// the target's folder.
+int CreateTempBeside(const std::string& target, std::string* tmp) {
+  static std::atomic<uint64_t> calls{0};
+  const std::string folder = FolderOf(target);
+  const std::string base = target.substr(folder.size());
+  for (int attempt = 0;; ++attempt) {
+    char suffix[48];
+    const uint64_t now =
+        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    std::snprintf(suffix, sizeof(suffix), ".tmp-%d-%08x", static_cast<int>(::getpid()),
+                  static_cast<unsigned>(Mix64(now ^ (calls++ << 32))));
+    *tmp =
+        base.size() + std::strlen(suffix) <= NAME_MAX ? target + suffix : folder + ".rb" + suffix;
+    const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST || attempt == 100) return fd;
+  }
+}
+
+// A temporary file beside a target, removed if one of kCleanupSignals ends the process while
+// this object lives (a signal the process ignores, as under nohup, or handles itself is left
+// alone). The file is created with those signals held off in this thread until its path is
+// recorded, so no signal falls between the two.
+class TrackedTempFile {
+ public:
+  explicit TrackedTempFile(const std::string& target) : lock_(g_temp_mutex) {
+    for (std::size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      struct sigaction now {};
+      installed_[i] = ::sigaction(kCleanupSignals[i], nullptr, &old_[i]) == 0 &&
+                      old_[i].sa_handler == SIG_DFL && !(old_[i].sa_flags & SA_SIGINFO);
+      if (!installed_[i]) continue;
+      now.sa_handler = RemoveTempAndResignal;
+      sigemptyset(&now.sa_mask);
+      installed_[i] = ::sigaction(kCleanupSignals[i], &now, nullptr) == 0;
+    }
+    sigset_t held, before;
+    sigemptyset(&held);
+    for (int sig : kCleanupSignals) sigaddset(&held, sig);
+    ::pthread_sigmask(SIG_BLOCK, &held, &before);
+    fd_ = CreateTempBeside(target, &path_);
+    if (fd_ >= 0 && path_.size() < sizeof(g_temp_path)) {
+      std::memcpy(g_temp_path, path_.c_str(), path_.size() + 1);
+      g_temp_set = 1;
+    }
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  }
+  ~TrackedTempFile() {
+    g_temp_set = 0;
+    for (std::size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      if (installed_[i]) ::sigaction(kCleanupSignals[i], &old_[i], nullptr);
+    }
+  }
+  TrackedTempFile(const TrackedTempFile&) = delete;
+  TrackedTempFile& operator=(const TrackedTempFile&) = delete;
+
+  int fd() const { return fd_; }  // -1 when it could not be created (errno says why)
+  const std::string& path() const { return path_; }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+  struct sigaction old_[std::size(kCleanupSignals)]{};
+  bool installed_[std::size(kCleanupSignals)] = {};
+  int fd_ = -1;
+  std::string path_;
+};
+
 }  // namespace
 
 WriteTarget ResolveWriteTarget(const std::string& path) {
@@ -113,8 +204,9 @@ void WriteFileAtomic(const std::string& path, const std::string& content) {
   mode_t mode = 0644;
   struct stat st;
   if (target.exists && ::stat(target.path.c_str(), &st) == 0) mode = st.st_mode & 07777;
-  const std::string tmp = target.path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const TrackedTempFile temp(target.path);
+  const int fd = temp.fd();
+  const std::string& tmp = temp.path();
   if (fd < 0) {
     ThrowIfError(ErrnoStatus("open", "a temporary file '" + tmp + "' to write " + named));
   }

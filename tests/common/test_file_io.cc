@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
+#include <iterator>
 #include <string>
 
 #include "common/error.h"
@@ -59,6 +62,42 @@ TEST(FileIo, AnExistingFileKeepsItsPermissions) {
   ASSERT_EQ(::stat(dir.File("f.txt").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_EQ(test::ReadFile(dir.File("f.txt")), "new");
+}
+
+// A target whose name leaves no room for a suffix within NAME_MAX is still written whole.
+TEST(FileIo, ANameOfNameMaxBytesIsWritten) {
+  test::TempDir dir;
+  const std::string path = dir.File(std::string(255, 'm'));
+  WriteFileAtomic(path, "one");
+  WriteFileAtomic(path, "two");
+  EXPECT_EQ(test::ReadFile(path), "two");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+// SIGTERM in the middle of a write leaves neither the target nor the temporary file, and still
+// ends the process by the signal.
+TEST(FileIo, ASignalDuringAWriteRemovesTheTemporaryFile) {
+  test::TempDir dir;
+  const std::string path = dir.File("big.model");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    WriteFileAtomic(path, std::string(std::size_t{512} << 20, 'x'));
+    ::_exit(0);
+  }
+  bool seen = false;
+  for (int i = 0; i < 20000 && !seen; ++i) {
+    for (const auto& e : fs::directory_iterator(dir.path())) {
+      seen |= e.path().filename().string().find(".tmp-") != std::string::npos;
+    }
+    if (!seen) ::usleep(500);
+  }
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  if (!seen || !WIFSIGNALED(status)) GTEST_SKIP() << "the write ended before the signal came";
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 0);
 }
 
 TEST(FileIo, ALoopOfLinksIsAnErrorNamingThePath) {
