@@ -123,7 +123,7 @@ std::string HistoryChartScript(const EvalCurves& curves) {
 
 std::string RenderChart(const std::string& script) {
   RequireTool(kGnuplot, "drawing a chart");
-  return RunTool(kGnuplot, {}, script);
+  return RunTool(kGnuplot, {}, script, "svg");
 }
 
 }  // namespace ringboost

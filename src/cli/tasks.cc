@@ -449,7 +449,8 @@ int RunDump(const Params& params) {
                      : params.dump_format == "dot"
                          ? DumpDot(model, fm, params.dump_stats, params.dump_tree)
                          : DumpText(model, fm, params.dump_stats);
-  if (params.dump_render != "none") text = RunTool(kGraphvizDot, {"-T" + params.dump_render}, text);
+  if (params.dump_render != "none")
+    text = RunTool(kGraphvizDot, {"-T" + params.dump_render}, text, params.dump_render);
   if (params.name_dump == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {

@@ -40,9 +40,13 @@ class TempFile {
  public:
   TempFile() {
     const char* tmp = std::getenv("TMPDIR");
-    path_ = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ringboost-XXXXXX";
+    const std::string folder = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    path_ = folder + "/ringboost-XXXXXX";
     const int fd = mkstemp(path_.data());
-    if (fd < 0) RB_FAIL("cannot create a temporary file " << path_ << ": " << std::strerror(errno));
+    if (fd < 0) {
+      RB_FAIL("cannot create a temporary file in " << folder << (tmp != nullptr ? " (TMPDIR)" : "")
+                                                   << ": " << std::strerror(errno));
+    }
     close(fd);
   }
   ~TempFile() { unlink(path_.c_str()); }
@@ -54,6 +58,18 @@ class TempFile {
   std::string path_;
 };
 
+// Whether `bytes` end as a whole file of `format` does: an SVG with its closing tag, a PNG with
+// its IEND chunk.
+bool IsWhole(const std::string& bytes, const std::string& format) {
+  if (format == "png") {
+    static const std::string iend("IEND\xae\x42\x60\x82", 8);
+    return bytes.size() >= iend.size() &&
+           bytes.compare(bytes.size() - iend.size(), iend.size(), iend) == 0;
+  }
+  const std::size_t end = bytes.find_last_not_of(" \t\r\n");
+  return end != std::string::npos && end >= 5 && bytes.compare(end - 5, 6, "</svg>") == 0;
+}
+
 }  // namespace
 
 void RequireTool(const ExternalTool& tool, const std::string& purpose) {
@@ -64,7 +80,7 @@ void RequireTool(const ExternalTool& tool, const std::string& purpose) {
 }
 
 std::string RunTool(const ExternalTool& tool, const std::vector<std::string>& args,
-                    const std::string& input) {
+                    const std::string& input, const std::string& format) {
   TempFile in, out, err;
   WriteFileAtomic(in.path(), input);
   std::vector<std::string> words{tool.program};
@@ -96,7 +112,14 @@ std::string RunTool(const ExternalTool& tool, const std::vector<std::string>& ar
                                       : std::string("killed by a signal"))
                 << "): " << message);
   }
-  return ReadWholeFile(out.path());
+  std::string output = ReadWholeFile(out.path());
+  if (!IsWhole(output, format)) {
+    const char* tmp = std::getenv("TMPDIR");
+    RB_FAIL("`" << tool.program << "` wrote " << output.size() << " bytes that are no whole "
+                << format << " file (was its output cut short? it goes to a temporary file in "
+                << (tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") << ", which may be full)");
+  }
+  return output;
 }
 
 }  // namespace ringboost

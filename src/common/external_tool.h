@@ -21,9 +21,11 @@ inline constexpr ExternalTool kGnuplot{"gnuplot", "gnuplot-nox"};
 void RequireTool(const ExternalTool& tool, const std::string& purpose);
 
 // Runs `tool.program args... INPUT`, where INPUT is a temporary file holding `input`, and returns
-// what it wrote to stdout. Throws Error naming the program, its exit status and the start of its
-// stderr when it fails. Blocks until the program ends.
+// what it wrote to stdout, which must be a whole file of `format` ("svg" or "png"). Throws Error
+// naming the program, its exit status and the start of its stderr when it fails, and when its
+// output is cut short (a tool whose write failed, on a full TMPDIR, may still exit 0). Blocks
+// until the program ends.
 std::string RunTool(const ExternalTool& tool, const std::vector<std::string>& args,
-                    const std::string& input);
+                    const std::string& input, const std::string& format);
 
 }  // namespace ringboost

@@ -255,6 +255,22 @@ TEST_F(Pictures, NamesInAHistoryRunNoCommand) {
   EXPECT_NE(svg.find("`touch"), std::string::npos) << svg.substr(0, 2000);
 }
 
+// A tool that exits 0 after its output was cut short (gnuplot on a full TMPDIR does) is an
+// error, and no chart is written: a stand-in gnuplot writes half an SVG.
+TEST_F(Pictures, AChartCutShortIsAnError) {
+  Train("eval_history=h.csv");
+  fs::create_directory(dir_.File("bin"));
+  test::WriteFile(dir_.File("bin/gnuplot"), "#!/bin/sh\nprintf '<svg width=\"8\"><g>'\n");
+  fs::permissions(dir_.File("bin/gnuplot"), fs::perms::owner_all);
+  const test::RunResult r =
+      test::RunInDir(dir_.path(), "PATH=\"$PWD/bin:$PATH\" '" + std::string(RINGBOOST_EXE) +
+                                      "' plot history h.csv -o h.svg");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("`gnuplot` wrote 18 bytes that are no whole svg file"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_.File("h.svg")));
+}
+
 TEST_F(Pictures, ChartErrorsNameTheFix) {
   Train("eval_history=h.csv");
   test::RunResult r =
