@@ -41,6 +41,10 @@ std::string Parent(const std::string& path) {
 std::string OutputFileProblem(const std::string& key, const std::string& path) {
   const std::string named = key + "=" + path + ": ";
   if (path.empty()) return named + "the path is empty; name a file";
+  if (path.back() == '/') {  // checked as a file in its parent, it passed and failed at the end
+    return named + "names a folder (it ends with '/'); name a file (e.g. " + key + "=" + path +
+           "out.txt)";
+  }
   WriteTarget target;
   try {
     target = ResolveWriteTarget(path);

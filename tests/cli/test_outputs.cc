@@ -48,6 +48,11 @@ TEST_F(Outputs, EveryOutputPathIsCheckedBeforeTheDataIsRead) {
   const std::string does_not_exist = "the folder 'nodir' does not exist; create it";
   ExpectPathError("train o.conf data=bad.txt model_out=nodir/m.json", "model_out=nodir/m.json",
                   does_not_exist);
+  for (const char* folder : {"nodir/", "m.json/", "./"}) {
+    ExpectPathError(std::string("train o.conf data=bad.txt model_out=") + folder,
+                    std::string("model_out=") + folder + ": names a folder (it ends with '/')",
+                    "name a file");
+  }
   ExpectPathError("train o.conf data=bad.txt model_dir=nodir save_period=1", "model_dir=nodir",
                   "the folder does not exist");
   ExpectPathError("predict o.conf test:data=bad.txt model_in=m.json name_pred=nodir/p.txt",
