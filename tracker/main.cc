@@ -185,6 +185,33 @@ int WriteKubernetesJob(const SubmitOptions& options, JobLog* log) {
   return s.ok() ? 0 : 1;
 }
 
+// The tracker's serving thread, stopped and joined on every way out of RunJob: a joinable
+// std::thread destroyed by an exception would end the process in std::terminate.
+class TrackerThread {
+ public:
+  explicit TrackerThread(rabit::Tracker* tracker)
+      : tracker_(tracker), thread_([this] {
+          status_ = tracker_->Run();
+          done_.store(true);
+        }) {}
+  ~TrackerThread() { Join(); }
+  // True once the tracker has served the whole job (or failed).
+  const std::atomic<bool>& done() const { return done_; }
+  // Stops the tracker and waits for its thread (again: nothing); Run's status is then final.
+  void Join() {
+    if (!thread_.joinable()) return;
+    tracker_->Stop();
+    thread_.join();
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  rabit::Tracker* tracker_;
+  std::atomic<bool> done_{false};
+  Status status_;
+  std::thread thread_;  // last: it starts once the members it uses exist
+};
+
 int RunJob(const SubmitOptions& options) {
   JobLog log(options.log_file);
   if (options.cluster == "kubernetes") return WriteKubernetesJob(options, &log);
@@ -197,12 +224,7 @@ int RunJob(const SubmitOptions& options) {
   std::unique_ptr<rabit::Tracker> tracker = StartTracker(options, host, token, &log);
   log.Line("ringboost-submit: tracker on " + host + ":" + std::to_string(tracker->port()) + ", " +
            std::to_string(options.num_workers) + " worker(s), cluster " + options.cluster);
-  std::atomic<bool> tracker_done{false};
-  Status tracker_status;
-  std::thread tracker_thread([&] {
-    tracker_status = tracker->Run();
-    tracker_done.store(true);
-  });
+  TrackerThread tracker_thread(tracker.get());
   RankOf rank_of = [&tracker](int task_id) {
     for (const auto& [task, rank] : tracker->RanksByTask()) {
       if (task == std::to_string(task_id)) return rank;
@@ -212,18 +234,17 @@ int RunJob(const SubmitOptions& options) {
   Status launched;
   std::string stop_reason;
   {
-    Watchdog watchdog(options, tracker.get(), &tracker_done);
+    Watchdog watchdog(options, tracker.get(), &tracker_thread.done());
     auto launcher = MakeLauncher(options, &log, rank_of);
     launched = launcher->Run(MakeWorkers(options, *tracker, token), watchdog.stop());
     stop_reason = watchdog.reason();
   }
   // Workers that all exited 0 have shut down at the tracker; give stragglers a moment.
-  for (int i = 0; launched.ok() && i < 100 && !tracker_done.load(); ++i) {
+  for (int i = 0; launched.ok() && i < 100 && !tracker_thread.done().load(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const bool tracker_finished = tracker_done.load();
-  tracker->Stop();
-  tracker_thread.join();
+  const bool tracker_finished = tracker_thread.done().load();
+  tracker_thread.Join();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char took[64];
@@ -237,7 +258,7 @@ int RunJob(const SubmitOptions& options) {
     log.Line(
         "ringboost-submit: warning: the workers exited 0 but not all shut down at the tracker "
         "(" +
-        tracker_status.message() + ")");
+        tracker_thread.status().message() + ")");
   }
   log.Line(std::string("ringboost-submit: job done in ") + took);
   return 0;
@@ -260,12 +281,15 @@ int Main(int argc, char** argv) {
       "ringboost-submit: start a distributed ringboost (or any Rabit/dmlc) job: the "
       "workers through a launcher, the Rabit tracker here. Flags as dmlc-submit's."};
   app.prefix_command();
-  if (const char* c = std::getenv("DMLC_SUBMIT_CLUSTER")) o.cluster = c;
-  app.add_option("--cluster", o.cluster,
-                 "Where the workers run: local (child processes), ssh (--host-file), mpi "
-                 "(mpirun places them), kubernetes (writes an MPIJob). Default: "
-                 "$DMLC_SUBMIT_CLUSTER, else local")
-      ->check(CLI::IsMember({"local", "ssh", "mpi", "kubernetes"}));
+  const CLI::IsMember clusters({"local", "ssh", "mpi", "kubernetes"});
+  const char* env_cluster = std::getenv("DMLC_SUBMIT_CLUSTER");
+  if (env_cluster != nullptr) o.cluster = env_cluster;
+  CLI::Option* cluster =
+      app.add_option("--cluster", o.cluster,
+                     "Where the workers run: local (child processes), ssh (--host-file), mpi "
+                     "(mpirun places them), kubernetes (writes an MPIJob). Default: "
+                     "$DMLC_SUBMIT_CLUSTER, else local")
+          ->check(clusters);
   app.add_option("-n,--num-workers", o.num_workers, "Number of workers")
       ->required()
       ->check(CLI::Range(1, 65536));
@@ -317,6 +341,11 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(0.1, 1e7));
   try {
     app.parse(argc, argv);
+    // CLI11 checks the flag's value only; a default from the environment is checked here.
+    if (cluster->count() == 0 && env_cluster != nullptr && !clusters(o.cluster).empty()) {
+      throw CLI::ValidationError("--cluster (default $DMLC_SUBMIT_CLUSTER)",
+                                 "'" + o.cluster + "' not in {local,ssh,mpi,kubernetes}");
+    }
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
