@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -264,15 +265,22 @@ int RunJob(const SubmitOptions& options) {
   return 0;
 }
 
-// dmlc-submit appends options it does not know to the command; here they may come before it
-// (`--opt=value` form) or anywhere after it.
-std::vector<std::string> CommandFrom(std::vector<std::string> rest) {
-  std::vector<std::string> leading, command;
+// The worker command in what CLI11 left over, which starts at the first word that is none of
+// ringboost-submit's options: `--` there ends ringboost-submit's options and is dropped (every
+// word after it is the command's, verbatim, options included); an option it does not know before
+// the command is an error (CLI11's), not a part of the command. From the program on, every word
+// is the command's.
+std::vector<std::string> CommandFrom(const std::vector<std::string>& rest) {
+  std::vector<std::string> unknown;
   std::size_t i = 0;
-  for (; i < rest.size() && rest[i].rfind("-", 0) == 0; ++i) leading.push_back(rest[i]);
-  for (; i < rest.size(); ++i) command.push_back(rest[i]);
-  command.insert(command.end(), leading.begin(), leading.end());
-  return command;
+  for (; i < rest.size() && rest[i] != "--" && rest[i].size() > 1 && rest[i][0] == '-'; ++i) {
+    unknown.push_back(rest[i]);
+  }
+  // CLI11 names them in the reverse order of its own list of leftovers.
+  std::reverse(unknown.begin(), unknown.end());
+  if (!unknown.empty()) throw CLI::ExtrasError(unknown);
+  if (i < rest.size() && rest[i] == "--") ++i;
+  return std::vector<std::string>(rest.begin() + i, rest.end());
 }
 
 int Main(int argc, char** argv) {
@@ -346,6 +354,7 @@ int Main(int argc, char** argv) {
       throw CLI::ValidationError("--cluster (default $DMLC_SUBMIT_CLUSTER)",
                                  "'" + o.cluster + "' not in {local,ssh,mpi,kubernetes}");
     }
+    o.command = CommandFrom(app.remaining());
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
@@ -364,7 +373,6 @@ int Main(int argc, char** argv) {
     }
     o.env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  o.command = CommandFrom(app.remaining());
   if (o.command.empty()) {
     std::fprintf(stderr,
                  "ringboost-submit: error: no COMMAND to run (ringboost-submit "

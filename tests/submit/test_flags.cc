@@ -29,5 +29,31 @@ TEST(Flags, ClusterFromTheEnvironmentIsCheckedAsTheFlagIs) {
   }
 }
 
+// `--` ends ringboost-submit's options and is dropped; an option it does not know before the
+// command is an error (not the program, nor an argument appended to it); with no program there
+// is nothing to run. After the program every word is its own, `--` too.
+TEST(Flags, DoubleDashEndsTheOptionsAndUnknownOnesAreErrors) {
+  TempDir dir;
+  Job job = Submit(dir.path(), "-n 1 -- echo hi");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_TRUE(Contains(job.out, "] hi\n")) << job.out;
+  job = Submit(dir.path(), "-n 1 echo a -- b");
+  EXPECT_TRUE(Contains(job.out, "] a -- b\n")) << job.out;
+  for (const char* args : {"-n 1 --foo=1 echo hi", "-n 1 --foo=1", "-n 1 --foo=1 -- echo hi"}) {
+    job = Submit(dir.path(), args);
+    EXPECT_NE(job.exit_code, 0) << args;
+    EXPECT_NE(job.exit_code, 127) << args;  // not run as the program
+    EXPECT_TRUE(Contains(job.err, "The following argument was not expected: --foo=1")) << job.err;
+    EXPECT_FALSE(Contains(job.out, "hi")) << job.out;
+  }
+  job = Submit(dir.path(), "-n 1 --");
+  EXPECT_EQ(job.exit_code, 2);
+  EXPECT_TRUE(Contains(job.err, "no COMMAND to run")) << job.err;
+  job = Submit(dir.path(), "--cluster kubernetes -n 2 --image rb:1 -o - -- ringboost --version");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_TRUE(Contains(job.out, "- \"ringboost\"\n            - \"--version\"\n")) << job.out;
+  EXPECT_FALSE(Contains(job.out, "\"--\"")) << job.out;
+}
+
 }  // namespace
 }  // namespace ringboost::submit
