@@ -2,8 +2,9 @@
 // far from the user (in a pod, minutes later), so mistakes that a local run would show at once
 // are caught here: ringboost-submit's own options written after the command (CLI11 hands them to
 // the command, so `... ringboost train CONF -o job.yaml` would train with `-o job.yaml` and
-// write the YAML to the default file) are refused; a program path of this machine
-// (`build/ringboost`) and relative input paths without a --volume to find them on draw warnings.
+// write the YAML to the default file) are refused, unless `--` before the command said that every
+// word is the command's; a program path of this machine (`build/ringboost`) and relative input
+// paths without a --volume to find them on draw warnings.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -35,13 +36,31 @@ const char* const kSubmitOptions[] = {"-o",
                                       "--host-ip",
                                       "--log-level"};
 
-// The option name of `arg` ("--output=x" -> "--output"), if it is one of ringboost-submit's.
-std::string SubmitOptionName(const std::string& arg) {
-  const std::string name = arg.substr(0, arg.find('='));
+bool IsRingboost(const std::string& program) {
+  return program.substr(program.rfind('/') + 1) == "ringboost";
+}
+
+// The option name of `arg`, if it is one of ringboost-submit's: "--output" of "--output=x", "-o"
+// of "-o" and of the joined short forms "-ox" and "-o=x" (CLI11 takes all of them). *joined tells
+// whether the value is in `arg`.
+std::string SubmitOptionName(const std::string& arg, bool* joined) {
+  const bool long_form = arg.rfind("--", 0) == 0;
+  const std::string name = long_form ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
   for (const char* option : kSubmitOptions) {
-    if (name == option) return name;
+    if (name == option) {
+      *joined = arg.size() > name.size();
+      return name;
+    }
   }
   return "";
+}
+
+// ringboost's subcommands with an -o, --output option of their own (src/cli).
+bool HasOwnOutputOption(const std::vector<std::string>& command) {
+  static const char* const kSubcommands[] = {"dump", "export", "importance", "plot"};
+  return IsRingboost(command[0]) && command.size() > 1 &&
+         std::find_if(std::begin(kSubcommands), std::end(kSubcommands),
+                      [&](const char* sub) { return command[1] == sub; }) != std::end(kSubcommands);
 }
 
 std::string Joined(const std::vector<std::string>& words, std::size_t from, std::size_t to) {
@@ -50,10 +69,6 @@ std::string Joined(const std::vector<std::string>& words, std::size_t from, std:
     text += (text.empty() ? "" : " ") + words[i];
   }
   return text;
-}
-
-bool IsRingboost(const std::string& program) {
-  return program.substr(program.rfind('/') + 1) == "ringboost";
 }
 
 // The config keys of ringboost whose values are paths.
@@ -85,23 +100,40 @@ std::string FirstRelativePath(const std::vector<std::string>& command) {
   return "";
 }
 
+// The error for `command[i]`, an option of ringboost-submit's written after the command. For
+// ringboost it cannot be the program's own (those were exempted), so moving it is the fix; for
+// another program it may be, and then `--` before the command keeps it the program's.
+Status OptionAfterCommand(const std::vector<std::string>& command, std::size_t i, bool joined) {
+  const std::size_t end = i + (joined ? 1 : 2);
+  const std::string option = Joined(command, i, end);
+  const std::string moved =
+      "ringboost-submit --cluster kubernetes ... " + option + " " + Joined(command, 0, i) +
+      (end < command.size() ? " " + Joined(command, end, command.size()) : "");
+  std::string text = "'" + option + "' comes after the worker command '" + Joined(command, 0, i) +
+                     "', so it would be an argument of that command in the MPIJob; ";
+  if (IsRingboost(command[0])) {
+    text += "put ringboost-submit's options before the command: " + moved;
+  } else {
+    text += "if it is ringboost-submit's option, put it before the command: " + moved +
+            "; if it is the command's own, end ringboost-submit's options with --: "
+            "ringboost-submit --cluster kubernetes ... -- " +
+            Joined(command, 0, command.size());
+  }
+  return Status::Fail(text);
+}
+
 }  // namespace
 
 Status CheckKubernetesCommand(const SubmitOptions& o, std::vector<std::string>* warnings) {
   const std::vector<std::string>& command = o.command;
   if (command.empty()) return Status::Fail("no worker command given");
-  const bool dump = IsRingboost(command[0]) && command.size() > 1 && command[1] == "dump";
-  for (std::size_t i = 1; i < command.size(); ++i) {
-    const std::string name = SubmitOptionName(command[i]);
-    if (name.empty() || (dump && (name == "-o" || name == "--output"))) continue;
-    const bool joined = command[i].find('=') != std::string::npos;
-    const std::size_t end = i + (joined ? 1 : 2);
-    return Status::Fail(
-        "'" + Joined(command, i, end) + "' comes after the worker command '" +
-        Joined(command, 0, i) + "', so it would be an argument of that command in the MPIJob; " +
-        "put ringboost-submit's options before the command: ringboost-submit --cluster "
-        "kubernetes ... " +
-        Joined(command, i, end) + " " + Joined(command, 0, i));
+  const bool own_output = HasOwnOutputOption(command);
+  // After `--` every word is the command's: the user said so.
+  for (std::size_t i = 1; i < command.size() && !o.options_ended; ++i) {
+    bool joined = false;
+    const std::string name = SubmitOptionName(command[i], &joined);
+    if (name.empty() || (own_output && (name == "-o" || name == "--output"))) continue;
+    return OptionAfterCommand(command, i, joined);
   }
   const std::string& program = command[0];
   if (program.find('/') != std::string::npos && program[0] != '/') {

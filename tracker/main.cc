@@ -269,8 +269,8 @@ int RunJob(const SubmitOptions& options) {
 // ringboost-submit's options: `--` there ends ringboost-submit's options and is dropped (every
 // word after it is the command's, verbatim, options included); an option it does not know before
 // the command is an error (CLI11's), not a part of the command. From the program on, every word
-// is the command's.
-std::vector<std::string> CommandFrom(const std::vector<std::string>& rest) {
+// is the command's. *ended tells whether `--` came first.
+std::vector<std::string> CommandFrom(const std::vector<std::string>& rest, bool* ended) {
   std::vector<std::string> unknown;
   std::size_t i = 0;
   for (; i < rest.size() && rest[i] != "--" && rest[i].size() > 1 && rest[i][0] == '-'; ++i) {
@@ -279,7 +279,8 @@ std::vector<std::string> CommandFrom(const std::vector<std::string>& rest) {
   // CLI11 names them in the reverse order of its own list of leftovers.
   std::reverse(unknown.begin(), unknown.end());
   if (!unknown.empty()) throw CLI::ExtrasError(unknown);
-  if (i < rest.size() && rest[i] == "--") ++i;
+  *ended = i < rest.size() && rest[i] == "--";
+  if (*ended) ++i;
   return std::vector<std::string>(rest.begin() + i, rest.end());
 }
 
@@ -354,7 +355,7 @@ int Main(int argc, char** argv) {
       throw CLI::ValidationError("--cluster (default $DMLC_SUBMIT_CLUSTER)",
                                  "'" + o.cluster + "' not in {local,ssh,mpi,kubernetes}");
     }
-    o.command = CommandFrom(app.remaining());
+    o.command = CommandFrom(app.remaining(), &o.options_ended);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

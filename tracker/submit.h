@@ -39,7 +39,8 @@ struct SubmitOptions {
   std::string output;      // the manifest's path ("" = <jobname>-mpijob.yaml, "-" = stdout)
   bool hypercube = false;  // --hypercube: TrackerOptions::hypercube
   double connect_timeout_s = 600;    // a worker not connected to the tracker by then ends the job
-  std::vector<std::string> command;  // COMMAND [ARGS...] (unknown options included)
+  std::vector<std::string> command;  // COMMAND [ARGS...]
+  bool options_ended = false;        // `--` came before the command: every word is its own
 };
 
 // One worker to start: its task id and its whole environment additions (DMLC_TRACKER_URI,
@@ -98,8 +99,9 @@ std::string ThreadsPerLocalWorker(const SubmitOptions& options);
 std::string SpinPerLocalWorker(const SubmitOptions& options);
 
 // The worker command of a Kubernetes job (kubernetes_command.cc): fails when ringboost-submit's
-// own options follow the command (they would become its arguments), naming the fix; appends a
-// warning for a program path of this machine and for relative paths without --volume.
+// own options follow the command (they would become its arguments; not after `--`), naming the
+// fix; appends a warning for a program path of this machine and for relative paths without
+// --volume.
 Status CheckKubernetesCommand(const SubmitOptions& options, std::vector<std::string>* warnings);
 
 std::unique_ptr<Launcher> MakeKubernetesLauncher(const SubmitOptions& options, JobLog* log,

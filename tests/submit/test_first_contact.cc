@@ -140,5 +140,42 @@ TEST(KubernetesCommand, LocalProgramPathAndMissingVolumeDrawWarnings) {
   EXPECT_TRUE(Contains(job.err, "no --volume: the pods look for 'data=d.txt'")) << job.err;
 }
 
+// A joined short form (-ojob.yaml) is ringboost-submit's option too; ringboost's own -o of
+// export, importance and plot passes; for another program the error offers `--`, after which
+// every word is the program's.
+TEST(KubernetesCommand, JoinedFormsOwnOptionsAndTheDoubleDash) {
+  TempDir dir;
+  Job job = SubmitIn(dir, std::string(kK8s) + "ringboost train /c -ojob.yaml");
+  EXPECT_EQ(job.exit_code, 1) << job.err;
+  EXPECT_TRUE(Contains(job.err, "'-ojob.yaml' comes after the worker command 'ringboost train /c'"))
+      << job.err;
+  EXPECT_TRUE(Contains(job.err,
+                       "before the command: ringboost-submit --cluster kubernetes ... "
+                       "-ojob.yaml ringboost train /c"))
+      << job.err;
+  EXPECT_FALSE(Contains(job.err, " -- ")) << job.err;  // ringboost has no -o of its own there
+  for (const char* own :
+       {"ringboost export m.json -o m.ubj", "ringboost importance m.json -o i.txt",
+        "ringboost plot importance m.json --output=i.svg"}) {
+    job = SubmitIn(dir, std::string(kK8s) + "-o job.yaml --volume data:/data " + own);
+    EXPECT_EQ(job.exit_code, 0) << own << ": " << job.err;
+  }
+  job = SubmitIn(dir, std::string(kK8s) + "-o job.yaml python3 /app/train.py -n 10 --lr 1");
+  EXPECT_EQ(job.exit_code, 1) << job.err;
+  EXPECT_TRUE(Contains(job.err,
+                       "if it is ringboost-submit's option, put it before the command: "
+                       "ringboost-submit --cluster kubernetes ... -n 10 python3 /app/train.py "
+                       "--lr 1; if it is the command's own, end ringboost-submit's options with "
+                       "--: ringboost-submit --cluster kubernetes ... -- python3 /app/train.py -n "
+                       "10 --lr 1"))
+      << job.err;
+  job = SubmitIn(dir, std::string(kK8s) + "-o job.yaml -- python3 /app/train.py -n 10 -ofile");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_TRUE(Contains(ReadFile(dir.File("job.yaml")),
+                       "- \"/app/train.py\"\n            - \"-n\"\n            - \"10\"\n"
+                       "            - \"-ofile\"\n"))
+      << ReadFile(dir.File("job.yaml"));
+}
+
 }  // namespace
 }  // namespace ringboost::submit
