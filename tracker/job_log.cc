@@ -20,13 +20,14 @@ void JobLog::Line(const std::string& line) { Write(stderr, line); }
 
 void JobLog::WorkerLine(const std::string& line) { Write(stdout, line); }
 
+// The line's bytes as they are, NUL bytes and all (a worker's output is relayed, not parsed).
 void JobLog::Write(std::FILE* stream, const std::string& line) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::fprintf(stream, "%s\n", line.c_str());
-  std::fflush(stream);
-  if (file_ != nullptr) {
-    std::fprintf(file_, "%s\n", line.c_str());
-    std::fflush(file_);
+  for (std::FILE* out : {stream, file_}) {
+    if (out == nullptr) continue;
+    std::fwrite(line.data(), 1, line.size(), out);
+    std::fputc('\n', out);
+    std::fflush(out);
   }
 }
 
