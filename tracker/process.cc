@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -55,20 +56,35 @@ std::vector<std::string> MergedEnvironment(const EnvList& extra) {
   _exit(127);
 }
 
-// Splits what the child writes into lines for on_line, until end of file.
+// Splits what the child writes into lines for on_line, until end of file. Each byte is looked at
+// once, and a line longer than kMaxLineBytes goes out in pieces (all but the last marked with
+// kLineContinues), so a worker that never writes a newline costs linear time and bounded memory.
 void ReadLines(int fd, const std::function<void(const std::string&)>& on_line) {
-  std::string pending;
+  std::string pending;  // the line so far: at most kMaxLineBytes
+  pending.reserve(kMaxLineBytes);
   char buf[4096];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    pending.append(buf, static_cast<std::size_t>(n));
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-      on_line(pending.substr(start, nl - start));
+    const char* end = buf + n;
+    for (const char* p = buf; p < end;) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+      const char* stop = nl != nullptr ? nl : end;
+      while (p < stop) {
+        if (pending.size() == kMaxLineBytes) {  // more of a full line: send what it has
+          on_line(pending + kLineContinues);
+          pending.clear();
+        }
+        const std::size_t take = std::min<std::size_t>(stop - p, kMaxLineBytes - pending.size());
+        pending.append(p, take);
+        p += take;
+      }
+      if (nl == nullptr) break;
+      on_line(pending);
+      pending.clear();
+      p = nl + 1;
     }
-    pending.erase(0, start);
   }
   if (!pending.empty()) on_line(pending);
   close(fd);

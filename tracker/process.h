@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,6 +16,11 @@
 #include "submit.h"
 
 namespace ringboost::submit {
+
+// A line of a child's output longer than kMaxLineBytes reaches on_line in pieces of that size,
+// each but the last ending with kLineContinues (the relay never holds more than one piece).
+constexpr std::size_t kMaxLineBytes = 64 * 1024;
+constexpr char kLineContinues[] = " [line continues]";
 
 class ChildProcess {
  public:

@@ -2,6 +2,7 @@
 // in the background, and reading its log as it grows.
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "helpers.h"
 
@@ -46,6 +48,28 @@ inline pid_t SubmitInBackground(const std::string& dir, const std::string& args)
   pid_t pid = fork();
   if (pid == 0) {
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Starts `argv` (argv[0] searched in PATH) in `dir` with no shell in between, stdin /dev/null,
+// stdout and stderr to submit.out and submit.err there; returns its pid.
+inline pid_t Spawn(const std::string& dir, std::vector<std::string> argv) {
+  std::vector<char*> c_argv;
+  for (std::string& a : argv) c_argv.push_back(a.data());
+  c_argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    const int in = open("/dev/null", O_RDONLY);
+    const int out = open("submit.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open("submit.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) _exit(126);
+    dup2(in, STDIN_FILENO);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    execvp(c_argv[0], c_argv.data());
     _exit(127);
   }
   return pid;
