@@ -60,6 +60,7 @@ DataSet LoadFor(const std::string& key, const std::string& uri, const Params& pa
   opt.part = comm.Rank();
   opt.num_parts = comm.WorldSize();
   opt.indexing_mode = params.indexing_mode;
+  opt.parse_float = params.parse_float == "xgboost" ? FloatReading::kXGBoost : FloatReading::kExact;
   opt.nthread = params.nthread;
   if (objective != nullptr) {
     opt.check_label = [objective](float y) { return objective->CheckLabel(y); };

@@ -67,8 +67,9 @@ struct Params {
   std::string data;                                        // training data URI
   std::vector<std::pair<std::string, std::string>> evals;  // eval[NAME] = URI, in file order
   bool eval_train = false;
-  std::string test_data;  // test:data
-  int indexing_mode = 0;  // LibSVM feature ids: 0 = 0-based, 1 = 1-based, -1 = detect
+  std::string test_data;              // test:data
+  int indexing_mode = 0;              // LibSVM feature ids: 0 = 0-based, 1 = 1-based, -1 = detect
+  std::string parse_float = "exact";  // exact (correctly rounded) | xgboost (as dmlc-core rounds)
   // --- model files --------------------------------------------------------------------------
   std::string model_in;
   std::string model_out;

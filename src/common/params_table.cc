@@ -353,6 +353,16 @@ std::vector<ParamSpec> BuildTable() {
                   .Min(-1)
                   .Max(1)
                   .Doc("LibSVM feature ids: 0 = 0-based, 1 = 1-based, -1 = detect from the data."));
+  t.push_back(
+      P(s, "parse_float", &Params::parse_float, "exact")
+          .OneOf({"exact", "xgboost"})
+          .Doc("How the numbers of the data files and their side files become floats: exact "
+               "rounds correctly, as numpy, pandas and LightGBM read text (what an XGBoost model "
+               "trained from such arrays saw); xgboost rounds as XGBoost's own text readers do "
+               "(its CLI and DMatrix(\"file?format=libsvm\"), dmlc-core), a float apart for some "
+               "decimals (1.659 reads as 1.65899992, not 1.65900004): use it with a model XGBoost "
+               "trained from a text file, so that a row on a split threshold takes XGBoost's "
+               "branch. The same tokens are accepted either way."));
 
   s = "Model files";
   t.push_back(P(s, "model_in", &Params::model_in, "")

@@ -74,7 +74,7 @@ class CsvLineParser {
   void ParseLabel(const char* b, const char* e) {
     float label = 0;
     if (IsMissing(b, e)) Fail(b, "missing label (label_column=" + std::to_string(column()) + ")");
-    if (!ParseFloatToken(b, e, &label)) {
+    if (!ParseFloatToken(ctx_.parse_float, b, e, &label)) {
       // A header row read as data: the usual first failure of a CSV with column names.
       const bool first_line = line_ == ctx_.file->begin();
       Fail(b, "bad label " + Quote(b, e) + " (expected a number" +
@@ -93,7 +93,8 @@ class CsvLineParser {
     if (IsMissing(b, e)) {
       Fail(b, "missing weight (weight_column=" + std::to_string(ctx_.weight_column) + ")");
     }
-    if (!ParseFloatToken(b, e, &weight) || !(std::isfinite(weight) && weight >= 0)) {
+    if (!ParseFloatToken(ctx_.parse_float, b, e, &weight) ||
+        !(std::isfinite(weight) && weight >= 0)) {
       Fail(b, "bad weight " + Quote(b, e) + " (expected a finite number >= 0)");
     }
     return weight;
@@ -114,7 +115,7 @@ class CsvLineParser {
     float v = 0;
     if (IsMissing(b, e))
       Fail(b, std::string("missing ") + kBoundName[which] + " (" + BoundKey(which) + ")");
-    if (!ParseBoundToken(b, e, &v)) {
+    if (!ParseBoundToken(ctx_.parse_float, b, e, &v)) {
       Fail(b, std::string("bad ") + kBoundName[which] + " " + Quote(b, e) + " (" + BoundKey(which) +
                   ": expected a number >= 0, or inf)");
     }
@@ -146,7 +147,7 @@ class CsvLineParser {
   void ParseValue(const char* b, const char* e, uint32_t id) {
     if (IsMissing(b, e)) return;
     float value = 0;
-    if (!ParseFloatToken(b, e, &value)) {
+    if (!ParseFloatToken(ctx_.parse_float, b, e, &value)) {
       Fail(b, "bad value " + Quote(b, e) + " (expected a number, or empty/nan/NA for missing)");
     }
     if (std::isnan(value)) return;

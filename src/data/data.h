@@ -35,11 +35,17 @@ struct DataSet {
   float Weight(uint64_t row) const { return weight.empty() ? 1.0f : weight[row]; }
 };
 
+// How the readers turn a decimal into a float (the parameter parse_float; data/number.h):
+// correctly rounded, or as XGBoost's own text readers (dmlc-core) round it.
+enum class FloatReading { kExact, kXGBoost };
+
 struct LoadOptions {
   int part = 0;  // this reader takes byte range `part` of `num_parts` (line-aligned)
   int num_parts = 1;
   int indexing_mode = 0;  // LibSVM ids: 0 = 0-based (XGBoost's default), 1 = 1-based, -1 = detect
   int nthread = 0;        // 0 = all cores
+  // Every float of the data and its side files: labels, weights, values, bounds.
+  FloatReading parse_float = FloatReading::kExact;
   // Called for every label; returns nullptr when acceptable, else what is wrong with it
   // (e.g. "label 2 outside [0,1] for binary:logistic"). The reader reports file:line:column.
   // Called from several threads at once: it must be safe for that (a pure function is).

@@ -73,7 +73,7 @@ class LineParser {
       p = ReadId(tok, end_, &id);
       if (p == tok || p == end_ || *p != ':' || id > kMaxFeatureId) FailId(tok);
       float v = 0;
-      const char* v_end = ParseFloatPrefix(p + 1, end_, &v);
+      const char* v_end = ParseFloatPrefix(ctx_.parse_float, p + 1, end_, &v);
       if (v_end == nullptr || (v_end != end_ && !IsTokenEnd(*v_end))) FailValue(tok, p + 1);
       if (static_cast<int64_t>(id) <= prev) sorted = CheckOrder(tok, id, prev);
       if (id == 0) ZeroId(tok);
@@ -120,13 +120,13 @@ class LineParser {
     const char* colon =
         static_cast<const char*>(std::memchr(tok, ':', static_cast<std::size_t>(tok_end - tok)));
     float label = 0;
-    if (!ParseFloatToken(tok, colon ? colon : tok_end, &label)) {
+    if (!ParseFloatToken(ctx_.parse_float, tok, colon ? colon : tok_end, &label)) {
       Fail(tok, "bad label " + Quote(tok, tok_end) + " (expected a number)");
     }
     CheckLabel(ctx_, tok, tok_end, label);
     float weight = 1.0f;
     if (colon != nullptr) {
-      if (!ParseFloatToken(colon + 1, tok_end, &weight)) {
+      if (!ParseFloatToken(ctx_.parse_float, colon + 1, tok_end, &weight)) {
         Fail(tok, "bad weight in " + Quote(tok, tok_end) + " (expected label:weight)");
       }
       if (!(std::isfinite(weight) && weight >= 0)) {
@@ -221,12 +221,12 @@ class LineParser {
 
 }  // namespace
 
-bool ParseFloatToken(const char* begin, const char* end, float* out) {
-  return begin < end && ParseFloatPrefix(begin, end, out) == end;
+bool ParseFloatToken(FloatReading how, const char* begin, const char* end, float* out) {
+  return begin < end && ParseFloatPrefix(how, begin, end, out) == end;
 }
 
-bool ParseBoundToken(const char* begin, const char* end, float* out) {
-  return ParseFloatToken(begin, end, out) && *out >= 0;  // NaN and -inf fail too
+bool ParseBoundToken(FloatReading how, const char* begin, const char* end, float* out) {
+  return ParseFloatToken(how, begin, end, out) && *out >= 0;  // NaN and -inf fail too
 }
 
 void CheckLabel(const ParseContext& ctx, const char* tok, const char* tok_end, float label) {

@@ -374,6 +374,7 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   Allocate(bounds, spec.HasBoundColumns(), nthread, &data, &row_buffers);
   ParseContext proto;
   proto.indexing_mode = indexing_mode;
+  proto.parse_float = options.parse_float;
   proto.check_label = &options.check_label;
   proto.delimiter = spec.delimiter;
   proto.label_column = spec.label_column;
@@ -400,7 +401,7 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   std::vector<FileRows> file_rows = RowsPerFile(chunks, blocks, files.size());
   blocks.clear();
   row_buffers = {};
-  AttachWeightsAndGroups(files, ranges, file_rows, qid, &data);
+  AttachWeightsAndGroups(files, ranges, file_rows, qid, options.parse_float, &data);
   return data;
 }
 

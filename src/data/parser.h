@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "data/data.h"
 #include "data/text_input.h"
 
 namespace ringboost {
@@ -75,7 +76,8 @@ struct ParsedBlock {
 
 struct ParseContext {
   const MappedFile* file = nullptr;
-  int indexing_mode = 0;                                           // 1: an id 0 is an error
+  int indexing_mode = 0;                            // 1: an id 0 is an error
+  FloatReading parse_float = FloatReading::kExact;  // how every number becomes a float
   const std::function<const char*(float)>* check_label = nullptr;  // may be null or empty
   // CSV only
   char delimiter = ',';
@@ -110,12 +112,12 @@ void ParseLibSVM(const ParseContext& ctx, const char* begin, const char* end, Pa
 // Parses the CSV/TSV lines starting in [begin, end) into *out (room for CsvBounds).
 void ParseCsv(const ParseContext& ctx, const char* begin, const char* end, ParsedBlock* out);
 
-// Shared number rules. Parses all of [begin, end) as a float (a leading '+' allowed, as in
-// LibSVM's "+1"); false when it is not exactly one number.
-bool ParseFloatToken(const char* begin, const char* end, float* out);
+// Shared number rules. Parses all of [begin, end) as a float read `how` (a leading '+' allowed, as
+// in LibSVM's "+1"); false when it is not exactly one number.
+bool ParseFloatToken(FloatReading how, const char* begin, const char* end, float* out);
 // survival:aft's rule for a bound, in a side file or a CSV column: a number >= 0, or inf (no upper
 // bound). False when [begin, end) is not one such number.
-bool ParseBoundToken(const char* begin, const char* end, float* out);
+bool ParseBoundToken(FloatReading how, const char* begin, const char* end, float* out);
 // Reports a label (at p) the options reject or that is not finite.
 void CheckLabel(const ParseContext& ctx, const char* tok, const char* tok_end, float label);
 

@@ -59,12 +59,12 @@ SideFiles FindSideFiles(const std::string& data_path) {
   return side;
 }
 
-std::vector<float> ReadWeightFile(const std::string& path) {
+std::vector<float> ReadWeightFile(const std::string& path, FloatReading how) {
   MappedFile file(path);
   std::vector<float> weights;
   ForEachValue(file, [&](const char* b, const char* e) {
     float w = 0;
-    if (!ParseFloatToken(b, e, &w) || !(std::isfinite(w) && w >= 0)) {
+    if (!ParseFloatToken(how, b, e, &w) || !(std::isfinite(w) && w >= 0)) {
       FailAt(path, file.begin(), b,
              "bad weight " + Quote(b, e) + " (expected one finite number >= 0 per line)");
     }
@@ -73,12 +73,12 @@ std::vector<float> ReadWeightFile(const std::string& path) {
   return weights;
 }
 
-std::vector<float> ReadBoundFile(const std::string& path, const char* what) {
+std::vector<float> ReadBoundFile(const std::string& path, const char* what, FloatReading how) {
   MappedFile file(path);
   std::vector<float> bounds;
   ForEachValue(file, [&](const char* b, const char* e) {
     float v = 0;
-    if (!ParseBoundToken(b, e, &v)) {
+    if (!ParseBoundToken(how, b, e, &v)) {
       FailAt(path, file.begin(), b,
              std::string("bad ") + what + " " + Quote(b, e) +
                  " (expected one number >= 0 per line, or inf)");

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "data/data.h"
+
 namespace ringboost {
 
 struct SideFiles {
@@ -21,12 +23,13 @@ struct SideFiles {
 // is one of `.lower_bound` and `.upper_bound` without the other.
 SideFiles FindSideFiles(const std::string& data_path);
 
-// One finite weight >= 0 per line; throws "path:line:column: ..." on a malformed line.
-std::vector<float> ReadWeightFile(const std::string& path);
+// One finite weight >= 0 per line, read `how`; throws "path:line:column: ..." on a malformed line.
+std::vector<float> ReadWeightFile(const std::string& path, FloatReading how);
 
 // One bound >= 0 per line: a number, or inf (no upper bound); throws "path:line:column: ..."
-// otherwise. `what` names the side file's kind in the message ("lower bound").
-std::vector<float> ReadBoundFile(const std::string& path, const char* what);
+// otherwise. `what` names the side file's kind in the message ("lower bound"); numbers are read
+// `how`.
+std::vector<float> ReadBoundFile(const std::string& path, const char* what, FloatReading how);
 
 // One group size > 0 per line.
 std::vector<uint64_t> ReadGroupFile(const std::string& path);

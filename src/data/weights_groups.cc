@@ -34,24 +34,24 @@ uint64_t CopyPartRows(const InputFile& file, const ByteRange& range, const FileR
 }
 
 void AttachSideWeights(const InputFile& file, const ByteRange& range, const FileRows& rows,
-                       DataSet* data) {
+                       FloatReading how, DataSet* data) {
   if (rows.has_weight) {
     RB_FAIL(file.map->path()
             << ": weights are given both in the data (label:weight or weight_column) and by '"
             << file.side.weight << "'; keep one");
   }
   if (data->weight.empty()) data->weight.assign(data->NumRows(), 1.0f);
-  CopyPartRows(file, range, rows, file.side.weight, "weight", ReadWeightFile(file.side.weight),
+  CopyPartRows(file, range, rows, file.side.weight, "weight", ReadWeightFile(file.side.weight, how),
                &data->weight);
 }
 
 // survival:aft's bounds of the part's rows, lower <= upper checked row by row.
 void AttachSideBounds(const InputFile& file, const ByteRange& range, const FileRows& rows,
-                      DataSet* data) {
+                      FloatReading how, DataSet* data) {
   data->label_lower_bound.resize(data->NumRows());
   data->label_upper_bound.resize(data->NumRows());
-  const std::vector<float> lower = ReadBoundFile(file.side.lower_bound, "lower bound");
-  const std::vector<float> upper = ReadBoundFile(file.side.upper_bound, "upper bound");
+  const std::vector<float> lower = ReadBoundFile(file.side.lower_bound, "lower bound", how);
+  const std::vector<float> upper = ReadBoundFile(file.side.upper_bound, "upper bound", how);
   const uint64_t before = CopyPartRows(file, range, rows, file.side.lower_bound, "lower bound",
                                        lower, &data->label_lower_bound);
   CopyPartRows(file, range, rows, file.side.upper_bound, "upper bound", upper,
@@ -128,7 +128,7 @@ void QidGroups(const std::vector<uint64_t>& qid, uint64_t begin, uint64_t end,
 void AttachWeightsAndGroups(const std::vector<InputFile>& files,
                             const std::vector<ByteRange>& ranges,
                             const std::vector<FileRows>& file_rows,
-                            const std::vector<uint64_t>& qid, DataSet* data) {
+                            const std::vector<uint64_t>& qid, FloatReading how, DataSet* data) {
   if (!files.empty()) CheckBoundsEverywhere(files);
   std::vector<uint64_t> sizes;
   const InputFile* with_groups = nullptr;
@@ -137,8 +137,8 @@ void AttachWeightsAndGroups(const std::vector<InputFile>& files,
     const InputFile& file = files[j];
     const FileRows& rows = file_rows[j];
     if (rows.count == 0) continue;
-    if (!file.side.weight.empty()) AttachSideWeights(file, ranges[j], rows, data);
-    if (!file.side.lower_bound.empty()) AttachSideBounds(file, ranges[j], rows, data);
+    if (!file.side.weight.empty()) AttachSideWeights(file, ranges[j], rows, how, data);
+    if (!file.side.lower_bound.empty()) AttachSideBounds(file, ranges[j], rows, how, data);
     uint64_t end = rows.begin + rows.count;
     bool has_qid = !qid.empty() && std::any_of(qid.begin() + rows.begin, qid.begin() + end,
                                                [](uint64_t q) { return q != kNoQid; });

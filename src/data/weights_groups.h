@@ -23,10 +23,10 @@ struct FileRows {
 // every row (kNoQid where none) is in `qid`, or `qid` is empty when no row has one. Throws Error
 // when a side file does not match its data file (row counts, both kinds of weights or groups, a
 // lower bound above its upper bound), or when some files of the data set have groups (or bounds)
-// and others not.
+// and others not. The side files' numbers are read `how`.
 void AttachWeightsAndGroups(const std::vector<InputFile>& files,
                             const std::vector<ByteRange>& ranges,
                             const std::vector<FileRows>& file_rows,
-                            const std::vector<uint64_t>& qid, DataSet* data);
+                            const std::vector<uint64_t>& qid, FloatReading how, DataSet* data);
 
 }  // namespace ringboost

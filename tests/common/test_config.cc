@@ -260,6 +260,8 @@ TEST(Config, BadEnumValueListsTheAllowedValues) {
       "survival:aft, reg:linear");
   EXPECT_EQ(OverrideError("grow_policy=best"),
             "command line: grow_policy=best: allowed values are depthwise, lossguide");
+  EXPECT_EQ(OverrideError("parse_float=bogus"),
+            "command line: parse_float=bogus: allowed values are exact, xgboost");
   EXPECT_EQ(OverrideError("booster=gblinear"),
             "command line: booster=gblinear: only gbtree is supported (ringboost has no "
             "gblinear or dart booster)");
