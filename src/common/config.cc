@@ -30,41 +30,48 @@ std::string Trim(const std::string& s) {
   return s.substr(begin, end - begin + 1);
 }
 
-// Drops a `#` comment; a `#` inside double quotes belongs to the value.
-std::string StripComment(const std::string& line) {
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '"') quoted = !quoted;
-    if (line[i] == '#' && !quoted) return line.substr(0, i);
-  }
-  return line;
-}
+bool IsQuote(char c) { return c == '"' || c == '\''; }
 
-// Removes the double quotes around a value; anything but one whole quoted string is an error.
-std::string Unquote(const std::string& where, const std::string& key, const std::string& value) {
-  if (value.empty() || value[0] != '"') return value;
-  size_t close = value.find('"', 1);
+// The value after '=' (blanks before it trimmed): one opening with ' or " runs to the same quote
+// (the other quote and '#' inside are the value's), and only blanks (or, in a file, a `#`
+// comment) may follow it; an unquoted value ends at a `#` comment in a file. XGBoost 1.7's config
+// reader takes both quotes too; it refuses a quote of either kind inside a quoted value, which
+// here is the value's own ('say "hi"').
+std::string ValueOf(const std::string& where, const std::string& key, const std::string& text,
+                    bool comments) {
+  const char quote = text.empty() ? '\0' : text[0];
+  if (!IsQuote(quote)) return Trim(comments ? text.substr(0, text.find('#')) : text);
+  const size_t close = text.find(quote, 1);
   if (close == std::string::npos) {
-    RB_FAIL(where << ": " << key << ": the value " << value << " has no closing '\"'");
+    RB_FAIL(where << ": " << key << ": the value " << text << " has no closing '" << quote << "'");
   }
-  if (close + 1 != value.size()) {
-    RB_FAIL(where << ": " << key
-                  << ": unexpected text after the quoted value: " << value.substr(close + 1));
+  std::string after = Trim(text.substr(close + 1));
+  if (!after.empty() && !(comments && after[0] == '#')) {
+    RB_FAIL(where << ": " << key << ": unexpected text after the quoted value: " << after);
   }
-  return value.substr(1, close - 1);
+  return text.substr(1, close - 1);
 }
 
-Setting SplitKeyValue(const std::string& where, const std::string& text) {
-  size_t eq = text.find('=');
-  if (eq == std::string::npos) {
-    RB_FAIL(where << ": expected 'key = value', got '" << text << "'");
+// `key = value`; `comments`: a config file's line, where `#` starts a comment outside a quoted
+// value. Returns false for a line that holds only a comment or blanks.
+bool SplitKeyValue(const std::string& where, const std::string& text, bool comments, Setting* s) {
+  const size_t eq = text.find('=');
+  const size_t hash = comments ? text.find('#') : std::string::npos;
+  if (hash < eq) {  // the comment starts before any '='
+    if (Trim(text.substr(0, hash)).empty()) return false;
+    RB_FAIL(where << ": expected 'key = value', got '" << Trim(text.substr(0, hash)) << "'");
   }
-  Setting s;
-  s.where = where;
-  s.key = Trim(text.substr(0, eq));
-  if (s.key.empty()) RB_FAIL(where << ": missing parameter name before '=' in '" << text << "'");
-  s.value = Unquote(where, s.key, Trim(text.substr(eq + 1)));
-  return s;
+  if (eq == std::string::npos) {
+    if (Trim(text).empty()) return false;
+    RB_FAIL(where << ": expected 'key = value', got '" << Trim(text) << "'");
+  }
+  s->where = where;
+  s->key = Trim(text.substr(0, eq));
+  if (s->key.empty()) {
+    RB_FAIL(where << ": missing parameter name before '=' in '" << Trim(text) << "'");
+  }
+  s->value = ValueOf(where, s->key, Trim(text.substr(eq + 1)), comments);
+  return true;
 }
 
 std::vector<Setting> ReadConfigFile(const std::string& path) {
@@ -87,9 +94,8 @@ std::vector<Setting> ReadConfigFile(const std::string& path) {
     if (line.find('\0') != std::string::npos) {
       RB_FAIL(path << ":" << number << ": a NUL byte in the line; a config file is text");
     }
-    std::string content = Trim(StripComment(line));
-    if (content.empty()) continue;
-    settings.push_back(SplitKeyValue(path + ":" + std::to_string(number), content));
+    Setting s;
+    if (SplitKeyValue(path + ":" + std::to_string(number), line, true, &s)) settings.push_back(s);
   }
   return settings;
 }
@@ -232,7 +238,8 @@ std::string Join(const std::vector<std::string>& items, const std::string& separ
 
 const char* kSyntax =
     "Config file: one `key = value` per line (spaces optional); `#` starts a comment; values "
-    "may be double-quoted; `eval[NAME] = uri` adds an evaluation set. `key=value` arguments "
+    "may be quoted, \"...\" or '...' (a `#` inside quotes is the value's); `eval[NAME] = uri` "
+    "adds an evaluation set. `key=value` arguments "
     "after the config file override it, later wins; repeatable keys (eval_metric, eval[NAME]) "
     "append. Booleans are 0, 1, true or false.";
 
@@ -262,7 +269,11 @@ Params ParseConfig(const std::string& conf_path, const std::vector<std::string>&
   std::vector<Setting> settings;
   if (!conf_path.empty()) settings = ReadConfigFile(conf_path);
   for (const std::string& text : overrides) {
-    settings.push_back(SplitKeyValue("command line", text));
+    Setting s;
+    if (!SplitKeyValue("command line", text, false, &s)) {
+      RB_FAIL("command line: expected 'key = value', got '" << text << "'");
+    }
+    settings.push_back(s);
   }
   std::vector<std::string> warnings;
   for (const Setting& s : RewriteXGBoostGpuKeys(settings, &warnings)) {

@@ -204,6 +204,32 @@ TEST(Config, QuotesCommentsBlankLinesAndSpaces) {
   EXPECT_EQ(p.given.at("test:data"), "with space.txt");
 }
 
+// XGBoost 1.7's config reader takes '...' as it takes "...": the quotes are not the value's, and
+// a '#' inside is no comment. The other kind of quote inside is the value's (XGBoost refuses it).
+TEST(Config, SingleQuotesAsDoubleQuotes) {
+  test::TempDir dir;
+  std::string conf = test::WriteFile(dir.File("a.conf"),
+                                     "model_out = 'final.model'\n"
+                                     "data = 'train.txt?format=libsvm#cache'  # quoted '#'\n"
+                                     "test:data='say \"hi\".txt'\n"
+                                     "name_pred = \"it's.txt\"\n"
+                                     "name_dump = it's.txt # an apostrophe in a plain value\n");
+  Params p = ParseConfig(conf, {"fmap='f map.txt'"});
+  EXPECT_EQ(p.model_out, "final.model");
+  EXPECT_EQ(p.data, "train.txt?format=libsvm#cache");
+  EXPECT_EQ(p.test_data, "say \"hi\".txt");
+  EXPECT_EQ(p.name_pred, "it's.txt");
+  EXPECT_EQ(p.name_dump, "it's.txt");
+  EXPECT_EQ(p.fmap, "f map.txt");
+  EXPECT_EQ(p.given.at("model_out"), "final.model");
+  std::string open = test::WriteFile(dir.File("b.conf"), "model_out = 'final.model\n");
+  EXPECT_EQ(ErrorOf(open, {}), open + ":1: model_out: the value 'final.model has no closing '''");
+  std::string after = test::WriteFile(dir.File("c.conf"), "model_out = 'a'b\n");
+  EXPECT_EQ(ErrorOf(after, {}), after + ":1: model_out: unexpected text after the quoted value: b");
+  EXPECT_EQ(OverrideError("model_out='x"),
+            "command line: model_out: the value 'x has no closing '''");
+}
+
 TEST(Config, CommandLineOverridesTheFileAndLaterWins) {
   test::TempDir dir;
   std::string conf = test::WriteFile(dir.File("a.conf"), "max_depth = 3\nnum_round = 5\n");
