@@ -1,7 +1,9 @@
 #include "process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +18,13 @@ extern char** environ;
 
 namespace ringboost::submit {
 namespace {
+
+// How long Poll waits, after the child exited, for the end of its output: a process it left
+// behind (`sleep 60 &`) may hold the pipe open, and its exit is acted on all the same.
+constexpr double kRelayDrainS = 1.0;
+// Reads of what the pipe still holds once the relay is told to stop (256 x 4 KiB: more than a
+// full pipe).
+constexpr int kDrainReads = 256;
 
 // This process's environment with `extra` set on top (same keys replaced).
 std::vector<std::string> MergedEnvironment(const EnvList& extra) {
@@ -56,44 +65,71 @@ std::vector<std::string> MergedEnvironment(const EnvList& extra) {
   _exit(127);
 }
 
-// Splits what the child writes into lines for on_line, until end of file. Each byte is looked at
-// once, and a line longer than kMaxLineBytes goes out in pieces (all but the last marked with
-// kLineContinues), so a worker that never writes a newline costs linear time and bounded memory.
-void ReadLines(int fd, const std::function<void(const std::string&)>& on_line) {
-  std::string pending;  // the line so far: at most kMaxLineBytes
-  pending.reserve(kMaxLineBytes);
-  char buf[4096];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    const char* end = buf + n;
-    for (const char* p = buf; p < end;) {
+// Cuts a child's output into lines for on_line. Each byte is looked at once, and a line longer
+// than kMaxLineBytes goes out in pieces (all but the last marked with kLineContinues), so a
+// worker that never writes a newline costs linear time and bounded memory.
+class LineSplitter {
+ public:
+  explicit LineSplitter(const std::function<void(const std::string&)>& on_line)
+      : on_line_(on_line) {
+    pending_.reserve(kMaxLineBytes);
+  }
+  void Add(const char* p, const char* end) {
+    while (p < end) {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
       const char* stop = nl != nullptr ? nl : end;
       while (p < stop) {
-        if (pending.size() == kMaxLineBytes) {  // more of a full line: send what it has
-          on_line(pending + kLineContinues);
-          pending.clear();
+        if (pending_.size() == kMaxLineBytes) {  // more of a full line: send what it has
+          on_line_(pending_ + kLineContinues);
+          pending_.clear();
         }
-        const std::size_t take = std::min<std::size_t>(stop - p, kMaxLineBytes - pending.size());
-        pending.append(p, take);
+        const std::size_t take = std::min<std::size_t>(stop - p, kMaxLineBytes - pending_.size());
+        pending_.append(p, take);
         p += take;
       }
-      if (nl == nullptr) break;
-      on_line(pending);
-      pending.clear();
+      if (nl == nullptr) return;
+      on_line_(pending_);
+      pending_.clear();
       p = nl + 1;
     }
   }
-  if (!pending.empty()) on_line(pending);
+  void Finish() {
+    if (!pending_.empty()) on_line_(pending_);
+    pending_.clear();
+  }
+
+ private:
+  const std::function<void(const std::string&)>& on_line_;
+  std::string pending_;  // the line so far: at most kMaxLineBytes
+};
+
+// The reader thread: relays `fd` (non-blocking) until its end of file, or until `wake_fd` (an
+// eventfd) is signalled, after which it relays what the pipe still holds and stops; closes fd.
+void Relay(int fd, int wake_fd, std::function<void(const std::string&)> on_line,
+           std::atomic<bool>* done) {
+  LineSplitter lines(on_line);
+  char buf[4096];
+  for (int stopping = 0;;) {  // after the wake-up: reads left before giving up on the end
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0) {
+      lines.Add(buf, buf + n);
+      if (stopping > 0 && --stopping == 0) break;  // a writer outside keeps it full
+      continue;
+    }
+    if (n == 0) break;  // every holder of the pipe has closed it
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN || stopping > 0) break;  // an error, or drained after the wake-up
+    pollfd fds[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    if (poll(fds, 2, -1) > 0 && (fds[1].revents & POLLIN) != 0) stopping = kDrainReads;
+  }
+  lines.Finish();
   close(fd);
+  done->store(true);
 }
 
-int ExitCodeOf(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 255;
+// The exit code of an ended child as waitid reports it: its code, or 128 + signal.
+int ExitCodeOf(const siginfo_t& info) {
+  return info.si_code == CLD_EXITED ? info.si_status : 128 + info.si_status;
 }
 
 }  // namespace
@@ -108,8 +144,13 @@ Status ChildProcess::Start(const std::vector<std::string>& argv, const EnvList& 
   c_argv.push_back(nullptr);
   for (const std::string& e : env_strings) c_env.push_back(const_cast<char*>(e.c_str()));
   c_env.push_back(nullptr);
+  const int wake_fd = eventfd(0, EFD_CLOEXEC);
+  if (wake_fd < 0) return ErrnoStatus("eventfd", "for the output of " + argv[0]);
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) < 0) return ErrnoStatus("pipe", "for the output of " + argv[0]);
+  if (pipe2(fds, O_CLOEXEC) < 0) {
+    close(wake_fd);
+    return ErrnoStatus("pipe", "for the output of " + argv[0]);
+  }
   const pid_t parent = getpid();
   // vfork, not fork: fork copies this process's page tables, which grow with every worker's
   // reader thread, so starting N workers cost O(N^2) (1024 local workers: most of the launch).
@@ -117,6 +158,7 @@ Status ChildProcess::Start(const std::vector<std::string>& argv, const EnvList& 
   // ExecChild; its descriptor table and signal dispositions are its own.
   pid_t pid = vfork();
   if (pid < 0) {
+    close(wake_fd);
     close(fds[0]);
     close(fds[1]);
     return ErrnoStatus("fork", "to start " + argv[0]);
@@ -129,26 +171,42 @@ Status ChildProcess::Start(const std::vector<std::string>& argv, const EnvList& 
   setpgid(pid, pid);  // also here, so the group exists before anyone signals it
   std::unique_ptr<ChildProcess> child(new ChildProcess());
   child->pid_ = pid;
-  child->reader_ = std::thread(ReadLines, fds[0], std::move(on_line));
+  child->wake_fd_ = wake_fd;
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  child->reader_ =
+      std::thread(Relay, fds[0], child->wake_fd_, std::move(on_line), &child->relay_done_);
   *out = std::move(child);
   return Status::OK();
 }
 
-ChildProcess::~ChildProcess() {
-  if (!ended_) Terminate(1);
-  if (reader_.joinable()) reader_.join();
+ChildProcess::~ChildProcess() { Terminate(1); }
+
+bool ChildProcess::Exited() {
+  if (exited_) return true;
+  siginfo_t info{};
+  // WNOWAIT: it stays a zombie, so its pid, and the id of its process group, stay ours (no new
+  // process can get them) until Release() has signalled what it left in the group.
+  if (waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) == 0) {
+    if (info.si_pid == 0) return false;  // still running
+    exit_code_ = ExitCodeOf(info);
+  } else if (errno == EINTR) {
+    return false;
+  } else {
+    exit_code_ = 255;  // not ours to wait for (cannot happen: nothing else reaps our children)
+    released_ = true;
+  }
+  exited_ = true;
+  exited_at_ = std::chrono::steady_clock::now();
+  return true;
 }
 
 bool ChildProcess::Poll(int* exit_code) {
-  if (!ended_) {
-    int status = 0;
-    pid_t r = waitpid(pid_, &status, WNOHANG);
-    if (r == 0 || (r < 0 && errno == EINTR)) return false;
-    ended_ = true;
-    exit_code_ = r == pid_ ? ExitCodeOf(status) : 255;
-    // Its last lines are read before anyone reports how it ended.
-    if (reader_.joinable()) reader_.join();
-  }
+  if (!Exited()) return false;
+  // Its last lines are relayed before anyone reports how it ended, unless a process it left
+  // behind holds its output open: then the exit is reported after kRelayDrainS anyway.
+  const double since =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - exited_at_).count();
+  if (!relay_done_.load() && since < kRelayDrainS) return false;
   *exit_code = exit_code_;
   return true;
 }
@@ -156,30 +214,50 @@ bool ChildProcess::Poll(int* exit_code) {
 int ChildProcess::Wait() {
   int code = 0;
   while (!Poll(&code)) {
-    int status = 0;
-    pid_t r = waitpid(pid_, &status, 0);
-    if (r == pid_) {
-      ended_ = true;
-      exit_code_ = ExitCodeOf(status);
-      if (reader_.joinable()) reader_.join();
+    siginfo_t info{};
+    if (exited_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } else {
+      (void)waitid(P_PID, pid_, &info, WEXITED | WNOWAIT);  // blocks until it ends
     }
   }
-  return exit_code_;
+  return code;
 }
 
 void ChildProcess::Terminate(double grace_s) {
-  int code = 0;
-  if (Poll(&code)) return;
-  kill(-pid_, SIGTERM);
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(grace_s));
-  while (std::chrono::steady_clock::now() < until) {
-    if (Poll(&code)) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!Exited()) {
+    kill(-pid_, SIGTERM);
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(grace_s));
+    while (!Exited() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!Exited()) kill(-pid_, SIGKILL);
   }
-  kill(-pid_, SIGKILL);
-  Wait();
+  Release();
+}
+
+void ChildProcess::Release() {
+  if (!released_) {
+    while (!Exited()) {
+      siginfo_t info{};
+      (void)waitid(P_PID, pid_, &info, WEXITED | WNOWAIT);
+    }
+    kill(-pid_, SIGKILL);  // what it left in its group, which may hold its output open
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    released_ = true;
+  }
+  if (!reader_.joinable()) return;
+  // The relay ends at the pipe's end of file, which a process outside the group may hold back.
+  for (int i = 0; i < 50 && !relay_done_.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const uint64_t one = 1;
+  (void)!write(wake_fd_, &one, sizeof(one));
+  reader_.join();
+  close(wake_fd_);
 }
 
 std::string ChildProcess::Describe(int exit_code) {

@@ -1,11 +1,15 @@
 // Child processes for the launchers: started with extra environment variables, their stdout and
 // stderr read line by line (for the rank prefix), ended with SIGTERM then SIGKILL, and never
 // left behind: each child dies with ringboost-submit (PR_SET_PDEATHSIG) and gets its own
-// process group, which Terminate() signals whole.
+// process group, which Terminate() signals whole. How a child ended is known as soon as it
+// exits, even when a process it started still holds its output open; that process is ended with
+// the group when the child is released (Terminate, or the destructor).
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -29,23 +33,33 @@ class ChildProcess {
   static Status Start(const std::vector<std::string>& argv, const EnvList& env,
                       std::function<void(const std::string& line)> on_line,
                       std::unique_ptr<ChildProcess>* out);
-  ~ChildProcess();  // ends the child if it still runs, joins the reader
+  ~ChildProcess();  // Terminate(1)
 
   pid_t pid() const { return pid_; }
-  // Non-blocking: true once the child has ended; *exit_code is its code, or 128 + signal.
+  // Non-blocking: true once the child has exited and its output has been relayed to its end, or
+  // (a process it left behind holding the output open) a second after it exited; *exit_code is
+  // its code, or 128 + signal.
   bool Poll(int* exit_code);
-  // Blocks until it ends.
+  // Blocks until Poll would say it ended; returns the code.
   int Wait();
-  // SIGTERM to the child's process group, SIGKILL after `grace_s`; waits for it.
+  // SIGTERM to the child's process group unless it has exited, SIGKILL after `grace_s`; then
+  // SIGKILL to what is left in the group, and the end of the relay. Returns once all is done.
   void Terminate(double grace_s = 3);
   // "exit code 3" or "killed by signal 9 (Killed)".
   static std::string Describe(int exit_code);
 
  private:
   ChildProcess() = default;
-  pid_t pid_ = -1;
-  bool ended_ = false;
+  bool Exited();   // non-blocking; the child stays a zombie (its ids ours) until Release
+  void Release();  // once it exited: kills the rest of its group, reaps it, ends the relay
+
+  pid_t pid_ = -1;  // also the id of its process group
+  bool exited_ = false;
+  bool released_ = false;
   int exit_code_ = 0;
+  std::chrono::steady_clock::time_point exited_at_;
+  int wake_fd_ = -1;  // an eventfd: tells the relay to stop waiting for the end of the output
+  std::atomic<bool> relay_done_{false};
   std::thread reader_;
 };
 

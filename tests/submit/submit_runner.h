@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -73,6 +74,16 @@ inline pid_t Spawn(const std::string& dir, std::vector<std::string> argv) {
     _exit(127);
   }
   return pid;
+}
+
+// pgrep's count of processes whose command line matches `pattern` (a regular expression).
+inline int CountProcesses(const std::string& pattern) {
+  const std::string cmd = "pgrep -f '" + pattern + "' | wc -l";
+  FILE* p = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (p != nullptr && std::fscanf(p, "%d", &n) != 1) n = -1;
+  if (p != nullptr) pclose(p);
+  return n;
 }
 
 // Waits (up to 20 s) until `path` contains `text`; returns the content.

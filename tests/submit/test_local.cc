@@ -19,6 +19,7 @@ namespace ringboost::submit {
 namespace {
 
 using test::Contains;
+using test::CountProcesses;
 using test::ExitCode;
 using test::Job;
 using test::PortFromLog;
@@ -96,16 +97,6 @@ TEST(Submit, TakenPortMeansTheNextOne) {
   EXPECT_TRUE(Contains(job.err, "ringboost-submit: tracker on 127.0.0.1:")) << job.err;
   EXPECT_FALSE(Contains(job.err, "tracker on 127.0.0.1:9091,")) << job.err;
   if (holds_9092) EXPECT_FALSE(Contains(job.err, "tracker on 127.0.0.1:9092,")) << job.err;
-}
-
-// pgrep's count of processes whose command line contains `pattern`.
-int CountProcesses(const std::string& pattern) {
-  const std::string cmd = "pgrep -f '" + pattern + "' | wc -l";
-  FILE* p = popen(cmd.c_str(), "r");
-  int n = -1;
-  if (p != nullptr && std::fscanf(p, "%d", &n) != 1) n = -1;
-  if (p != nullptr) pclose(p);
-  return n;
 }
 
 TEST(Submit, WorkerThatNeverConnectsIsAClearTimeoutAndLeavesNoProcess) {
