@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "submit.h"
+#include "yaml.h"
 
 namespace ringboost::submit {
 namespace {
@@ -31,89 +32,6 @@ constexpr int kSshPort = 2222;
 // restart resumes from the last checkpoint. 6 is the Kubernetes Job default.
 constexpr int kBackoffLimit = 6;
 constexpr long long kMaxInt32 = 2147483647;
-
-// A YAML double-quoted scalar (JSON string syntax, which YAML accepts).
-std::string Quoted(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// ---- a small block-style YAML emitter --------------------------------------------------------
-
-// A YAML node: a scalar (already rendered), a map with its keys in order, or a list. Keys are
-// literals of this file, plain YAML scalars; string values are always Quoted().
-class Yaml {
- public:
-  static Yaml Str(const std::string& text) { return Yaml(Quoted(text)); }
-  // A fixed word of this file that needs no quotes (a name, an enum value, a path).
-  static Yaml Plain(const char* word) { return Yaml(std::string(word)); }
-  static Yaml Int(long long value) { return Yaml(std::to_string(value)); }
-  static Yaml Map() { return Yaml(kMap); }
-  static Yaml List() { return Yaml(kList); }
-  static Yaml StrList(const std::vector<std::string>& items) {
-    Yaml list = List();
-    for (const std::string& item : items) list.Push(Str(item));
-    return list;
-  }
-  Yaml& Add(const std::string& key, Yaml value) {
-    RB_CHECK(kind_ == kMap);
-    map_.emplace_back(key, std::move(value));
-    return *this;
-  }
-  Yaml& Push(Yaml value) {
-    RB_CHECK(kind_ == kList);
-    list_.push_back(std::move(value));
-    return *this;
-  }
-  // The node as block YAML, its lines at `indent` spaces (a map's entries, a list's dashes).
-  std::string Render(int indent) const {
-    std::string out;
-    const std::string pad(indent, ' ');
-    for (const auto& [key, value] : map_) {
-      out += pad + key + ":";
-      if (value.kind_ == kScalar || value.Empty()) {
-        out += " " + value.Inline() + "\n";
-      } else {
-        // A list sits at its key's indent, a map's entries two further in.
-        out += "\n" + value.Render(value.kind_ == kList ? indent : indent + 2);
-      }
-    }
-    for (const Yaml& item : list_) {
-      RB_CHECK(item.kind_ != kList);
-      if (item.kind_ == kScalar || item.Empty()) {
-        out += pad + "- " + item.Inline() + "\n";
-      } else {
-        // A map in a list: its first entry on the dash's line, the rest aligned under it.
-        out += pad + "- " + item.Render(indent + 2).substr(indent + 2);
-      }
-    }
-    return out;
-  }
-
- private:
-  enum Kind { kScalar, kMap, kList };
-  explicit Yaml(Kind kind) : kind_(kind) {}
-  explicit Yaml(std::string scalar) : kind_(kScalar), scalar_(std::move(scalar)) {}
-  bool Empty() const { return kind_ != kScalar && map_.empty() && list_.empty(); }
-  std::string Inline() const { return kind_ == kScalar ? scalar_ : kind_ == kMap ? "{}" : "[]"; }
-
-  Kind kind_;
-  std::string scalar_;
-  std::vector<std::pair<std::string, Yaml>> map_;
-  std::vector<Yaml> list_;
-};
 
 // ---- checks: what the API server or the operator would refuse --------------------------------
 
