@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/logging.h"
 #include "common/memory.h"
 #include "data/data.h"
 #include "data/parser.h"
@@ -95,6 +96,25 @@ std::vector<InputFile> OpenRows(UriSpec* spec) {
   if (spec->header) SkipHeaders(&files);
   if (!AnyRow(files)) RB_FAIL(shown << ": no data rows (only a header)");
   return files;
+}
+
+// Names every side file the data takes (once, from part 0): XGBoost 1.7 and 3.x ignore them, so a
+// stale one left beside an XGBoost user's data would otherwise change the training unseen.
+void WarnSideFiles(const std::vector<InputFile>& files) {
+  for (const InputFile& f : files) {
+    const std::string& data = f.map->path();
+    const std::pair<const std::string*, const char*> sides[] = {
+        {&f.side.weight, "the weight of each row"},
+        {&f.side.group, "the query group sizes"},
+        {&f.side.lower_bound, "the lower label bound of each row"},
+        {&f.side.upper_bound, "the upper label bound of each row"}};
+    for (const auto& [path, what] : sides) {
+      if (path->empty()) continue;
+      RB_LOG(kWarning, "side file '" << *path << "' gives " << what << " of '" << data
+                                     << "', as LightGBM reads it (XGBoost ignores side files); "
+                                        "rename it if it is not meant for this data");
+    }
+  }
 }
 
 // survival:aft's bounds come from the URI's columns or from side files, not both.
@@ -359,7 +379,13 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
     if (options.key.empty()) throw;
     RB_FAIL(options.key << ": " << e.what());  // which key of the config named the data
   }
+  if (options.part == 0 && !spec.cache_suffix.empty()) {
+    RB_LOG(kWarning, "data '" << uri << "': '#" << spec.cache_suffix
+                              << "' names an XGBoost external-memory cache; ringboost reads the "
+                                 "data into memory (compactly) and writes no cache");
+  }
   std::vector<InputFile> files = OpenRows(&spec);
+  if (options.part == 0) WarnSideFiles(files);
   int indexing_mode = spec.indexing_mode_given ? spec.indexing_mode : options.indexing_mode;
   int nthread = options.nthread > 0 ? options.nthread : omp_get_max_threads();
 

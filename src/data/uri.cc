@@ -189,9 +189,18 @@ bool IsSideFileName(const std::string& name) {
          EndsWith(name, ".lower_bound") || EndsWith(name, ".upper_bound");
 }
 
-UriSpec ParseUri(const std::string& uri) {
+UriSpec ParseUri(const std::string& given) {
   UriSpec spec;
-  spec.uri = uri;
+  spec.uri = given;
+  std::string uri = given;
+  const std::size_t hash = uri.rfind('#');
+  const std::size_t query = uri.find('?');
+  struct stat st;  // a '#' among the paths may be part of a file's name
+  if (hash != std::string::npos &&
+      (query < hash || ::stat(uri.substr(0, query).c_str(), &st) != 0)) {
+    spec.cache_suffix = uri.substr(hash + 1);
+    uri.resize(hash);
+  }
   std::size_t q = uri.find('?');
   std::string paths = uri.substr(0, q);
   if (q != std::string::npos) {

@@ -35,6 +35,9 @@ struct UriSpec {
   std::vector<std::string> categorical_column_names;
   bool indexing_mode_given = false;
   int indexing_mode = 0;
+  // What followed the last '#' of the URI (XGBoost's external-memory cache name,
+  // `path[?options]#cache`), cut off; "" when there was none.
+  std::string cache_suffix;
 
   // The CSV bound columns were given (by number or name).
   bool HasBoundColumns() const {
@@ -42,8 +45,10 @@ struct UriSpec {
   }
 };
 
-// Splits the URI into files and options and lists directories. Throws Error for an unknown
-// option or a bad option value (naming the URI and the fix), and for a missing path
+// Splits the URI into files and options and lists directories. A `#name` at the end (XGBoost's
+// external-memory cache) is cut off into cache_suffix, unless the uncut path is a file. Throws
+// Error for an unknown option or a bad option value (naming the URI and the fix), and for a missing
+// path
 // ("cannot open '<path>': No such file or directory").
 UriSpec ParseUri(const std::string& uri);
 

@@ -162,9 +162,48 @@ TEST(LibSVM, SideWeightAndQueryFiles) {
   std::string f = WriteFile(dir.File("t"), "1 1:1\n0 1:2\n1 1:3\n0 1:4\n1 1:5\n");
   WriteFile(f + ".weight", "0.5\n1\n2\n3\n4\n");
   WriteFile(f + ".query", "2\n3\n");
+  testing::internal::CaptureStderr();
   DataSet d = LoadData(f, {});
+  const std::string warned = testing::internal::GetCapturedStderr();
   EXPECT_EQ(d.weight, (std::vector<float>{0.5f, 1, 2, 3, 4}));
   EXPECT_EQ(d.group_ptr, (std::vector<uint32_t>{0, 2, 5}));
+  // XGBoost ignores side files, so each one taken is named (by part 0 only).
+  const std::string tail =
+      "', as LightGBM reads it (XGBoost ignores side files); rename it if "
+      "it is not meant for this data\n";
+  EXPECT_EQ(warned, "[ringboost] warning: side file '" + f +
+                        ".weight' gives the weight of each "
+                        "row of '" +
+                        f + tail + "[ringboost] warning: side file '" + f +
+                        ".query' gives the query group sizes of '" + f + tail);
+  LoadOptions part1;
+  part1.part = 1;
+  part1.num_parts = 2;
+  testing::internal::CaptureStderr();
+  LoadData(f, part1);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(LibSVM, XGBoostCacheSuffixIsCutWithAWarning) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("t"), "1 1:1\n0 1:2\n");
+  for (const std::string& uri : {f + "#dtrain.cache", f + "?format=libsvm#dtrain.cache"}) {
+    testing::internal::CaptureStderr();
+    DataSet d = LoadData(uri, {});
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "[ringboost] warning: data '" + uri +
+                  "': '#dtrain.cache' names an XGBoost external-memory cache; ringboost reads "
+                  "the data into memory (compactly) and writes no cache\n");
+    EXPECT_EQ(d.NumRows(), 2u);
+    EXPECT_EQ(d.label, (std::vector<float>{1, 0}));
+  }
+  // A file whose name holds the '#' is read as named, with no warning.
+  std::string hashed = WriteFile(dir.File("a#b"), "0 1:1\n");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(LoadData(hashed, {}).NumRows(), 1u);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(LoadError(dir.File("none#c")),
+            "cannot open '" + dir.File("none") + "': No such file or directory");
 }
 
 TEST(LibSVM, GroupFileIsTheOldXGBoostName) {
