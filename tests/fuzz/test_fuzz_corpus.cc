@@ -59,7 +59,12 @@ std::map<std::string, uintmax_t> ListFiles(const std::string& dir) {
 
 // What is wrong with stderr as a user-facing error ("" when it is a clear one).
 std::string UnclearError(const std::string& err, const std::string& must_contain) {
-  if (err.rfind("error: ", 0) != 0) return "does not start with 'error: '";
+  std::size_t first = 0;  // the first line after the warnings, which may come before the error
+  while (err.compare(first, 21, "[ringboost] warning: ") == 0 &&
+         err.find('\n', first) != std::string::npos) {
+    first = err.find('\n', first) + 1;
+  }
+  if (err.compare(first, 7, "error: ") != 0) return "does not start with 'error: '";
   for (const char* bad : {"internal check failed", "std::", "terminate called", "what():"}) {
     if (err.find(bad) != std::string::npos) return std::string("says '") + bad + "'";
   }
