@@ -120,9 +120,11 @@ class LocalLauncher : public Launcher {
 
   // Terminates every worker still running and returns `why`.
   Status EndAll(std::vector<Slot>* slots, Status why) {
+    std::vector<ChildProcess*> children;
     for (Slot& slot : *slots) {
-      if (slot.child) slot.child->Terminate();
+      if (slot.child) children.push_back(slot.child.get());
     }
+    ChildProcess::TerminateAll(children);
     return why;
   }
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 extern char** environ;
 
@@ -40,11 +42,84 @@ std::vector<std::string> MergedEnvironment(const EnvList& extra) {
   return out;
 }
 
+// ---- the guard ---------------------------------------------------------------------------------
+// PR_SET_PDEATHSIG reaches a worker, not what the worker started (`sh -c` and its commands,
+// mpirun's ranks, which Open MPI puts in groups of their own). So one process, forked before the
+// first worker, holds the other end of a socket and the list of the workers' process groups
+// (each added when its worker starts, removed before it is reaped, so that its id cannot have
+// been reused). When ringboost-submit ends in any way, even by SIGKILL, the guard reads the end
+// of the socket: it sends SIGTERM to every group still listed (mpirun then ends its ranks), and
+// SIGKILL after kGuardGraceS to whatever is left. A normal end lists none, and it just exits.
+
+constexpr int kGuardMaxGroups = 1 << 16;  // more than the workers of one job
+constexpr double kGuardGraceS = 3.0;
+
+pid_t g_guard_groups[kGuardMaxGroups];  // the guard's own copy, after the fork
+int g_guard_fd = -1;                    // our end of the socket; -1: no guard (PDEATHSIG alone)
+std::once_flag g_guard_once;
+
+void SleepMs(long ms) {
+  timespec ts{0, ms * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+// The guard, after fork from a process that may have threads: only async-signal-safe calls.
+[[noreturn]] void GuardMain(int fd) {
+  signal(SIGINT, SIG_IGN);  // Ctrl-C reaches the whole foreground group: ringboost-submit acts
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  setpgid(0, 0);  // not ended by a signal to ringboost-submit's group
+  if (dup2(fd, STDIN_FILENO) < 0) _exit(1);
+  close_range(STDIN_FILENO + 1, ~0U, 0);  // the tracker's socket and the workers' pipes close here
+  int n = 0;
+  for (;;) {
+    pid_t message = 0;  // +group: a worker started; -group: one is about to be reaped
+    const ssize_t got = recv(STDIN_FILENO, &message, sizeof(message), 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got != static_cast<ssize_t>(sizeof(message))) break;  // ringboost-submit has ended
+    if (message > 0 && n < kGuardMaxGroups) g_guard_groups[n++] = message;
+    for (int i = 0; message < 0 && i < n; ++i) {
+      if (g_guard_groups[i] == -message) g_guard_groups[i] = g_guard_groups[--n];
+    }
+  }
+  for (int i = 0; i < n; ++i) kill(-g_guard_groups[i], SIGTERM);
+  for (int waited = 0; waited < kGuardGraceS * 1000; waited += 20) {
+    bool any = false;
+    for (int i = 0; i < n && !any; ++i) any = kill(-g_guard_groups[i], 0) == 0;
+    if (!any) _exit(0);
+    SleepMs(20);
+  }
+  for (int i = 0; i < n; ++i) kill(-g_guard_groups[i], SIGKILL);
+  _exit(0);
+}
+
+void StartGuard() {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) return;
+  const pid_t pid = fork();
+  if (pid == 0) GuardMain(fds[1]);
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    return;
+  }
+  g_guard_fd = fds[0];
+}
+
+// Tells the guard that process group `group` began (+) or is about to be reaped (-).
+void TellGuard(pid_t message) {
+  if (g_guard_fd >= 0) (void)!send(g_guard_fd, &message, sizeof(message), MSG_NOSIGNAL);
+}
+
 // In the child, between fork and exec: only async-signal-safe calls.
 [[noreturn]] void ExecChild(int out_fd, pid_t parent, char* const* argv, char* const* envp) {
-  setpgid(0, 0);                        // its own group: Terminate() signals it and its children
-  prctl(PR_SET_PDEATHSIG, SIGKILL);     // dies with ringboost-submit, never an orphan
-  if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+  setpgid(0, 0);  // its own group: Terminate() signals it and its children
+  // Ends with ringboost-submit: the guard's one SIGTERM (a second one makes mpirun abort without
+  // ending its ranks), or SIGKILL at once where there is no guard.
+  if (g_guard_fd < 0) prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent died (vfork: it waits for our exec, so only by a signal) before telling the guard.
+  if (getppid() != parent) _exit(127);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   dup2(out_fd, STDOUT_FILENO);
@@ -151,6 +226,7 @@ Status ChildProcess::Start(const std::vector<std::string>& argv, const EnvList& 
     close(wake_fd);
     return ErrnoStatus("pipe", "for the output of " + argv[0]);
   }
+  std::call_once(g_guard_once, StartGuard);
   const pid_t parent = getpid();
   // vfork, not fork: fork copies this process's page tables, which grow with every worker's
   // reader thread, so starting N workers cost O(N^2) (1024 local workers: most of the launch).
@@ -169,6 +245,7 @@ Status ChildProcess::Start(const std::vector<std::string>& argv, const EnvList& 
   }
   close(fds[1]);
   setpgid(pid, pid);  // also here, so the group exists before anyone signals it
+  TellGuard(pid);
   std::unique_ptr<ChildProcess> child(new ChildProcess());
   child->pid_ = pid;
   child->wake_fd_ = wake_fd;
@@ -194,6 +271,7 @@ bool ChildProcess::Exited() {
   } else {
     exit_code_ = 255;  // not ours to wait for (cannot happen: nothing else reaps our children)
     released_ = true;
+    TellGuard(-pid_);
   }
   exited_ = true;
   exited_at_ = std::chrono::steady_clock::now();
@@ -224,18 +302,26 @@ int ChildProcess::Wait() {
   return code;
 }
 
-void ChildProcess::Terminate(double grace_s) {
-  if (!Exited()) {
-    kill(-pid_, SIGTERM);
-    const auto until = std::chrono::steady_clock::now() +
-                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(grace_s));
-    while (!Exited() && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (!Exited()) kill(-pid_, SIGKILL);
+void ChildProcess::Terminate(double grace_s) { TerminateAll({this}, grace_s); }
+
+void ChildProcess::TerminateAll(const std::vector<ChildProcess*>& children, double grace_s) {
+  for (ChildProcess* child : children) {
+    if (!child->Exited()) kill(-child->pid_, SIGTERM);
   }
-  Release();
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(grace_s));
+  const auto all_exited = [&children] {
+    return std::all_of(children.begin(), children.end(),
+                       [](ChildProcess* child) { return child->Exited(); });
+  };
+  while (!all_exited() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (ChildProcess* child : children) {
+    if (!child->Exited()) kill(-child->pid_, SIGKILL);
+  }
+  for (ChildProcess* child : children) child->Release();
 }
 
 void ChildProcess::Release() {
@@ -245,6 +331,7 @@ void ChildProcess::Release() {
       (void)waitid(P_PID, pid_, &info, WEXITED | WNOWAIT);
     }
     kill(-pid_, SIGKILL);  // what it left in its group, which may hold its output open
+    TellGuard(-pid_);      // while the zombie still holds the group's id
     while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
     released_ = true;

@@ -1,9 +1,11 @@
 // Child processes for the launchers: started with extra environment variables, their stdout and
 // stderr read line by line (for the rank prefix), ended with SIGTERM then SIGKILL, and never
-// left behind: each child dies with ringboost-submit (PR_SET_PDEATHSIG) and gets its own
-// process group, which Terminate() signals whole. How a child ended is known as soon as it
-// exits, even when a process it started still holds its output open; that process is ended with
-// the group when the child is released (Terminate, or the destructor).
+// left behind: each child gets its own process group, which Terminate() signals whole, and dies
+// with ringboost-submit (PR_SET_PDEATHSIG); a guard process outlives a ringboost-submit that was
+// killed, even by SIGKILL, and ends the groups of its workers (what they started included). How a
+// child ended is known as soon as it exits, even when a process it started still holds its output
+// open; that process is ended with the group when the child is released (Terminate, or the
+// destructor).
 #pragma once
 
 #include <sys/types.h>
@@ -45,6 +47,8 @@ class ChildProcess {
   // SIGTERM to the child's process group unless it has exited, SIGKILL after `grace_s`; then
   // SIGKILL to what is left in the group, and the end of the relay. Returns once all is done.
   void Terminate(double grace_s = 3);
+  // Terminate for several children at once: one grace period for all of them, not one each.
+  static void TerminateAll(const std::vector<ChildProcess*>& children, double grace_s = 3);
   // "exit code 3" or "killed by signal 9 (Killed)".
   static std::string Describe(int exit_code);
 

@@ -278,9 +278,11 @@ class SshLauncher : public Launcher {
 
   // Ends every ssh still running (its remote worker gets SIGHUP) and returns `why`.
   static Status EndAll(std::vector<Worker>* workers, Status why) {
+    std::vector<ChildProcess*> children;
     for (Worker& worker : *workers) {
-      if (worker.child) worker.child->Terminate();
+      if (worker.child) children.push_back(worker.child.get());
     }
+    ChildProcess::TerminateAll(children);
     return why;
   }
 

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -69,6 +70,59 @@ TEST(Ending, SigintEndsTheJobWhileALeftoverHoldsTheOutput) {
   EXPECT_LT(took, 15.0);
   EXPECT_TRUE(WaitForProcesses("^sleep 42.5", 0));
   EXPECT_TRUE(WaitForProcesses("^sleep 43.25", 0));
+}
+
+// Ending a job gives all its workers one grace period together: four workers that ignore SIGTERM
+// are killed after about 3 s, not after 3 s each.
+TEST(Ending, WorkersShareOneGracePeriod) {
+  ringboost::test::TempDir dir;
+  ringboost::test::WriteFile(dir.File("worker.sh"), "trap '' TERM\necho up\nexec sleep 47.5\n");
+  const pid_t submit =
+      Spawn(dir.path(), {RINGBOOST_SUBMIT, "--num-workers", "4", "sh", "worker.sh"});
+  ASSERT_TRUE(WaitForProcesses("^sleep 47.5", 4));
+  const auto start = std::chrono::steady_clock::now();
+  kill(submit, SIGINT);
+  int status = 0;
+  waitpid(submit, &status, 0);
+  const double took = SecondsSince(start);
+  std::printf("four workers ignoring SIGTERM were ended in %.2f s\n", took);
+  EXPECT_EQ(ExitCode(status), 130) << ringboost::test::ReadFile(dir.File("submit.err"));
+  EXPECT_LT(took, 9.0);  // one at a time: 12 s
+  EXPECT_TRUE(WaitForProcesses("^sleep 47.5", 0));
+}
+
+// ringboost-submit killed with SIGKILL can end nothing itself: what its workers started (here
+// `sleep 44.5` beside the worker, both ignoring SIGTERM) is ended by the guard, with SIGKILL
+// after its grace period.
+TEST(Ending, NothingOutlivesASigkilledSubmit) {
+  ringboost::test::TempDir dir;
+  ringboost::test::WriteFile(dir.File("worker.sh"),
+                             "trap '' TERM\nsleep 44.5 &\necho up\nexec sleep 45.25\n");
+  const pid_t submit =
+      Spawn(dir.path(), {RINGBOOST_SUBMIT, "--num-workers", "2", "sh", "worker.sh"});
+  ASSERT_TRUE(WaitForProcesses("^sleep 44.5", 2));
+  ASSERT_TRUE(WaitForProcesses("^sleep 45.25", 2));
+  kill(submit, SIGKILL);
+  int status = 0;
+  waitpid(submit, &status, 0);
+  EXPECT_TRUE(WaitForProcesses("^sleep 44.5", 0));
+  EXPECT_TRUE(WaitForProcesses("^sleep 45.25", 0));
+}
+
+// mpirun puts each rank in a process group of its own, out of reach of mpirun's group: the
+// guard's SIGTERM lets mpirun end its ranks when ringboost-submit was killed with SIGKILL.
+TEST(Ending, MpiRanksOutliveNoSigkilledSubmit) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun";
+  ringboost::test::TempDir dir;
+  const pid_t submit = Spawn(dir.path(), {RINGBOOST_SUBMIT, "--cluster", "mpi", "--num-workers",
+                                          "2", "sh", "-c", "echo up; exec sleep 46.75"});
+  ASSERT_TRUE(WaitForProcesses("^sleep 46.75", 2))
+      << ringboost::test::ReadFile(dir.File("submit.err"));
+  kill(submit, SIGKILL);
+  int status = 0;
+  waitpid(submit, &status, 0);
+  EXPECT_TRUE(WaitForProcesses("^sleep 46.75", 0));
+  EXPECT_TRUE(WaitForProcesses("^mpirun .*sleep 46.75", 0));
 }
 
 }  // namespace
