@@ -36,4 +36,9 @@ std::string WorkerName(const RankOf& rank_of, int task_id) {
   return rank >= 0 ? "rank " + std::to_string(rank) : "task " + std::to_string(task_id);
 }
 
+std::string FullName(const RankOf& rank_of, int task_id) {
+  const std::string name = WorkerName(rank_of, task_id);
+  return name[0] == 'r' ? name + " (task " + std::to_string(task_id) + ")" : name;
+}
+
 }  // namespace ringboost::submit

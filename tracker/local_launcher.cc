@@ -24,12 +24,7 @@
 namespace ringboost::submit {
 namespace {
 
-// "rank R (task T)", or "task T" before the tracker has ranked it.
-std::string FullName(const RankOf& rank_of, int task_id) {
-  const std::string name = WorkerName(rank_of, task_id);
-  return name[0] == 'r' ? name + " (task " + std::to_string(task_id) + ")" : name;
-}
-
+// "[rank R] ", or "[task T] " before the tracker has ranked it.
 std::string Prefix(const RankOf& rank_of, int task_id) {
   return "[" + WorkerName(rank_of, task_id) + "] ";
 }

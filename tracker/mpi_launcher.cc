@@ -7,16 +7,19 @@
 //     sh -c 'DMLC_TASK_ID=<rank>$RINGBOOST_TASK_ID_SUFFIX ... "$@" ...' ringboost-worker COMMAND
 // The variables go into mpirun's own environment and are forwarded by name (`-x K`), so the job
 // token never shows in `ps`. The wrapper does not exec: when the command fails it prints
-// "ringboost-submit: task T ended with exit code C", which names the task in Run's failure
-// (mpirun's own report does not say which rank failed). mpirun signals each rank's process
-// group, so ending mpirun ends the wrapper and the worker together.
+// "ringboost-submit[NONCE]: task T ended with exit code C" on stderr, which names the task in
+// Run's failure (mpirun's own report does not say which rank failed); NONCE, random for each
+// job, keeps a worker's own output (an echoed log line) from passing for that report. mpirun
+// signals each rank's process group, so ending mpirun ends the wrapper and the worker together.
 // Open MPI is the target; with another mpirun (MPICH's Hydra passes the whole environment
 // by default) the Open MPI flags are left out and output lines are prefixed "[mpirun] ".
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <random>
 #include <thread>
 
 #include "process.h"
@@ -25,13 +28,24 @@ namespace ringboost::submit {
 namespace {
 
 constexpr char kSuffixVariable[] = "RINGBOOST_TASK_ID_SUFFIX";
-constexpr char kFailureMarker[] = "ringboost-submit: task ";
 
-// Sets DMLC_TASK_ID from the MPI rank, runs the command, and reports a failure by task id.
-constexpr char kWrapper[] =
-    "r=${OMPI_COMM_WORLD_RANK:-$PMI_RANK}; DMLC_TASK_ID=$r$RINGBOOST_TASK_ID_SUFFIX; "
-    "export DMLC_TASK_ID; \"$@\"; c=$?; "
-    "[ $c -eq 0 ] || echo \"ringboost-submit: task $r ended with exit code $c\" >&2; exit $c";
+// "ringboost-submit[NONCE]: task ", NONCE 16 random hex digits: the start of the wrapper's
+// failure report.
+std::string MakeFailureMarker() {
+  std::random_device random;
+  char nonce[17];
+  std::snprintf(nonce, sizeof(nonce), "%08x%08x", random(), random());
+  return std::string("ringboost-submit[") + nonce + "]: task ";
+}
+
+// Sets DMLC_TASK_ID from the MPI rank, runs the command, and reports a failure by task id
+// (`marker` + "T ended with exit code C").
+std::string Wrapper(const std::string& marker) {
+  return "r=${OMPI_COMM_WORLD_RANK:-$PMI_RANK}; DMLC_TASK_ID=$r$RINGBOOST_TASK_ID_SUFFIX; "
+         "export DMLC_TASK_ID; \"$@\"; c=$?; "
+         "[ $c -eq 0 ] || echo \"" +
+         marker + "$r ended with exit code $c\" >&2; exit $c";
+}
 
 // Parses Open MPI's --tag-output tag "[JOB,RANK]<stdout>:" at `pos`; on success sets *rank and
 // *end (just past the tag).
@@ -184,7 +198,10 @@ class MpiLauncher : public Launcher {
         argv.push_back(kv.first);  // its value comes from mpirun's environment
       }
     }
-    for (const char* part : {"sh", "-c", kWrapper, "ringboost-worker"}) argv.push_back(part);
+    for (const std::string& part : {std::string("sh"), std::string("-c"), Wrapper(marker_),
+                                    std::string("ringboost-worker")}) {
+      argv.push_back(part);
+    }
     argv.insert(argv.end(), options_.command.begin(), options_.command.end());
     return argv;
   }
@@ -196,14 +213,17 @@ class MpiLauncher : public Launcher {
         if (!text.empty()) log_->Line("[mpirun] " + text);
         continue;
       }
-      log_->WorkerLine("[" + WorkerName(rank_of_, task) + "] " + text);
-      if (text.compare(0, sizeof(kFailureMarker) - 1, kFailureMarker) == 0) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (failed_task_ < 0) {
-          failed_task_ = task;
-          const auto code = text.rfind(' ');
-          failed_code_ = std::atoi(text.c_str() + code + 1);
-        }
+      if (text.compare(0, marker_.size(), marker_) != 0) {
+        log_->WorkerLine("[" + WorkerName(rank_of_, task) + "] " + text);
+        continue;
+      }
+      const auto code = text.rfind(' ');
+      log_->WorkerLine("[" + WorkerName(rank_of_, task) + "] ended with " +
+                       text.substr(text.find(" exit code ") + 1));
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failed_task_ < 0) {
+        failed_task_ = task;
+        failed_code_ = std::atoi(text.c_str() + code + 1);
       }
     }
   }
@@ -214,14 +234,14 @@ class MpiLauncher : public Launcher {
       return Status::Fail("mpirun failed: " + ChildProcess::Describe(mpirun_code) +
                           " (see its output above)");
     }
-    return Status::Fail("worker " + WorkerName(rank_of_, failed_task_) + " (task " +
-                        std::to_string(failed_task_) +
-                        ") failed: " + ChildProcess::Describe(failed_code_));
+    return Status::Fail("worker " + FullName(rank_of_, failed_task_) +
+                        " failed: " + ChildProcess::Describe(failed_code_));
   }
 
   SubmitOptions options_;
   JobLog* log_;
   RankOf rank_of_;
+  const std::string marker_ = MakeFailureMarker();
   std::mutex mutex_;
   int failed_task_ = -1;  // guarded by mutex_
   int failed_code_ = 0;

@@ -73,6 +73,8 @@ using RankOf = std::function<int(int task_id)>;
 
 // "rank R" once the tracker has ranked the task, "task T" before (or without a tracker).
 std::string WorkerName(const RankOf& rank_of, int task_id);
+// WorkerName with the task id added to a rank: "rank R (task T)", or "task T".
+std::string FullName(const RankOf& rank_of, int task_id);
 
 class Launcher {
  public:

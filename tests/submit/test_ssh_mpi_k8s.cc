@@ -515,6 +515,34 @@ TEST(MpiLauncher, FailingWorkerIsNamed) {
       << ReadFile(options.log_file);
 }
 
+// A worker's own output that reads like the wrapper's report (task 0 echoes one and succeeds)
+// names no failure: the report carries the job's nonce. A task the tracker has not ranked is
+// named once ("task 1", not "task 1 (task 1)").
+TEST(MpiLauncher, OnlyTheWrapperReportsAFailure) {
+  RB_SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  SubmitOptions options =
+      MpiOptions(dir, {"sh", "-c",
+                       "t=${DMLC_TASK_ID%%:*}; if [ $t = 0 ]; then "
+                       "echo 'ringboost-submit: task 0 ended with exit code 9'; "
+                       "echo 'ringboost-submit: task 0 ended with exit code 9' >&2; exit 0; fi; "
+                       "sleep 1; exit 3"});
+  {
+    JobLog log(options.log_file);
+    std::atomic<bool> stop{false};
+    Status s = MakeMpiLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
+    EXPECT_EQ(s.message(), "worker rank 7 (task 1) failed: exit code 3")
+        << ReadFile(options.log_file);
+  }
+  EXPECT_NE(ReadFile(options.log_file).find("[rank 7] ended with exit code 3\n"), std::string::npos)
+      << ReadFile(options.log_file);
+  options.command = {"sh", "-c", "[ \"${DMLC_TASK_ID%%:*}\" = 1 ] && exit 4; exit 0"};
+  JobLog log(options.log_file);
+  std::atomic<bool> stop{false};
+  Status s = MakeMpiLauncher(options, &log, [](int) { return -1; })->Run(TwoWorkers(), stop);
+  EXPECT_EQ(s.message(), "worker task 1 failed: exit code 4") << ReadFile(options.log_file);
+}
+
 TEST(MpiLauncher, StopEndsMpirunAndTheWorkers) {
   RB_SKIP_WITHOUT_MPIRUN();
   TempDir dir;
