@@ -481,6 +481,13 @@ SubmitOptions MpiOptions(const TempDir& dir, std::vector<std::string> command) {
   return options;
 }
 
+// Runs the two workers of TwoWorkers() under mpirun, the log in options.log_file.
+Status RunMpi(const SubmitOptions& options, RankOf rank_of = TestRankOf) {
+  JobLog log(options.log_file);
+  std::atomic<bool> stop{false};
+  return MakeMpiLauncher(options, &log, std::move(rank_of))->Run(TwoWorkers(), stop);
+}
+
 TEST(MpiLauncher, EachRankGetsItsTaskIdAndTheTrackerEnvironment) {
   RB_SKIP_WITHOUT_MPIRUN();
   TempDir dir;
@@ -488,12 +495,8 @@ TEST(MpiLauncher, EachRankGetsItsTaskIdAndTheTrackerEnvironment) {
       MpiOptions(dir, {"sh", "-c",
                        "echo task=$DMLC_TASK_ID uri=$DMLC_TRACKER_URI:$DMLC_TRACKER_PORT "
                        "token=$RINGBOOST_JOB_TOKEN attempt=$DMLC_NUM_ATTEMPT"});
-  {
-    JobLog log(options.log_file);
-    std::atomic<bool> stop{false};
-    Status s = MakeMpiLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
-    ASSERT_TRUE(s.ok()) << s.message() << "\n" << ReadFile(options.log_file);
-  }
+  Status s = RunMpi(options);
+  ASSERT_TRUE(s.ok()) << s.message() << "\n" << ReadFile(options.log_file);
   const std::string log = ReadFile(options.log_file);
   EXPECT_NE(log.find("[task 0] task=0:tok3n uri=10.1.2.3:9091 token=tok3n attempt=0\n"),
             std::string::npos)
@@ -508,10 +511,7 @@ TEST(MpiLauncher, FailingWorkerIsNamed) {
   TempDir dir;
   SubmitOptions options =
       MpiOptions(dir, {"sh", "-c", "[ \"${DMLC_TASK_ID%%:*}\" = 1 ] && exit 3; exit 0"});
-  JobLog log(options.log_file);
-  std::atomic<bool> stop{false};
-  Status s = MakeMpiLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
-  EXPECT_EQ(s.message(), "worker rank 7 (task 1) failed: exit code 3")
+  EXPECT_EQ(RunMpi(options).message(), "worker rank 7 (task 1) failed: exit code 3")
       << ReadFile(options.log_file);
 }
 
@@ -527,20 +527,13 @@ TEST(MpiLauncher, OnlyTheWrapperReportsAFailure) {
                        "echo 'ringboost-submit: task 0 ended with exit code 9'; "
                        "echo 'ringboost-submit: task 0 ended with exit code 9' >&2; exit 0; fi; "
                        "sleep 1; exit 3"});
-  {
-    JobLog log(options.log_file);
-    std::atomic<bool> stop{false};
-    Status s = MakeMpiLauncher(options, &log, TestRankOf)->Run(TwoWorkers(), stop);
-    EXPECT_EQ(s.message(), "worker rank 7 (task 1) failed: exit code 3")
-        << ReadFile(options.log_file);
-  }
+  EXPECT_EQ(RunMpi(options).message(), "worker rank 7 (task 1) failed: exit code 3")
+      << ReadFile(options.log_file);
   EXPECT_NE(ReadFile(options.log_file).find("[rank 7] ended with exit code 3\n"), std::string::npos)
       << ReadFile(options.log_file);
   options.command = {"sh", "-c", "[ \"${DMLC_TASK_ID%%:*}\" = 1 ] && exit 4; exit 0"};
-  JobLog log(options.log_file);
-  std::atomic<bool> stop{false};
-  Status s = MakeMpiLauncher(options, &log, [](int) { return -1; })->Run(TwoWorkers(), stop);
-  EXPECT_EQ(s.message(), "worker task 1 failed: exit code 4") << ReadFile(options.log_file);
+  EXPECT_EQ(RunMpi(options, [](int) { return -1; }).message(), "worker task 1 failed: exit code 4")
+      << ReadFile(options.log_file);
 }
 
 TEST(MpiLauncher, StopEndsMpirunAndTheWorkers) {
