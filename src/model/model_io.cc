@@ -177,6 +177,10 @@ class ModelReader {
       Fail("tree_group has " + std::to_string(m.tree_group.size()) + " entries for " +
            std::to_string(m.trees.size()) + " trees");
     }
+    if (!m.feature_names.empty() && m.feature_names.size() != m.num_feature) {
+      Fail("feature_names has " + std::to_string(m.feature_names.size()) + " names for " +
+           std::to_string(m.num_feature) + " features (num_feature); give one name per feature");
+    }
     if (m.best_iteration >= m.num_rounds && m.best_iteration >= 0) {
       Fail("best_iteration " + std::to_string(m.best_iteration) + " is not below num_rounds " +
            std::to_string(m.num_rounds));

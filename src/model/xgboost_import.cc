@@ -54,6 +54,11 @@ class DocumentReader {
     for (const Json& name : Array(learner, "feature_names", "learner")) {
       model.feature_names.push_back(String(name, "feature_names"));
     }
+    if (!model.feature_names.empty() && model.feature_names.size() != model.num_feature) {
+      Fail("feature_names has " + std::to_string(model.feature_names.size()) + " names for " +
+           std::to_string(model.num_feature) +
+           " features (learner_model_param.num_feature); a name per feature, or none");
+    }
     return model;
   }
 
@@ -137,6 +142,13 @@ class DocumentReader {
     if (info.size() != trees.size()) {
       Fail("tree_info has " + std::to_string(info.size()) + " entries for " +
            std::to_string(trees.size()) + " trees");
+    }
+    // XGBoost writes the count beside the trees and checks it when it reads them.
+    const int64_t declared =
+        gparam.contains("num_trees") ? IntString(gparam, "num_trees", 0, INT64_MAX) : -1;
+    if (declared >= 0 && declared != static_cast<int64_t>(trees.size())) {
+      Fail("gbtree_model_param.num_trees is " + std::to_string(declared) + " but the model holds " +
+           std::to_string(trees.size()) + " trees (a damaged file?)");
     }
     for (std::size_t i = 0; i < trees.size(); ++i) {
       model->trees.push_back(ReadTree(trees[i], "tree " + std::to_string(i)));

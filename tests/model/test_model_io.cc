@@ -232,6 +232,12 @@ TEST_F(BadModelFile, WrongCounts) {
               "model: missing 'trees'");
   ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["learner"]["best_iteration"] = 2; }),
               "best_iteration 2 is not below num_rounds 2");
+  ExpectError(ErrorAfterEdit(dir_,
+                             [](ordered_json& j) {
+                               j["learner"]["feature_names"] = ordered_json::array({"a", "b"});
+                             }),
+              "feature_names has 2 names for " + std::to_string(test::SmallModel().num_feature) +
+                  " features (num_feature)");
   // multi:* predicts num_class values a row: one group per class, or rows get mixed.
   ExpectError(ErrorAfterEdit(dir_, [](ordered_json& j) { j["learner"]["num_class"] = 3; }),
               "objective multi:softmax has num_class 3 but 2 output groups (num_groups)");
@@ -328,7 +334,11 @@ TEST(ModelIoBounds, GroupsBeyondTheTreesAndHugeFeatureCountsAreErrors) {
             "m.json: num_groups 100000000 is more than its 0 trees (one per group and round)");
   EXPECT_EQ(load_error([](auto& j) { j["learner"]["num_feature"] = 2147483648u; }),
             "m.json: num_feature: 2147483648 is outside [0, 2147483647]");
-  EXPECT_EQ(load_error([](auto& j) { j["learner"]["num_feature"] = 2147483647; }), "(loaded)");
+  EXPECT_EQ(load_error([](auto& j) {
+              j["learner"]["num_feature"] = 2147483647;
+              j["learner"]["feature_names"] = nlohmann::ordered_json::array();
+            }),
+            "(loaded)");
 }
 
 }  // namespace

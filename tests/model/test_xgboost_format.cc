@@ -160,6 +160,16 @@ TEST(XGBoostFormat, RefusesWhatRingboostCannotHold) {
             std::string::npos);
   EXPECT_NE(with("\"num_parallel_tree\":\"1\"", "\"num_parallel_tree\":\"4\"").find("forest"),
             std::string::npos);
+  EXPECT_NE(with("\"feature_names\":[\"a\",", "\"feature_names\":[")
+                .find("m.json: XGBoost model: feature_names has 2 names for 3 features"),
+            std::string::npos);
+  const std::string trees = std::to_string(SmallModel().trees.size());
+  EXPECT_NE(
+      with("\"num_trees\":\"" + trees + "\"", "\"num_trees\":\"100000\"")
+          .find(
+              "m.json: XGBoost model: gbtree_model_param.num_trees is 100000 but the model holds " +
+              trees + " trees"),
+      std::string::npos);
   // A broken tree is caught by ringboost's own checks, naming the file.
   EXPECT_NE(with("\"left_children\":[1", "\"left_children\":[0").find("m.json: tree 0"),
             std::string::npos);
