@@ -317,7 +317,9 @@ int Main(int argc, char** argv) {
       ->check(CLI::IsMember({"INFO", "DEBUG"}));
   app.add_option("--log-file", o.log_file, "Also append the job's log to this file");
   std::vector<std::string> env;
-  app.add_option("--env", env, "K=V set for every worker (repeatable, one K=V each)")
+  app.add_option("--env", env,
+                 "K=V set for every worker (repeatable, one K=V each); not the variables "
+                 "ringboost-submit sets itself (DMLC_TASK_ID, RINGBOOST_JOB_TOKEN, ...)")
       ->allow_extra_args(false);  // one K=V each: the worker command may follow
   app.add_option("--jobname", o.jobname,
                  "Job name (kubernetes: the MPIJob's name; its pods are NAME-worker-I)");
@@ -373,6 +375,10 @@ int Main(int argc, char** argv) {
       return 2;
     }
     o.env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (Status s = CheckEnvNames(o.env); !s.ok()) {
+    std::fprintf(stderr, "ringboost-submit: error: %s\n", s.message().c_str());
+    return 2;
   }
   if (o.command.empty()) {
     std::fprintf(stderr,

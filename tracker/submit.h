@@ -51,6 +51,24 @@ struct WorkerSpec {
   EnvList env;
 };
 
+// The variables ringboost-submit sets itself (the WorkerSpec's, the launchers' and the ssh
+// launcher's token carrier): --env must not set them, or a worker would join another job, take
+// another's task id, or carry the token on a command line (ssh).
+constexpr const char* kLauncherVariables[] = {"DMLC_TRACKER_URI",
+                                              "DMLC_TRACKER_PORT",
+                                              "DMLC_TASK_ID",
+                                              "DMLC_ROLE",
+                                              "DMLC_NUM_WORKER",
+                                              "DMLC_JOB_CLUSTER",
+                                              "DMLC_NUM_ATTEMPT",
+                                              "DMLC_NODE_HOST",
+                                              "RINGBOOST_JOB_TOKEN",
+                                              "LC_RINGBOOST_JOB_TOKEN",
+                                              "RINGBOOST_TASK_ID_SUFFIX"};
+
+// Fails when a --env name is one of kLauncherVariables, naming the option and the whole list.
+Status CheckEnvNames(const EnvList& env);
+
 // Lines of the job's log, each also appended to --log-file when given; thread-safe.
 class JobLog {
  public:

@@ -55,5 +55,29 @@ TEST(Flags, DoubleDashEndsTheOptionsAndUnknownOnesAreErrors) {
   EXPECT_FALSE(Contains(job.out, "\"--\"")) << job.out;
 }
 
+// The variables ringboost-submit sets itself cannot come from --env (the token would override the
+// job's, and under ssh travel on a command line); any other name can, for every cluster.
+TEST(Flags, EnvCannotSetTheLaunchersOwnVariables) {
+  TempDir dir;
+  for (const char* name : {"RINGBOOST_JOB_TOKEN", "DMLC_TASK_ID", "DMLC_TRACKER_URI",
+                           "LC_RINGBOOST_JOB_TOKEN", "DMLC_NUM_ATTEMPT"}) {
+    for (const char* cluster : {"local", "ssh", "kubernetes"}) {
+      const Job job = Submit(dir.path(), std::string("--cluster ") + cluster + " -n 1 --env " +
+                                             name + "=s3cret -o - --image rb:1 -- echo ran");
+      EXPECT_EQ(job.exit_code, 2) << name << " " << cluster << ": " << job.err;
+      EXPECT_TRUE(Contains(job.err, std::string("error: --env ") + name + "=...: " + name +
+                                        " is set by ringboost-submit itself"))
+          << job.err;
+      EXPECT_TRUE(Contains(job.err, "reserved names are DMLC_TRACKER_URI, ")) << job.err;
+      EXPECT_FALSE(Contains(job.err + job.out, "s3cret")) << job.err << job.out;
+      EXPECT_FALSE(Contains(job.out, "ran")) << job.out;
+    }
+  }
+  const Job job =
+      Submit(dir.path(), "-n 1 --env DMLC_INTERFACE=lo -- sh -c 'echo $DMLC_INTERFACE'");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_TRUE(Contains(job.out, "] lo\n")) << job.out;
+}
+
 }  // namespace
 }  // namespace ringboost::submit
