@@ -1,7 +1,9 @@
 // The ssh launcher (dmlc-submit --cluster ssh): worker i runs on host i % H of --host-file
 // (`host[:port]` a line), through one local `ssh` child per worker:
 //   ssh [$RINGBOOST_SSH_OPTIONS] -n -tt -o BatchMode=yes -o StrictHostKeyChecking=no
-//       -o LogLevel=ERROR [-p PORT] HOST 'cd CWD; export K=V ...; exec COMMAND'
+//       -o LogLevel=ERROR [-p PORT] -- HOST 'cd CWD; export K=V ...; exec COMMAND'
+// A host starting with '-' is refused when the host file is read (ssh would take it for an
+// option, e.g. -oProxyCommand=...), and `--` keeps HOST a destination all the same.
 // Values and command arguments are shell-quoted, so they arrive as given. `-tt` gives the
 // remote command a terminal: when ssh ends (the job stopped, a worker failed, ringboost-submit
 // died) sshd closes it and the remote worker gets SIGHUP instead of living on as an orphan; the
@@ -66,6 +68,11 @@ Status ParseHost(const std::string& word, const std::string& where, Host* host) 
     port = word.substr(word.find(':') + 1);
   }
   if (name.empty()) return Status::Fail(where + ": '" + word + "': no host name");
+  if (name.front() == '-') {
+    return Status::Fail(where + ": '" + word +
+                        "': a host name cannot start with '-' (ssh would take it for an option); "
+                        "expected host[:port]");
+  }
   host->name = name;
   if (port.empty() && word.back() != ':') return Status::OK();
   long value = 0;
@@ -231,6 +238,7 @@ class SshLauncher : public Launcher {
       argv.push_back("-p");
       argv.push_back(std::to_string(worker->host.port));
     }
+    argv.push_back("--");  // the host is never an option, whatever ParseHost let through
     argv.push_back(worker->host.name);
     argv.push_back(remote);
     const int task = worker->spec->task_id;

@@ -267,6 +267,24 @@ TEST(SshLauncher, HostFileErrorsNameFileAndLine) {
   EXPECT_NE(s.message().find(big + ":3: bad port '70000'"), std::string::npos) << s.message();
 }
 
+// A host word starting with '-' would be an ssh option (here one that runs a command on this
+// machine): refused before any ssh starts, naming the file and line.
+TEST(SshLauncher, HostStartingWithDashIsRefused) {
+  TempDir dir;
+  const std::string pwned = dir.File("pwned");
+  for (const std::string& word :
+       {"-oProxyCommand=touch${IFS}" + pwned, "[-oProxyCommand=touch${IFS}" + pwned + "]:22"}) {
+    const std::string hosts = WriteFile(dir.File("hosts"), "# hosts\n" + word + "\nnode2\n");
+    const Status s = RunSshWith(hosts);
+    EXPECT_NE(s.message().find(hosts + ":2: '" + word +
+                               "': a host name cannot start with '-' (ssh would take it for an "
+                               "option)"),
+              std::string::npos)
+        << s.message();
+    EXPECT_FALSE(FileExists(pwned));
+  }
+}
+
 // ---- ssh: a real sshd on 127.0.0.1 -----------------------------------------------------------
 
 int FreePort() {
