@@ -7,16 +7,13 @@
 // whose ranks use the mpi communicator (OMPI_COMM_WORLD_RANK/SIZE). So the tracker variables of
 // the WorkerSpecs are not written; --env is. Every value the API server or the operator would
 // refuse is refused here first, naming the flag, and nothing is written then.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "common/file_io.h"
 #include "submit.h"
 #include "yaml.h"
 
@@ -360,24 +357,17 @@ std::string MpiJobYaml(const SubmitOptions& o, const JobValues& v) {
          job.Render(0);
 }
 
-// Writes `text` to `path` whole or not at all: a temporary file beside it, then rename.
+// Writes `text` to `path` whole or not at all (common/file_io.h: a fresh temporary file beside
+// the target, then rename; a link is followed, a FIFO or device written in place); "-" is stdout.
 Status WriteWhole(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::cout << text << std::flush;
     return std::cout ? Status::OK() : Status::Fail("-o -: cannot write to stdout");
   }
-  const std::string temp = path + ".tmp" + std::to_string(getpid());
-  std::ofstream out(temp, std::ios::trunc | std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) {
-    std::remove(temp.c_str());
-    return ErrnoStatus("write", path);
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    Status s = ErrnoStatus("rename to", path);
-    std::remove(temp.c_str());
-    return s;
+  try {
+    WriteFileAtomic(path, text);
+  } catch (const Error& e) {
+    return Status::Fail(std::string("-o ") + path + ": " + e.what());
   }
   return Status::OK();
 }

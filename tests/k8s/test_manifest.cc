@@ -3,7 +3,10 @@
 // (../shared/k8s/kubeflow.org_mpijobs.yaml, strictly: unknown fields are errors) and the
 // operator's own rules. ringboost-submit runs as a real process. The validator tests skip where
 // the CRD or /usr/bin/python3's jsonschema and yaml modules are missing; the flag tests do not.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -265,6 +268,33 @@ TEST(K8sSubmitFlags, ImageFromTheEnvironmentElseAnError) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(ReadFile(out).find("image: \"env.example/rb:2\"\n"), std::string::npos);
   EXPECT_EQ(FilesIn(dir.path()), std::vector<std::string>{out});  // no temporary file left
+}
+
+// -o through a symbolic link writes the link's target and keeps the link; -o a FIFO is written
+// into, not replaced with a regular file (nor is a device: -o /dev/stdout).
+TEST(K8sSubmitFlags, OutputFollowsLinksAndWritesSpecialFilesInPlace) {
+  TempDir dir;
+  const std::string target = dir.File("real.yaml"), link = dir.File("job.yaml");
+  fs::create_symlink(target, link);
+  Result r = Submit({"-n", "2", "--image", "rb:1", "-o", link});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_NE(ReadFile(target).find("kind: MPIJob\n"), std::string::npos);
+  EXPECT_EQ(FilesIn(dir.path()), (std::vector<std::string>{link, target}));
+
+  // The manifest (a few KiB) fits in the FIFO's buffer: read it once ringboost-submit is done.
+  const std::string fifo = dir.File("job.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  r = Submit({"-n", "2", "--image", "rb:1", "-o", fifo});
+  std::string read_back;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;) read_back.append(buf, n);
+  close(fd);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_NE(read_back.find("kind: MPIJob\n"), std::string::npos) << read_back;
 }
 
 TEST(K8sSubmitFlags, NameAtTheLimitAndStdout) {
