@@ -213,18 +213,17 @@ class TrackerThread {
   std::thread thread_;  // last: it starts once the members it uses exist
 };
 
-int RunJob(const SubmitOptions& options) {
-  JobLog log(options.log_file);
-  if (options.cluster == "kubernetes") return WriteKubernetesJob(options, &log);
+// The tracker and a launcher for the workers; the exit code.
+int RunTrackedJob(const SubmitOptions& options, JobLog* log) {
   const auto start = std::chrono::steady_clock::now();
   std::string host = options.host_ip;
   if (host.empty() || host == "auto" || host == "ip") {
     host = options.cluster == "local" ? "127.0.0.1" : GuessHostIp();
   }
   const std::string token = NewJobToken();
-  std::unique_ptr<rabit::Tracker> tracker = StartTracker(options, host, token, &log);
-  log.Line("ringboost-submit: tracker on " + host + ":" + std::to_string(tracker->port()) + ", " +
-           std::to_string(options.num_workers) + " worker(s), cluster " + options.cluster);
+  std::unique_ptr<rabit::Tracker> tracker = StartTracker(options, host, token, log);
+  log->Line("ringboost-submit: tracker on " + host + ":" + std::to_string(tracker->port()) + ", " +
+            std::to_string(options.num_workers) + " worker(s), cluster " + options.cluster);
   TrackerThread tracker_thread(tracker.get());
   RankOf rank_of = [&tracker](int task_id) {
     for (const auto& [task, rank] : tracker->RanksByTask()) {
@@ -236,7 +235,7 @@ int RunJob(const SubmitOptions& options) {
   std::string stop_reason;
   {
     Watchdog watchdog(options, tracker.get(), &tracker_thread.done());
-    auto launcher = MakeLauncher(options, &log, rank_of);
+    auto launcher = MakeLauncher(options, log, rank_of);
     launched = launcher->Run(MakeWorkers(options, *tracker, token), watchdog.stop());
     stop_reason = watchdog.reason();
   }
@@ -251,18 +250,29 @@ int RunJob(const SubmitOptions& options) {
   char took[64];
   std::snprintf(took, sizeof(took), "%.2f s", seconds);
   if (!launched.ok()) {
-    log.Line("ringboost-submit: error: " +
-             (stop_reason.empty() ? launched.message() : stop_reason) + " (job took " + took + ")");
+    log->Line(
+        "ringboost-submit: error: " + (stop_reason.empty() ? launched.message() : stop_reason) +
+        " (job took " + took + ")");
     return g_signalled.load() ? 128 + g_signal.load() : 1;
   }
   if (!tracker_finished) {
-    log.Line(
+    log->Line(
         "ringboost-submit: warning: the workers exited 0 but not all shut down at the tracker "
         "(" +
         tracker_thread.status().message() + ")");
   }
-  log.Line(std::string("ringboost-submit: job done in ") + took);
+  log->Line(std::string("ringboost-submit: job done in ") + took);
   return 0;
+}
+
+// The job; a --log-file that could not be written whole fails a job that succeeded (the error
+// was said on stderr when it happened).
+int RunJob(const SubmitOptions& options) {
+  JobLog log(options.log_file);
+  const int code = options.cluster == "kubernetes" ? WriteKubernetesJob(options, &log)
+                                                   : RunTrackedJob(options, &log);
+  const Status closed = log.Close();
+  return closed.ok() || code != 0 ? code : 1;
 }
 
 // The worker command in what CLI11 left over, which starts at the first word that is none of
@@ -315,7 +325,8 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000));
   app.add_option("--log-level", o.log_level, "INFO or DEBUG")
       ->check(CLI::IsMember({"INFO", "DEBUG"}));
-  app.add_option("--log-file", o.log_file, "Also append the job's log to this file");
+  app.add_option("--log-file", o.log_file,
+                 "Also append the job's log to this file (a failure to write it fails the job)");
   std::vector<std::string> env;
   app.add_option("--env", env,
                  "K=V set for every worker (repeatable, one K=V each); not the variables "

@@ -69,20 +69,27 @@ constexpr const char* kLauncherVariables[] = {"DMLC_TRACKER_URI",
 // Fails when a --env name is one of kLauncherVariables, naming the option and the whole list.
 Status CheckEnvNames(const EnvList& env);
 
-// Lines of the job's log, each also appended to --log-file when given; thread-safe.
+// Lines of the job's log, each also appended to --log-file when given; thread-safe. The first
+// failure to write the file is said on stderr at once and kept: the file gets no more lines,
+// and Close() returns it, so that the job fails rather than end 0 with its log cut short.
 class JobLog {
  public:
   explicit JobLog(const std::string& path);
-  ~JobLog();
+  ~JobLog();  // closes the file unless Close() did
   // ringboost-submit's own messages (and the tracker's): stderr.
   void Line(const std::string& line);
   // A worker's output line, already prefixed "[rank R] ": stdout.
   void WorkerLine(const std::string& line);
+  // Closes --log-file: the first failure of a write, a flush or the close, naming the file.
+  [[nodiscard]] Status Close();
 
  private:
   void Write(std::FILE* stream, const std::string& line);
+  void FileFailed(const char* call);  // with mutex_ held; errno from `call`
   std::mutex mutex_;
+  std::string path_;
   std::FILE* file_ = nullptr;
+  Status file_status_;  // the first failure of the file
 };
 
 // Tells launchers a worker's rank once the tracker has assigned it (-1 before), for the prefix

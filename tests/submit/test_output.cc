@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -28,6 +29,23 @@ TEST(Output, NulBytesAreRelayedWithTheRestOfTheLine) {
   const std::string line("[task 0] abc\0def\n", 17);
   EXPECT_TRUE(Contains(job.out, line)) << job.out;
   EXPECT_TRUE(Contains(ringboost::test::ReadFile(dir.File("job.log")), line));
+}
+
+// A --log-file that cannot be written (a full disk: /dev/full) fails the job, naming the file,
+// though the worker succeeded; its output still reaches stdout. Kubernetes too.
+TEST(Output, LogFileThatCannotBeWrittenFailsTheJob) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no writable /dev/full";
+  ringboost::test::TempDir dir;
+  for (const char* args : {"-n 1 --log-file /dev/full echo hi",
+                           "--cluster kubernetes -n 1 --image rb:1 -o job.yaml --log-file "
+                           "/dev/full ringboost train t.conf"}) {
+    Job job = Submit(dir.path(), args);
+    EXPECT_EQ(job.exit_code, 1) << args << "\n" << job.err;
+    EXPECT_TRUE(Contains(job.err, "ringboost-submit: error: --log-file /dev/full: cannot write"))
+        << job.err;
+    EXPECT_TRUE(Contains(job.err, "No space left on device")) << job.err;
+  }
+  EXPECT_TRUE(Contains(Submit(dir.path(), "-n 1 --log-file /dev/full echo hi").out, "] hi\n"));
 }
 
 // Runs `timeout 120 ringboost-submit ARGS...` in `dir` (test::Spawn); returns its exit code and
