@@ -9,9 +9,11 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -69,9 +71,44 @@ std::string GuessHostIp() {
   return ip;
 }
 
-// The tracker on the first free port from 9091 (a taken port is no error: the next is tried).
-std::unique_ptr<rabit::Tracker> StartTracker(const SubmitOptions& options, const std::string& host,
-                                             const std::string& token, JobLog* log) {
+// The tracker's first port to try, and how many to try (a taken port is no error).
+constexpr int kFirstPort = 9091;
+constexpr int kPortsToTry = 1000;
+
+// Whether the tracker could listen on `port` of `addr`, by binding a socket as it would:
+// *in_use for EADDRINUSE (the next port may do), a failure naming --host-ip for any other error
+// (an address not of this machine: no port will do).
+Status ProbePort(const std::string& host, sockaddr_in addr, int port, bool* in_use) {
+  *in_use = false;
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return ErrnoStatus("socket", "for the tracker");
+  const int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  Status s;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    if (errno == EADDRINUSE) {
+      *in_use = true;
+    } else {
+      s = Status::Fail("--host-ip " + host + ": the tracker cannot listen there (port " +
+                       std::to_string(port) + "): " + std::strerror(errno) +
+                       "; give an address of this machine that the workers can reach");
+    }
+  }
+  close(fd);
+  return s;
+}
+
+// The tracker on the first free port from kFirstPort: `host` is resolved once, a port in use
+// moves on to the next, any other failure (or a signal) ends the search at once.
+Status StartTracker(const SubmitOptions& options, const std::string& host, const std::string& token,
+                    JobLog* log, std::unique_ptr<rabit::Tracker>* tracker) {
+  sockaddr_in addr;  // looked up once, not once a port
+  Status s = rabit::Resolve(host, 0, &addr);
+  if (!s.ok()) {
+    return Status::Fail("--host-ip " + host + ": " + s.message() +
+                        "; give an address of this machine that the workers can reach");
+  }
   rabit::TrackerOptions t;
   t.host = host;
   t.num_workers = options.num_workers;
@@ -79,17 +116,28 @@ std::unique_ptr<rabit::Tracker> StartTracker(const SubmitOptions& options, const
   t.hypercube = options.hypercube;
   t.verbose = options.log_level == "DEBUG";  // where each rank listens, for debugging links
   t.log = [log](const std::string& line) { log->Line(line); };
-  Status last;
-  for (int port = 9091; port < 9091 + 1000; ++port) {
-    t.port = port;
-    std::unique_ptr<rabit::Tracker> tracker;
-    last = rabit::Tracker::Create(t, &tracker);
-    if (last.ok()) return tracker;
-    if (options.log_level == "DEBUG")
-      log->Line("ringboost-submit: port " + std::to_string(port) + ": " + last.message());
+  for (int port = kFirstPort; port < kFirstPort + kPortsToTry; ++port) {
+    if (g_signalled.load()) {
+      return Status::Fail("ended by signal " + std::to_string(g_signal.load()) +
+                          " while the tracker looked for a port");
+    }
+    bool in_use = false;
+    s = ProbePort(host, addr, port, &in_use);
+    if (s.ok() && !in_use) {
+      t.port = port;
+      const Status created = rabit::Tracker::Create(t, tracker);
+      if (created.ok()) return created;
+      s = ProbePort(host, addr, port, &in_use);  // taken since the probe, or another failure?
+      if (s.ok() && !in_use) s = created;
+    }
+    if (!s.ok()) return s;
+    if (options.log_level == "DEBUG") {
+      log->Line("ringboost-submit: port " + std::to_string(port) + " of " + host + " is in use");
+    }
   }
-  RB_FAIL("the tracker found no free port on " << host
-                                               << " from 9091 to 10090: " << last.message());
+  return Status::Fail("the tracker found no free port on " + host + " from " +
+                      std::to_string(kFirstPort) + " to " +
+                      std::to_string(kFirstPort + kPortsToTry - 1) + ": all in use");
 }
 
 std::vector<WorkerSpec> MakeWorkers(const SubmitOptions& options, const rabit::Tracker& tracker,
@@ -221,7 +269,11 @@ int RunTrackedJob(const SubmitOptions& options, JobLog* log) {
     host = options.cluster == "local" ? "127.0.0.1" : GuessHostIp();
   }
   const std::string token = NewJobToken();
-  std::unique_ptr<rabit::Tracker> tracker = StartTracker(options, host, token, log);
+  std::unique_ptr<rabit::Tracker> tracker;
+  if (Status s = StartTracker(options, host, token, log, &tracker); !s.ok()) {
+    log->Line("ringboost-submit: error: " + s.message());
+    return g_signalled.load() ? 128 + g_signal.load() : 1;
+  }
   log->Line("ringboost-submit: tracker on " + host + ":" + std::to_string(tracker->port()) + ", " +
             std::to_string(options.num_workers) + " worker(s), cluster " + options.cluster);
   TrackerThread tracker_thread(tracker.get());

@@ -61,6 +61,12 @@ void SetNoDelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+std::string Endpoint(const std::string& host, int port) {
+  return host + ":" + std::to_string(port);
+}
+
+}  // namespace
+
 Status Resolve(const std::string& host, int port, sockaddr_in* addr) {
   std::memset(addr, 0, sizeof(*addr));
   addr->sin_family = AF_INET;
@@ -82,12 +88,6 @@ Status Resolve(const std::string& host, int port, sockaddr_in* addr) {
   freeaddrinfo(found);
   return Status::OK();
 }
-
-std::string Endpoint(const std::string& host, int port) {
-  return host + ":" + std::to_string(port);
-}
-
-}  // namespace
 
 TcpSocket::~TcpSocket() { Close(); }
 

@@ -3,6 +3,8 @@
 // peer ("host:port", or "rank N" once the link knows it) with errno.
 #pragma once
 
+#include <netinet/in.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -41,6 +43,10 @@ struct Liveness {
   std::atomic<int64_t> last_heard_ms;
   const double timeout_s;
 };
+
+// `host` (a dotted IPv4 address, or a name looked up once; "" or "0.0.0.0": any address) and
+// `port` as an IPv4 socket address; fails with "cannot resolve host 'HOST': ..." otherwise.
+Status Resolve(const std::string& host, int port, sockaddr_in* addr);
 
 class TcpSocket {
  public:

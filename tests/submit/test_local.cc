@@ -99,6 +99,29 @@ TEST(Submit, TakenPortMeansTheNextOne) {
   if (holds_9092) EXPECT_FALSE(Contains(job.err, "tracker on 127.0.0.1:9092,")) << job.err;
 }
 
+// A --host-ip the tracker cannot listen on ends the job at once, naming the flag and the reason:
+// an address of another machine (TEST-NET-1) fails to bind on every port alike, and a name that
+// does not resolve is looked up once, not once per port.
+TEST(Submit, HostIpThatCannotBeListenedOnIsAnErrorAtOnce) {
+  ringboost::test::TempDir dir;
+  Job job = Submit(dir.path(), "--host-ip 192.0.2.1 -n 1 echo ran");
+  EXPECT_EQ(job.exit_code, 1) << job.err;
+  EXPECT_TRUE(Contains(job.err, "error: --host-ip 192.0.2.1: the tracker cannot listen there "))
+      << job.err;
+  EXPECT_TRUE(Contains(job.err,
+                       "): Cannot assign requested address; give an address of this "
+                       "machine that the workers can reach"))
+      << job.err;
+  EXPECT_FALSE(Contains(job.err, "no free port")) << job.err;
+  job = Submit(dir.path(), "--host-ip no-such-host.invalid -n 1 echo ran");
+  EXPECT_EQ(job.exit_code, 1) << job.err;
+  EXPECT_TRUE(Contains(job.err,
+                       "error: --host-ip no-such-host.invalid: cannot resolve host "
+                       "'no-such-host.invalid': "))
+      << job.err;
+  EXPECT_FALSE(Contains(job.out, "ran")) << job.out;
+}
+
 TEST(Submit, WorkerThatNeverConnectsIsAClearTimeoutAndLeavesNoProcess) {
   ringboost::test::TempDir dir;
   Job job = Submit(dir.path(), "--num-workers 2 --connect-timeout 1 sleep 31.25");
