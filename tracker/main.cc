@@ -209,8 +209,7 @@ class Watchdog {
       if (!connected && !tracker_done->load() && waited > options.connect_timeout_s) {
         Stop("not all " + std::to_string(options.num_workers) +
              " workers connected to the tracker at " + tracker->host() + ":" +
-             std::to_string(tracker->port()) + " within " +
-             std::to_string(static_cast<int>(options.connect_timeout_s)) +
+             std::to_string(tracker->port()) + " within " + options.connect_timeout_given +
              " s (--connect-timeout); ranked so far: " +
              std::to_string(tracker->RanksByTask().size()));
       }
@@ -410,9 +409,9 @@ int Main(int argc, char** argv) {
                "Also link the workers (ringboost workers only) in a hypercube for the recursive "
                "halving and doubling collectives (rabit_algorithm=halving, and auto where the "
                "cost model picks them); off: more links to set up, see docs/collective.md");
-  app.add_option("--connect-timeout", o.connect_timeout_s,
-                 "Seconds for all workers to reach the tracker before the job ends")
-      ->check(CLI::Range(0.1, 1e7));
+  app.add_option("--connect-timeout", o.connect_timeout_given,
+                 "Seconds for all workers to reach the tracker before the job ends (0.1 to "
+                 "10000000; default 600)");
   try {
     app.parse(argc, argv);
     // CLI11 checks the flag's value only; a default from the environment is checked here.
@@ -439,8 +438,10 @@ int Main(int argc, char** argv) {
     }
     o.env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
-  if (Status s = CheckEnvNames(o.env); !s.ok()) {
-    std::fprintf(stderr, "ringboost-submit: error: %s\n", s.message().c_str());
+  Status checked = CheckEnvNames(o.env);
+  if (checked.ok()) checked = ParseConnectTimeout(o.connect_timeout_given, &o.connect_timeout_s);
+  if (!checked.ok()) {
+    std::fprintf(stderr, "ringboost-submit: error: %s\n", checked.message().c_str());
     return 2;
   }
   if (o.command.empty()) {

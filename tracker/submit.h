@@ -38,9 +38,10 @@ struct SubmitOptions {
   std::string volume;      // CLAIM:PATH, a PersistentVolumeClaim mounted at PATH ("" = none)
   std::string output;      // the manifest's path ("" = <jobname>-mpijob.yaml, "-" = stdout)
   bool hypercube = false;  // --hypercube: TrackerOptions::hypercube
-  double connect_timeout_s = 600;    // a worker not connected to the tracker by then ends the job
-  std::vector<std::string> command;  // COMMAND [ARGS...]
-  bool options_ended = false;        // `--` came before the command: every word is its own
+  double connect_timeout_s = 600;  // a worker not connected to the tracker by then ends the job
+  std::string connect_timeout_given = "600";  // --connect-timeout as written, for messages
+  std::vector<std::string> command;           // COMMAND [ARGS...]
+  bool options_ended = false;                 // `--` came before the command: every word is its own
 };
 
 // One worker to start: its task id and its whole environment additions (DMLC_TRACKER_URI,
@@ -68,6 +69,10 @@ constexpr const char* kLauncherVariables[] = {"DMLC_TRACKER_URI",
 
 // Fails when a --env name is one of kLauncherVariables, naming the option and the whole list.
 Status CheckEnvNames(const EnvList& env);
+
+// --connect-timeout: a decimal number of seconds from 0.1 to 10000000 (not nan, not inf); fails
+// naming the option and the range.
+Status ParseConnectTimeout(const std::string& text, double* seconds);
 
 // Lines of the job's log, each also appended to --log-file when given; thread-safe. The first
 // failure to write the file is said on stderr at once and kept: the file gets no more lines,

@@ -79,5 +79,20 @@ TEST(Flags, EnvCannotSetTheLaunchersOwnVariables) {
   EXPECT_TRUE(Contains(job.out, "] lo\n")) << job.out;
 }
 
+// --connect-timeout is a finite number of seconds from 0.1 to 10000000: nan, inf, negative,
+// huge, hex and empty values are refused naming the flag; a value is said as it was given.
+TEST(Flags, ConnectTimeoutIsAFiniteNumberOfSecondsSaidAsGiven) {
+  TempDir dir;
+  for (const char* value : {"nan", "NaN", "inf", "-inf", "-1", "0", "0.05", "1e300", "10000001",
+                            "0x10", "5s", "''", "' 5'"}) {
+    const Job job = Submit(dir.path(), std::string("-n 1 --connect-timeout ") + value + " true");
+    EXPECT_EQ(job.exit_code, 2) << value << ": " << job.err;
+    EXPECT_TRUE(Contains(job.err, "expected a number of seconds from 0.1 to 10000000")) << job.err;
+  }
+  const Job job = Submit(dir.path(), "-n 2 --connect-timeout 0.5 sleep 30.5");
+  EXPECT_EQ(job.exit_code, 1) << job.err;
+  EXPECT_TRUE(Contains(job.err, "within 0.5 s (--connect-timeout)")) << job.err;
+}
+
 }  // namespace
 }  // namespace ringboost::submit
