@@ -77,8 +77,9 @@ Status CheckJobName(const std::string& name, int num_workers) {
   return Status::OK();
 }
 
-// --worker-memory in dmlc's spelling ("1g", "512m", "2G") as a Kubernetes quantity ("1Gi");
+// --worker-memory in dmlc's spelling ("1g", "512m", "2gb") as a Kubernetes quantity ("1Gi");
 // a quantity already in Kubernetes spelling ("2Gi", "1500M", "1073741824") passes unchanged.
+// "K" is neither (Kubernetes spells a decimal kilo "k", a binary one "Ki"): refused.
 Status MemoryQuantity(const std::string& memory, std::string* out) {
   std::size_t digits = 0;
   while (digits < memory.size() && std::isdigit(static_cast<unsigned char>(memory[digits]))) {
@@ -86,7 +87,7 @@ Status MemoryQuantity(const std::string& memory, std::string* out) {
   }
   const std::string number = memory.substr(0, digits), unit = memory.substr(digits);
   const bool positive = number.find_first_not_of('0') != std::string::npos;
-  static const char* const kKubernetesUnits[] = {"", "Ki", "Mi", "Gi", "Ti", "K", "M", "G", "T"};
+  static const char* const kKubernetesUnits[] = {"", "Ki", "Mi", "Gi", "Ti", "M", "G", "T"};
   for (const char* known : kKubernetesUnits) {
     if (positive && unit == known) {
       *out = memory;
@@ -96,14 +97,15 @@ Status MemoryQuantity(const std::string& memory, std::string* out) {
   std::string lower;
   for (char c : unit) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* dmlc : {"k", "m", "g", "t"}) {
-    if (positive && (lower == dmlc || lower == std::string(dmlc) + "b")) {
+    if (positive && unit != "K" && (lower == dmlc || lower == std::string(dmlc) + "b")) {
       *out = number + static_cast<char>(std::toupper(dmlc[0])) + "i";
       return Status::OK();
     }
   }
   return Status::Fail("--worker-memory " + memory +
-                      ": expected a size above 0 such as 512m, 1g or 2Gi (a whole number and k, "
-                      "m, g or t)");
+                      ": expected a size above 0 such as 512m, 1g or 2Gi: a whole number and "
+                      "one of k, m, g, t, kb, mb, gb, tb (dmlc's, binary: 1g is 1Gi), Ki, Mi, "
+                      "Gi, Ti (binary) or M, G, T (decimal); not K");
 }
 
 // Paths the image or the operator provide, which the volume must neither hide nor sit inside.

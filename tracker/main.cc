@@ -388,8 +388,10 @@ int Main(int argc, char** argv) {
   app.add_option("--worker-cores", o.worker_cores,
                  "Cores per worker (kubernetes: cpu request and limit)")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--worker-memory", o.worker_memory,
-                 "Memory per worker, e.g. 4g or 4Gi (kubernetes: memory request and limit)");
+  app.add_option(
+      "--worker-memory", o.worker_memory,
+      "Memory per worker, e.g. 4g or 4Gi (kubernetes: memory request and limit; k, m, g, "
+      "t as dmlc's: binary; Ki, Mi, Gi, Ti; M, G, T decimal; not K)");
   // The flags below are the kubernetes launcher's; it checks their values (naming the flag).
   app.add_option("--image", o.image,
                  "kubernetes: the container image (deploy/Dockerfile); default $RINGBOOST_IMAGE");

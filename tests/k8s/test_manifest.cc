@@ -234,6 +234,10 @@ TEST(K8sSubmitFlags, RefusedWithTheFlagNamedAndNothingWritten) {
       {{"-n", "2", "--slots-per-worker", "0"}, "--slots-per-worker 0: must be at least 1"},
       {{"-n", "2", "--worker-memory", "lots"}, "--worker-memory lots: expected a size"},
       {{"-n", "2", "--worker-memory", "0g"}, "--worker-memory 0g: expected a size above 0"},
+      {{"-n", "2", "--worker-memory", "1K"},
+       "--worker-memory 1K: expected a size above 0 such as 512m, 1g or 2Gi: a whole number and "
+       "one of k, m, g, t, kb, mb, gb, tb (dmlc's, binary: 1g is 1Gi), Ki, Mi, Gi, Ti (binary) "
+       "or M, G, T (decimal); not K"},
       {{"-n", "2", "--env", "1X=2"}, "--env 1X=2: the name must be"},
       {{"-n", "2", "--image", "rb 1"}, "--image 'rb 1': an image reference has no spaces"},
   };
