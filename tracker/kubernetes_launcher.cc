@@ -111,6 +111,17 @@ Status MemoryQuantity(const std::string& memory, std::string* out) {
 // Paths the image or the operator provide, which the volume must neither hide nor sit inside.
 const char* const kReservedPaths[] = {"/etc/mpi", "/home/mpiuser/.ssh",
                                       "/home/mpiuser/.sshd_config", "/usr/local/bin/ringboost"};
+// The container's system folders, likewise: a volume there would hide the programs, libraries
+// and kernel interfaces the pods run on (or be hidden by the runtime's own /proc, /sys, /dev).
+const char* const kSystemPaths[] = {"/bin",   "/boot",  "/dev",    "/etc",     "/lib",
+                                    "/lib32", "/lib64", "/libx32", "/proc",    "/run",
+                                    "/sbin",  "/sys",   "/usr",    "/var/lib", "/var/run"};
+
+// True when `path` is `reserved`, above it, or inside it.
+bool Collides(const std::string& path, const std::string& reserved) {
+  return path == reserved || reserved.rfind(path + "/", 0) == 0 ||
+         path.rfind(reserved + "/", 0) == 0;
+}
 
 Status CheckMountPath(const std::string& flag, const std::string& path) {
   if (path.empty() || path.front() != '/') {
@@ -127,12 +138,18 @@ Status CheckMountPath(const std::string& flag, const std::string& path) {
                           "' must be a plain absolute path (no empty, '.' or '..' parts)");
     }
   }
-  for (const std::string reserved : kReservedPaths) {
-    if (path == reserved || reserved.rfind(path + "/", 0) == 0 ||
-        path.rfind(reserved + "/", 0) == 0) {
+  for (const char* reserved : kReservedPaths) {
+    if (Collides(path, reserved)) {
       return Status::Fail(flag + ": the mount path '" + path + "' collides with " + reserved +
                           " (the operator's hostfile and ssh keys, the sshd config and the "
                           "ringboost binary live there); mount the volume elsewhere, e.g. /data");
+    }
+  }
+  for (const char* system : kSystemPaths) {
+    if (Collides(path, system)) {
+      return Status::Fail(flag + ": the mount path '" + path + "' collides with " + system +
+                          ", a system folder of the container; mount the volume elsewhere, "
+                          "e.g. /data");
     }
   }
   return Status::OK();

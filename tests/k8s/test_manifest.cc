@@ -230,6 +230,17 @@ TEST(K8sSubmitFlags, RefusedWithTheFlagNamedAndNothingWritten) {
        "--volume data:/etc: the mount path '/etc' collides "
        "with /etc/mpi"},
       {{"-n", "2", "--volume", "data:/"}, "--volume data:/: the mount path must not be /"},
+      {{"-n", "2", "--volume", "data:/usr/bin"},
+       "--volume data:/usr/bin: the mount path '/usr/bin' collides with /usr, a system folder of "
+       "the container; mount the volume elsewhere, e.g. /data"},
+      {{"-n", "2", "--volume", "data:/proc"},
+       "--volume data:/proc: the mount path '/proc' collides with /proc,"},
+      {{"-n", "2", "--volume", "data:/var"},
+       "--volume data:/var: the mount path '/var' collides with /var/lib,"},
+      {{"-n", "2", "--volume", "data:/dev/shm/"},
+       "--volume data:/dev/shm/: the mount path '/dev/shm' collides with /dev,"},
+      {{"-n", "2", "--volume", "data:/lib64"},
+       "--volume data:/lib64: the mount path '/lib64' collides with /lib64,"},
       {{"-n", "2", "--gpus-per-worker", "-1"}, "--gpus-per-worker -1: must be 0 or more"},
       {{"-n", "2", "--slots-per-worker", "0"}, "--slots-per-worker 0: must be at least 1"},
       {{"-n", "2", "--worker-memory", "lots"}, "--worker-memory lots: expected a size"},
