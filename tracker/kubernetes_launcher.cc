@@ -189,9 +189,10 @@ Status ResolveImage(const std::string& flag_value, std::string* image) {
         "RINGBOOST_IMAGE (deploy/Dockerfile builds one)");
   }
   for (char c : *image) {
-    if (std::isspace(static_cast<unsigned char>(c)) ||
-        std::iscntrl(static_cast<unsigned char>(c))) {
-      return Status::Fail("--image '" + *image + "': an image reference has no spaces");
+    if (c <= ' ' || c > '~') {  // also every byte of a non-ASCII character
+      return Status::Fail("--image '" + *image +
+                          "': an image reference has no spaces, control characters or "
+                          "non-ASCII letters");
     }
   }
   return Status::OK();
@@ -227,6 +228,28 @@ Status CheckCounts(const SubmitOptions& o) {
   return Status::OK();
 }
 
+// Every string of the user's that the manifest quotes is UTF-8 (yaml.h: Quoted); the others
+// (names, the image) are ASCII by their own checks.
+Status CheckUtf8(const SubmitOptions& o) {
+  for (std::size_t i = 0; i < o.command.size(); ++i) {
+    if (!IsUtf8(o.command[i])) {
+      return Status::Fail("the worker command: word " + std::to_string(i + 1) +
+                          " is not valid UTF-8 (a manifest is UTF-8 text)");
+    }
+  }
+  for (const auto& [key, value] : o.env) {
+    if (!IsUtf8(value)) {
+      return Status::Fail("--env " + key +
+                          "=...: the value is not valid UTF-8 (a manifest is "
+                          "UTF-8 text)");
+    }
+  }
+  if (!IsUtf8(o.volume)) {
+    return Status::Fail("--volume: the value is not valid UTF-8 (a manifest is UTF-8 text)");
+  }
+  return Status::OK();
+}
+
 // The checked and resolved values the manifest is made of.
 struct JobValues {
   std::string image, memory, claim, mount_path, output;
@@ -235,6 +258,7 @@ struct JobValues {
 Status CheckOptions(const SubmitOptions& o, JobValues* v) {
   if (o.command.empty()) return Status::Fail("no worker command given");
   Status s = CheckCounts(o);
+  if (s.ok()) s = CheckUtf8(o);
   if (s.ok()) s = CheckJobName(o.jobname, o.num_workers);
   if (s.ok() && !IsDns1123Label(o.k8s_namespace)) {
     s = Status::Fail("--namespace " + o.k8s_namespace +

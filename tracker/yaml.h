@@ -10,7 +10,14 @@
 
 namespace ringboost::submit {
 
-// A YAML double-quoted scalar (JSON string syntax, which YAML accepts).
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points above
+// U+10FFFF): what a manifest's strings must be; callers check the user's values with it first.
+bool IsUtf8(const std::string& text);
+
+// A YAML double-quoted scalar (JSON string syntax, which YAML accepts) of UTF-8 `text`: '"' and
+// '\' escaped, and as \uXXXX every code point a YAML reader would not take as it stands or
+// could read as a line break: C0 and C1 controls and DEL, U+2028 and U+2029, the byte order mark
+// U+FEFF, and the non-characters U+FFFE and U+FFFF. Other code points stay as they are.
 std::string Quoted(const std::string& text);
 
 // A YAML node: a scalar (already rendered), a map with its keys in order, or a list. Keys are

@@ -312,6 +312,54 @@ TEST(K8sSubmitFlags, OutputFollowsLinksAndWritesSpecialFilesInPlace) {
   EXPECT_NE(read_back.find("kind: MPIJob\n"), std::string::npos) << read_back;
 }
 
+// Code points a YAML reader would take for a line break or refuse (C1 controls, NEL, U+2028,
+// U+2029, the byte order mark, U+FFFE, U+FFFF) are escaped in the manifest's strings; other
+// UTF-8 stays as it is. Bytes that are not UTF-8, and an image that is not ASCII, are refused
+// naming the option, and nothing is written.
+TEST(K8sSubmitFlags, StringsAreEscapedUtf8AndOtherBytesRefused) {
+  const std::string value =
+      "a\xc2\x85"
+      "b\xe2\x80\xa8"
+      "c\xe2\x80\xa9"
+      "d\xef\xbb\xbf"
+      "e\xef\xbf\xbe"
+      "f\xef\xbf\xbf"
+      "g\xc2\x9b"
+      "h\x7f"
+      "\xc3\xa9\xf0\x9f\x8c\xb2";
+  Result r = Submit({"-n", "2", "--image", "rb:1", "-o", "-", "--env", "V=" + value});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("- \"V=a\\u0085b\\u2028c\\u2029d\\ufeffe\\ufffef\\uffffg\\u009bh\\u007f"
+                          "\xc3\xa9\xf0\x9f\x8c\xb2\"\n"),
+            std::string::npos)
+      << r.output;
+  const std::vector<BadFlags> cases = {
+      {{"--env", "V=a\xff"}, "--env V=...: the value is not valid UTF-8"},
+      {{"--env", "V=\xc0\xaf"}, "--env V=...: the value is not valid UTF-8"},      // overlong '/'
+      {{"--env", "V=\xed\xa0\x80"}, "--env V=...: the value is not valid UTF-8"},  // a surrogate
+      {{"--env", "V=\xe2\x80"}, "--env V=...: the value is not valid UTF-8"},      // cut short
+      {{"--volume", "data:/d\xfe"}, "--volume: the value is not valid UTF-8"},
+      {{"--image", "rb:\xc3\xa9"},
+       "an image reference has no spaces, control characters or "
+       "non-ASCII letters"},
+  };
+  for (const BadFlags& c : cases) {
+    TempDir dir;
+    std::vector<std::string> flags = {"-n", "2", "-o", dir.File("job.yaml")};
+    if (c.flags[0] != "--image") flags.insert(flags.end(), {"--image", "rb:1"});
+    flags.insert(flags.end(), c.flags.begin(), c.flags.end());
+    r = Submit(flags);
+    EXPECT_EQ(r.code, 1) << c.expected;
+    EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.expected << "\n" << r.output;
+    EXPECT_TRUE(FilesIn(dir.path()).empty()) << c.expected;
+  }
+  r = RunProgram({RINGBOOST_SUBMIT, "--cluster", "kubernetes", "-n", "2", "--image", "rb:1", "-o",
+                  "-", "ringboost", "train", "\xff.conf"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("the worker command: word 3 is not valid UTF-8"), std::string::npos)
+      << r.output;
+}
+
 TEST(K8sSubmitFlags, NameAtTheLimitAndStdout) {
   // 54 + "-worker-9" is 63 characters: allowed; "-o -" writes the manifest to stdout.
   Result r = Submit({"-n", "10", "--jobname", std::string(54, 'a'), "--image", "rb:1", "-o", "-"});
