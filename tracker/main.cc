@@ -103,6 +103,14 @@ Status ProbePort(const std::string& host, sockaddr_in addr, int port, bool* in_u
 // moves on to the next, any other failure (or a signal) ends the search at once.
 Status StartTracker(const SubmitOptions& options, const std::string& host, const std::string& token,
                     JobLog* log, std::unique_ptr<rabit::Tracker>* tracker) {
+  in6_addr v6;
+  const bool bracketed = host.size() > 2 && host.front() == '[' && host.back() == ']';
+  const std::string bare = bracketed ? host.substr(1, host.size() - 2) : host;
+  if (inet_pton(AF_INET6, bare.c_str(), &v6) == 1) {
+    return Status::Fail("--host-ip " + host +
+                        ": IPv6 addresses are not supported (the tracker and the workers speak "
+                        "IPv4); give an IPv4 address of this machine, or a name that has one");
+  }
   sockaddr_in addr;  // looked up once, not once a port
   Status s = rabit::Resolve(host, 0, &addr);
   if (!s.ok()) {
@@ -369,8 +377,8 @@ int Main(int argc, char** argv) {
   app.add_option("-H,--host-file", o.host_file,
                  "ssh: hosts, one `host[:port]` a line; mpi: passed to mpirun --hostfile");
   app.add_option("--host-ip", o.host_ip,
-                 "Address of the tracker that workers connect to (default: 127.0.0.1 for "
-                 "local, else this machine's outward address)");
+                 "Address of the tracker that workers connect to, IPv4 (default: 127.0.0.1 "
+                 "for local, else this machine's outward address)");
   app.add_option("--local-num-attempt", o.local_num_attempt,
                  "local: restarts allowed per failing worker (same task id, so the same rank)")
       ->check(CLI::Range(0, 1000));

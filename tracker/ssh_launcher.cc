@@ -22,10 +22,10 @@
 #include <chrono>
 #include <climits>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "common/file_io.h"
 #include "process.h"
 
 namespace ringboost::submit {
@@ -94,8 +94,13 @@ Status ReadHostFile(const std::string& path, std::vector<Host>* hosts) {
     return Status::Fail(
         "--cluster ssh needs --host-file FILE: the machines to run on, host[:port] a line");
   }
-  std::ifstream in(path);
-  if (!in) return ErrnoStatus("open", "--host-file " + path);
+  std::string text;
+  try {
+    text = ReadWholeFile(path);  // a folder is an error saying so, not an empty list of hosts
+  } catch (const Error& e) {
+    return Status::Fail(std::string("--host-file: ") + e.what());
+  }
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     const auto hash = line.find('#');

@@ -122,6 +122,20 @@ TEST(Submit, HostIpThatCannotBeListenedOnIsAnErrorAtOnce) {
   EXPECT_FALSE(Contains(job.out, "ran")) << job.out;
 }
 
+// The tracker and the workers speak IPv4 only: an IPv6 --host-ip is refused saying so.
+TEST(Submit, Ipv6HostIpIsRefusedAsUnsupported) {
+  ringboost::test::TempDir dir;
+  for (const std::string ip : {"2001:db8::1", "::1", "[::1]"}) {
+    const Job job = Submit(dir.path(), "--host-ip '" + ip + "' -n 1 echo ran");
+    EXPECT_EQ(job.exit_code, 1) << job.err;
+    EXPECT_TRUE(Contains(job.err, "error: --host-ip " + ip +
+                                      ": IPv6 addresses are not supported (the tracker and the "
+                                      "workers speak IPv4)"))
+        << job.err;
+    EXPECT_FALSE(Contains(job.out, "ran")) << job.out;
+  }
+}
+
 TEST(Submit, WorkerThatNeverConnectsIsAClearTimeoutAndLeavesNoProcess) {
   ringboost::test::TempDir dir;
   Job job = Submit(dir.path(), "--num-workers 2 --connect-timeout 1 sleep 31.25");

@@ -256,6 +256,8 @@ TEST(SshLauncher, HostFileErrorsNameFileAndLine) {
   EXPECT_NE(RunSshWith("").message().find("needs --host-file"), std::string::npos);
   const std::string missing = dir.File("missing.txt");
   EXPECT_NE(RunSshWith(missing).message().find(missing), std::string::npos);
+  EXPECT_EQ(RunSshWith(dir.path()).message(),
+            "--host-file: " + dir.path() + ": is a directory, not a file");
   const std::string empty = WriteFile(dir.File("empty.txt"), "\n  # only a comment\n");
   EXPECT_NE(RunSshWith(empty).message().find(empty + ": no hosts"), std::string::npos);
   const std::string bad = WriteFile(dir.File("bad.txt"), "node1:22\nnode2:x22\n");
