@@ -14,6 +14,7 @@
 
 #include "cli/eval_history.h"
 #include "cli/output_clash.h"
+#include "cli/predict_setup.h"
 #include "common/error.h"
 #include "common/external_tool.h"
 #include "common/file_io.h"
@@ -388,10 +389,7 @@ int RunPredict(const Params& params) {
   auto comm = OpenCommunicator(params);
   CheckOutputPaths(params, comm.get());
   Model model = Model::Load(params.model_in);
-  Params p = params;
-  p.objective = model.objective;
-  p.num_class = model.num_class;
-  std::unique_ptr<Objective> objective = Objective::Create(p);
+  std::unique_ptr<Objective> objective = PredictionObjective(params, &model);
   DataSet test = LoadFor("test:data", params.test_data, params, nullptr, *comm);
   CheckFeatureCount(params.test_data, comm->AllreduceValue<uint64_t>(test.num_col, rabit::Op::kMax),
                     params.model_in, model.num_feature);

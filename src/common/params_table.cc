@@ -251,7 +251,9 @@ std::vector<ParamSpec> BuildTable() {
                "by the change in average precision of swapping it (labels 0 or 1). "
                "reg:absoluteerror and reg:quantileerror are XGBoost 3.2+'s smooth MM losses "
                "(XGBoost 3.1 and older refreshed their leaves to the residuals' median or "
-               "quantile)."));
+               "quantile). task=pred: given and not the model's, it replaces the model's for "
+               "the prediction, as XGBoost (a warning says so), where it fits the model's "
+               "outputs per row."));
   t.push_back(
       P(s, "multi_strategy", &Params::multi_strategy, "one_output_per_tree")
           .OneOf({"one_output_per_tree"})
@@ -266,8 +268,8 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("Initial prediction of every row, before any tree. Not given: 0.5, but "
                        "reg:absoluteerror and reg:quantileerror estimate it from the training "
                        "labels as XGBoost 3.x does (the weighted mean plus one MM step; each "
-                       "alpha's quantile). With model_in: the model's, unless given (then, as "
-                       "XGBoost, it replaces the model's)."));
+                       "alpha's quantile). With model_in (training or task=pred): the model's, "
+                       "unless given (then, as XGBoost, it replaces the model's)."));
   t.push_back(P(s, "scale_pos_weight", &Params::scale_pos_weight, "1")
                   .Min(0)
                   .Doc("Weight of positive rows relative to negative ones (binary objectives)."));

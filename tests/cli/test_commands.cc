@@ -72,8 +72,9 @@ TEST_F(Commands, SoftmaxPredictsClassIds) {
   ASSERT_EQ(test::RunRingboost(dir_.path(), "train m.conf objective=multi:softmax model_out=s.json")
                 .exit_code,
             0);
-  test::RunResult r =
-      test::RunRingboost(dir_.path(), "predict m.conf model_in=s.json name_pred=c.txt");
+  // m.conf's objective=multi:softprob would take over for the prediction, as in XGBoost.
+  test::RunResult r = test::RunRingboost(
+      dir_.path(), "predict m.conf model_in=s.json objective=multi:softmax name_pred=c.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(test::ReadFile(dir_.File("c.txt")), "0\n0\n1\n1\n2\n2\n0\n2\n");
 }

@@ -2,6 +2,7 @@
 // more features than the model refused, and every round used after early stopping.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -79,6 +80,56 @@ TEST_F(Prediction, MoreFeaturesAreRefusedUnderTwoWorkers) {
       test::RunSubmit(dir_.path(), 2, "predict m.conf model_in=m.json test:data=wide.txt");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE((r.out + r.err).find("has 2 features"), std::string::npos) << r.out << r.err;
+}
+
+// The numbers of a file, one per line.
+std::vector<double> Values(const std::string& text) {
+  std::vector<double> values;
+  for (const std::string& line : Lines(text)) values.push_back(std::stod(line));
+  return values;
+}
+
+// As XGBoost 1.7's CLI, task=pred takes objective= and base_score= over the model's. With the
+// model's base_score 0.5 (margin 0 under binary:logistic), reg:squarederror predicts margin + 0.5
+// and base_score=0.9 predicts sigmoid(margin + log(0.9 / 0.1)).
+TEST(PredictionOverrides, ObjectiveAndBaseScoreReplaceTheModels) {
+  test::TempDir dir;
+  test::WriteFile(dir.File("b.txt"), "0 0:0.1\n0 0:0.4\n1 0:1.2\n1 0:1.7\n0 0:0.3\n1 0:2.2\n");
+  test::WriteFile(dir.File("b.conf"),
+                  "objective = binary:logistic\nnum_round = 2\nmin_child_weight = 0\n"
+                  "data = \"b.txt\"\ntest:data = \"b.txt\"\n");
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train b.conf model_out=b.model").exit_code, 0);
+  const std::string predict = "predict b.conf model_in=b.model ";
+  ASSERT_EQ(test::RunRingboost(dir.path(), predict + "pred_margin=1 name_pred=m.txt").exit_code, 0);
+  test::RunResult sq =
+      test::RunRingboost(dir.path(), predict + "objective=reg:squarederror name_pred=sq.txt");
+  ASSERT_EQ(sq.exit_code, 0) << sq.err;
+  EXPECT_NE(sq.err.find("objective=reg:squarederror replaces the model's binary:logistic"),
+            std::string::npos)
+      << sq.err;
+  ASSERT_EQ(test::RunRingboost(dir.path(), predict + "base_score=0.9 name_pred=b9.txt").exit_code,
+            0);
+  const std::vector<double> margin = Values(test::ReadFile(dir.File("m.txt")));
+  const std::vector<double> squared = Values(test::ReadFile(dir.File("sq.txt")));
+  const std::vector<double> base9 = Values(test::ReadFile(dir.File("b9.txt")));
+  ASSERT_EQ(margin.size(), 6u);
+  ASSERT_EQ(squared.size(), 6u);
+  ASSERT_EQ(base9.size(), 6u);
+  for (std::size_t i = 0; i < margin.size(); ++i) {
+    EXPECT_NEAR(squared[i], margin[i] + 0.5, 1e-6) << i;
+    EXPECT_NEAR(base9[i], 1.0 / (1.0 + std::exp(-(margin[i] + std::log(9.0)))), 1e-6) << i;
+  }
+  // An objective with another number of outputs cannot take over the trees: the model's does.
+  test::RunResult multi = test::RunRingboost(
+      dir.path(), predict + "objective=multi:softprob num_class=3 name_pred=x.txt");
+  ASSERT_EQ(multi.exit_code, 0) << multi.err;
+  EXPECT_NE(multi.err.find("objective=multi:softprob does not fit model_in=b.model (it makes 3 "
+                           "output(s) per row, the model 1): predicting with the model's "
+                           "binary:logistic"),
+            std::string::npos)
+      << multi.err;
+  ASSERT_EQ(test::RunRingboost(dir.path(), predict + "name_pred=p.txt").exit_code, 0);
+  EXPECT_EQ(test::ReadFile(dir.File("x.txt")), test::ReadFile(dir.File("p.txt")));
 }
 
 }  // namespace

@@ -1,0 +1,23 @@
+// What task=pred predicts with, from the model and the user's keys, as XGBoost 1.7's CLI: an
+// objective= or base_score= given (in the config or on the command line) replaces the model's for
+// this prediction; the model file is not changed.
+#pragma once
+
+#include <memory>
+
+#include "common/params.h"
+#include "model/model.h"
+#include "objective/objective.h"
+
+namespace ringboost {
+
+// The objective whose transform the predictions take: objective= where given, else the model's.
+// Where objective= or base_score= is given and differs from the model's, *model's initial margin
+// becomes the objective's ProbToMargin(base_score) (the model's base_score unless given), and a
+// warning names objective=. An objective that does not fit the model (another number of outputs
+// per row, or a model that starts each output from its own base_score without base_score=
+// given) is not taken: the model's is, with a warning saying why (a config file shared with
+// other models often names one).
+std::unique_ptr<Objective> PredictionObjective(const Params& params, Model* model);
+
+}  // namespace ringboost
