@@ -3,7 +3,6 @@
 #include "cli/model_commands.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "cli/output_clash.h"
 #include "cli/plot.h"
@@ -17,13 +16,9 @@
 namespace ringboost {
 namespace {
 
-// `text` to stdout for "" or "-", else to the file (atomically).
-void WriteOutput(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    WriteFileAtomic(path, text);
-  }
+// `text` to stdout for "" (no -o), "-" or "stdout", else to the file (atomically).
+void WriteOutputOrStdout(const std::string& path, const std::string& text) {
+  WriteOutput(path.empty() ? "-" : path, text);
 }
 
 }  // namespace
@@ -83,11 +78,7 @@ bool ModelCommands::Run(int* exit_code) const {
 int ModelCommands::RunExport() const {
   const ModelFormat format = ModelFormatFromName(format_);
   const Model model = Model::Load(model_);
-  if (out_ == "-") {
-    WriteOutput(out_, WriteModelAs(model, format));
-  } else {
-    SaveModelAs(model, out_, format);
-  }
+  WriteOutput(out_, WriteModelAs(model, format));  // "-" and "stdout": standard output
   return 0;
 }
 
@@ -97,7 +88,7 @@ int ModelCommands::RunImportance() const {
   const FeatureMap fmap = FeatureMap::For(model, fmap_);
   const std::string text =
       ImportanceJson(FeatureImportance(model, type), fmap.names.empty() ? nullptr : &fmap);
-  WriteOutput(out_, text);
+  WriteOutputOrStdout(out_, text);
   return 0;
 }
 
@@ -121,7 +112,7 @@ int ModelCommands::RunPlot() const {
     if (top_ > 0 && scores.size() > static_cast<std::size_t>(top_)) scores.resize(top_);
     script = ImportanceChartScript(std::move(scores), type_);
   }
-  WriteOutput(out_, RenderChart(script));
+  WriteOutputOrStdout(out_, RenderChart(script));
   return 0;
 }
 

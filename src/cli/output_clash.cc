@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "common/file_io.h"
 #include "common/output_path.h"
 #include "data/uri.h"
 
@@ -12,7 +13,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool IsStdout(const std::string& path) { return path.empty() || path == "-"; }
+// "" (an option not given whose default is standard output) or "-" / "stdout".
+bool IsStdout(const std::string& path) { return path.empty() || NamesStandardOutput(path); }
 
 // (key, path) of every file the task reads: each data file of its URIs (a folder's files, a
 // list's), model_in, fmap and the config file.

@@ -20,7 +20,7 @@ bool SameFile(const std::string& a, const std::string& b);
 std::string TaskOutputsProblem(const Params& params);
 
 // The first (key, path) of `outputs` that names one of `inputs`' paths, as "K=P: is also K2 ...";
-// "" when none does. Standard output ("" and "-") never clashes.
+// "" when none does. Standard output ("", "-" and "stdout") never clashes.
 std::string OutputClash(const std::vector<std::pair<std::string, std::string>>& outputs,
                         const std::vector<std::pair<std::string, std::string>>& inputs);
 

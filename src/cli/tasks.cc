@@ -426,7 +426,7 @@ int RunPredict(const Params& params) {
   // order is input order.
   std::vector<char> all;
   ThrowIfError(comm->AllgathervRaw(text.data(), text.size(), &all));
-  if (comm->Rank() == 0) WriteFileAtomic(params.name_pred, std::string(all.begin(), all.end()));
+  if (comm->Rank() == 0) WriteOutput(params.name_pred, std::string(all.begin(), all.end()));
   ThrowIfError(comm->Shutdown());
   return 0;
 }
@@ -450,11 +450,7 @@ int RunDump(const Params& params) {
                          : DumpText(model, fm, params.dump_stats);
   if (params.dump_render != "none")
     text = RunTool(kGraphvizDot, {"-T" + params.dump_render}, text, params.dump_render);
-  if (params.name_dump == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    WriteFileAtomic(params.name_dump, text);
-  }
+  WriteOutput(params.name_dump, text);  // "-" and "stdout": standard output
   return 0;
 }
 

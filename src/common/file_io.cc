@@ -223,6 +223,13 @@ void WriteFileAtomic(const std::string& path, const std::string& content) {
   }
 }
 
+bool NamesStandardOutput(const std::string& path) { return path == "-" || path == "stdout"; }
+
+void WriteOutput(const std::string& path, const std::string& content) {
+  if (!NamesStandardOutput(path)) return WriteFileAtomic(path, content);
+  std::fwrite(content.data(), 1, content.size(), stdout);  // main() checks the flush
+}
+
 // read(2) rather than a stream: a stream reads a folder, or a file that fails midway, as an
 // empty or short file without a word.
 std::string ReadWholeFile(const std::string& path) {

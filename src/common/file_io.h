@@ -27,6 +27,14 @@ WriteTarget ResolveWriteTarget(const std::string& path);
 // Error naming `path` and errno on failure (the temporary file is removed).
 void WriteFileAtomic(const std::string& path, const std::string& content);
 
+// Whether an output key's value (name_pred, name_dump, -o) means standard output rather than a
+// file: "-", the Unix convention, or "stdout", which XGBoost's CLI (dmlc-core's Stream) writes to
+// standard output.
+bool NamesStandardOutput(const std::string& path);
+
+// `content` to standard output where `path` NamesStandardOutput, else WriteFileAtomic.
+void WriteOutput(const std::string& path, const std::string& content);
+
 // Whole file as a string; throws Error "cannot open '<path>': <reason>", "<path>: is a directory,
 // not a file" or "cannot read '<path>': <reason>".
 std::string ReadWholeFile(const std::string& path);

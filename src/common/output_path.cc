@@ -93,8 +93,12 @@ std::string OutputPathsProblem(const Params& p) {
   auto check = [&problem](const std::string& found) {
     if (problem.empty()) problem = found;
   };
-  if (p.task == "pred") check(OutputFileProblem("name_pred", p.name_pred));
-  if (p.task == "dump" && p.name_dump != "-") check(OutputFileProblem("name_dump", p.name_dump));
+  if (p.task == "pred" && !NamesStandardOutput(p.name_pred)) {
+    check(OutputFileProblem("name_pred", p.name_pred));
+  }
+  if (p.task == "dump" && !NamesStandardOutput(p.name_dump)) {
+    check(OutputFileProblem("name_dump", p.name_dump));
+  }
   if (p.task != "train") return problem;
   if (!p.model_out.empty()) check(OutputFileProblem("model_out", p.model_out));
   if (!p.eval_history.empty()) check(OutputFileProblem("eval_history", p.eval_history));

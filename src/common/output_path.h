@@ -19,8 +19,8 @@ std::string OutputFileProblem(const std::string& key, const std::string& path);
 std::string OutputFolderProblem(const std::string& key, const std::string& path, bool must_exist);
 
 // Every output `params.task` writes: train (model_out, or model_dir's NNNN.model; model_dir with
-// save_period; checkpoint_dir), pred (name_pred), dump (name_dump unless "-"). The first problem,
-// or "".
+// save_period; checkpoint_dir), pred (name_pred), dump (name_dump); "-" and "stdout" are standard
+// output (common/file_io.h NamesStandardOutput). The first problem, or "".
 std::string OutputPathsProblem(const Params& params);
 
 }  // namespace ringboost

@@ -401,8 +401,8 @@ std::vector<ParamSpec> BuildTable() {
 
   s = "Prediction and dump";
   t.push_back(P(s, "name_pred", &Params::name_pred, "pred.txt")
-                  .Doc("File that task=pred writes (see pred_layout); a FIFO or device such as "
-                       "/dev/stdout is written in place."));
+                  .Doc("File that task=pred writes (see pred_layout); - or stdout (as XGBoost) "
+                       "writes to standard output; a FIFO or device is written in place."));
   t.push_back(P(s, "pred_margin", &Params::pred_margin, "0")
                   .Doc("Predict raw margins instead of transformed outputs."));
   t.push_back(P(s, "pred_layout", &Params::pred_layout, "value")
@@ -425,7 +425,8 @@ std::vector<ParamSpec> BuildTable() {
                        "all, also after early stopping (as XGBoost; best_iteration + 1 predicts "
                        "with the best round's model)."));
   t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt")
-                  .Doc("File that task=dump writes (- for stdout)."));
+                  .Doc("File that task=dump writes; - or stdout (as XGBoost) writes to standard "
+                       "output."));
   t.push_back(P(s, "dump_format", &Params::dump_format, "text")
                   .OneOf({"text", "json", "dot"})
                   .Doc("Format of the model dump: XGBoost's text or JSON dump, or Graphviz DOT "

@@ -118,6 +118,31 @@ TEST_F(Outputs, DevStdoutIsTheProcessOutput) {
   EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
 }
 
+// name_pred and name_dump "stdout" (XGBoost's CLI's name for it) and "-" write standard output,
+// not a file of that name; a data file named "stdout" is not an output that would overwrite it.
+TEST_F(Outputs, StdoutAndDashAreStandardOutput) {
+  ASSERT_EQ(test::RunRingboost(dir_.path(), "predict o.conf model_in=m.json").exit_code, 0);
+  ASSERT_EQ(test::RunRingboost(dir_.path(), "dump o.conf model_in=m.json").exit_code, 0);
+  const std::string pred = test::ReadFile(dir_.File("pred.txt"));
+  const std::string dump = test::ReadFile(dir_.File("dump.txt"));
+  for (const std::string name : {"stdout", "-"}) {
+    test::RunResult r =
+        test::RunRingboost(dir_.path(), "predict o.conf model_in=m.json name_pred=" + name);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, pred) << name;
+    r = test::RunRingboost(dir_.path(), "dump o.conf model_in=m.json name_dump=" + name);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, dump) << name;
+    EXPECT_FALSE(test::FileExists(dir_.File(name))) << name;
+  }
+  fs::copy_file(dir_.File("d.txt"), dir_.File("stdout"));
+  const test::RunResult r = test::RunRingboost(
+      dir_.path(), "predict o.conf model_in=m.json test:data=stdout name_pred=stdout");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, pred);
+  EXPECT_EQ(test::ReadFile(dir_.File("stdout")), test::ReadFile(dir_.File("d.txt")));
+}
+
 }  // namespace
 }  // namespace ringboost
 
