@@ -139,12 +139,12 @@ def compare(exe, work, objective, extra, rounds, np, xgb):
         f.write("objective = %s\n%s\nmax_depth = 4\neta = 0.3\nnum_round = %d\nnthread = 2\n"
                 "data = \"train.libsvm?format=libsvm\"\ntest:data = \"test.libsvm?format=libsvm\"\n"
                 % (objective, extra, rounds))
-    ringboost(exe, work, "train", "c.conf", "model_out=m.json")
-    ringboost(exe, work, "predict", "c.conf", "model_in=m.json", "pred_margin=1",
+    ringboost(exe, work, "train", "c.conf", "model_out=m.model")
+    ringboost(exe, work, "predict", "c.conf", "model_in=m.model", "pred_margin=1",
               "pred_layout=row", "name_pred=margin.txt")
-    ringboost(exe, work, "predict", "c.conf", "model_in=m.json", "pred_layout=row",
+    ringboost(exe, work, "predict", "c.conf", "model_in=m.model", "pred_layout=row",
               "name_pred=pred.txt")
-    ringboost(exe, work, "predict", "c.conf", "model_in=m.json", "pred_contribs=1",
+    ringboost(exe, work, "predict", "c.conf", "model_in=m.model", "pred_contribs=1",
               "name_pred=contribs.txt")
     ours = {k: read_numbers(os.path.join(work, k + ".txt"), np)
             for k in ("margin", "pred", "contribs")}
@@ -152,7 +152,7 @@ def compare(exe, work, objective, extra, rounds, np, xgb):
     row = {}
     for fmt in FORMATS:
         out = "m." + ("json" if fmt == "xgboost-json" else "ubj")
-        ringboost(exe, work, "export", "m.json", "--format", fmt, "-o", out)
+        ringboost(exe, work, "export", "m.model", "--format", fmt, "-o", out)
         booster = xgb.Booster(model_file=os.path.join(work, out))
         booster.set_param({"nthread": 2})
         row[fmt] = (max_diff(ours["margin"], booster.predict(dtest, output_margin=True), np),

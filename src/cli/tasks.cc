@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -74,6 +75,20 @@ std::string ModelPath(const Params& params, int rounds) {
   std::snprintf(name, sizeof(name), "%04d.model", rounds);
   std::string dir = params.model_dir.empty() ? "." : params.model_dir;
   return dir + "/" + name;
+}
+
+// The format a trained model is written in at `path`: model_format where given; else, as
+// XGBoost's CLI, XGBoost's JSON for a name ending in .json (any case), and UBJSON for .ubj (what
+// XGBoost 2.0 and later write there; 1.7 wrote its binary, which ringboost reads but does not
+// write); else ringboost's own.
+ModelFormat ModelFormatFor(const Params& params, const std::string& path) {
+  if (params.IsSet("model_format")) return ModelFormatFromName(params.model_format);
+  const std::size_t dot = path.find_last_of("./");
+  std::string ext = dot == std::string::npos || path[dot] != '.' ? "" : path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "json") return ModelFormat::kXGBoostJson;
+  if (ext == "ubj") return ModelFormat::kXGBoostUbj;
+  return ModelFormatFromName(params.model_format);
 }
 
 // Early stopping on the last metric of the last eval set.
@@ -336,8 +351,8 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
     }
     if (comm->Recovers()) ThrowIfError(comm->CheckPoint(learner.model().ToJson()));
     if (params.save_period > 0 && (i + 1) % params.save_period == 0 && is_root) {
-      SaveModelAs(learner.model(), ModelPath(params, i + 1),
-                  ModelFormatFromName(params.model_format));
+      const std::string path = ModelPath(params, i + 1);
+      SaveModelAs(learner.model(), path, ModelFormatFor(params, path));
     }
     if (stop_now) {
       if (is_root) {
@@ -372,7 +387,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
   bool saved_by_period = params.model_out.empty() && params.save_period > 0 &&
                          rounds_done % params.save_period == 0 && params.early_stopping_rounds == 0;
   if (is_root && !saved_by_period) {
-    SaveModelAs(learner.model(), out, ModelFormatFromName(params.model_format));
+    SaveModelAs(learner.model(), out, ModelFormatFor(params, out));
   }
   if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
   return 0;

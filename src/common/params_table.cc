@@ -371,15 +371,17 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("Model to continue training from, or to predict or dump with."));
   t.push_back(P(s, "model_out", &Params::model_out, "")
                   .Doc("Path of the final model; empty means model_dir/NNNN.model (NNNN = "
-                       "num_round)."));
+                       "num_round). A name ending in .json or .ubj gets XGBoost's JSON or UBJSON "
+                       "unless model_format is given."));
   t.push_back(P(s, "model_dir", &Params::model_dir, "")
                   .Doc("Folder of the periodic and default models; empty means the current "
                        "folder."));
   t.push_back(P(s, "model_format", &Params::model_format, "ringboost")
                   .OneOf({"ringboost", "xgboost-json", "xgboost-ubj"})
                   .Doc("Format of model_out and the save_period models: ringboost's own, or "
-                       "XGBoost 3.x's JSON or UBJSON (docs/model-format.md). Checkpoints stay "
-                       "in ringboost's format."));
+                       "XGBoost 3.x's JSON or UBJSON (docs/model-format.md). Not given: as "
+                       "XGBoost, XGBoost's JSON for a model_out ending in .json and UBJSON for "
+                       ".ubj, else ringboost's own. Checkpoints stay in ringboost's format."));
   t.push_back(P(s, "save_period", &Params::save_period, "0")
                   .Min(0)
                   .Doc("Save model_dir/NNNN.model every this many rounds; 0 means only the final "

@@ -110,25 +110,25 @@ class Rounds : public ::testing::Test {
 
 TEST_F(Rounds, EarlyStoppingStopsAndRecordsBestIteration) {
   test::RunResult r = test::RunRingboost(
-      dir_.path(), "train r.conf early_stopping_rounds=2 eval_train=1 model_out=m.json");
+      dir_.path(), "train r.conf early_stopping_rounds=2 eval_train=1 model_out=m.model");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Rounds 0, 1, 2 are printed, then the stop message naming round 0.
   EXPECT_NE(r.out.find("[2]\tflipped-logloss:"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("[3]\t"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Stopping. Best iteration:\n[0]\tflipped-logloss:"), std::string::npos)
       << r.out;
-  EXPECT_NE(test::ReadFile(dir_.File("m.json")).find("\"best_iteration\":0"), std::string::npos);
+  EXPECT_NE(test::ReadFile(dir_.File("m.model")).find("\"best_iteration\":0"), std::string::npos);
   // Continued from it, this run's rounds count from 0 again; the model's best_iteration counts
-  // m.json's 3 rounds, and the stop message says both.
+  // m.model's 3 rounds, and the stop message says both.
   r = test::RunRingboost(dir_.path(),
-                         "train r.conf early_stopping_rounds=2 model_in=m.json model_out=n.json");
+                         "train r.conf early_stopping_rounds=2 model_in=m.model model_out=n.model");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Stopping. Best iteration:\n[0]\tflipped-logloss:"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("(the model's best_iteration: 3, counting model_in's 3 rounds)"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(test::ReadFile(dir_.File("n.json")).find("\"best_iteration\":3"), std::string::npos);
+  EXPECT_NE(test::ReadFile(dir_.File("n.model")).find("\"best_iteration\":3"), std::string::npos);
 }
 
 // As XGBoost: the model keeps every round (best_iteration recorded) and predict uses them all

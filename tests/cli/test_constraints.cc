@@ -247,24 +247,24 @@ TEST(Constraints, FeatureNamesGiveTheSameModel) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return test::ReadFile(dir.File(out));
   };
-  const std::string monotone = train("'monotone_constraints=(1,-1,0,0,0,0)'", "m.json");
+  const std::string monotone = train("'monotone_constraints=(1,-1,0,0,0,0)'", "m.model");
   ASSERT_FALSE(monotone.empty());
   EXPECT_EQ(WithoutNames(train(
-                "'monotone_constraints={\"age\": 1, \"income\": -1}' fmap=names.fmap", "m1.json")),
+                "'monotone_constraints={\"age\": 1, \"income\": -1}' fmap=names.fmap", "m1.model")),
             monotone);
-  EXPECT_EQ(train("'monotone_constraints={\"f1\":-1,\"f0\":1}'", "m2.json"), monotone);
+  EXPECT_EQ(train("'monotone_constraints={\"f1\":-1,\"f0\":1}'", "m2.model"), monotone);
   // Short lists leave the rest free, as XGBoost: (1,-1) is (1,-1,0,0,0,0).
-  EXPECT_EQ(train("'monotone_constraints=(1,-1)'", "m3.json"), monotone);
-  EXPECT_NE(train("'monotone_constraints=(1,1)'", "m4.json"), monotone);
-  const std::string sets = train("'interaction_constraints=[[0,1],[2,3,4]]'", "i.json");
+  EXPECT_EQ(train("'monotone_constraints=(1,-1)'", "m3.model"), monotone);
+  EXPECT_NE(train("'monotone_constraints=(1,1)'", "m4.model"), monotone);
+  const std::string sets = train("'interaction_constraints=[[0,1],[2,3,4]]'", "i.model");
   ASSERT_FALSE(sets.empty());
   EXPECT_EQ(
       WithoutNames(train("fmap=names.fmap "
                          "'interaction_constraints=[[\"age\",\"income\"],[\"c\",\"d\",\"e\"]]'",
-                         "i1.json")),
+                         "i1.model")),
       sets);
-  EXPECT_EQ(train("'interaction_constraints=[[\"f0\",1],[4,3,\"f2\"]]'", "i2.json"), sets);
-  EXPECT_NE(train("'interaction_constraints=[[0,2],[1,3,4]]'", "i3.json"), sets);
+  EXPECT_EQ(train("'interaction_constraints=[[\"f0\",1],[4,3,\"f2\"]]'", "i2.model"), sets);
+  EXPECT_NE(train("'interaction_constraints=[[0,2],[1,3,4]]'", "i3.model"), sets);
 }
 
 // Each bad value stops the run before any model is written, naming the key and what is allowed.

@@ -36,14 +36,14 @@ class MemoryLimits : public ::testing::Test {
     test::WriteGeneratedDense(dir_.File("train.txt"), 20);
     test::WriteFile(dir_.File("c.conf"),
                     "objective = binary:logistic\nnum_round = 2\n"
-                    "data = train.txt\nmodel_out = m.json\n");
+                    "data = train.txt\nmodel_out = m.model\n");
   }
   test::TempDir dir_;
 };
 
 TEST_F(MemoryLimits, HundredMillionClassesNameTheTrainingState) {
   const Refusal r = RunLimited(
-      dir_, kOneGiB, "train c.conf objective=multi:softmax num_class=100000000", "m.json");
+      dir_, kOneGiB, "train c.conf objective=multi:softmax num_class=100000000", "m.model");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("the training state needs 52.2 GiB (20 rows x 100000000 output groups x "
                        "28 bytes of margin and gradients), more than the "),
@@ -56,7 +56,7 @@ TEST_F(MemoryLimits, ThreadStacksBeyondTheLimitNameNthread) {
   for (const char* task :
        {"train c.conf", "predict c.conf model_in=none.json test:data=train.txt"}) {
     const Refusal r = RunLimited(dir_, std::string(kOneGiB) + "env OMP_STACKSIZE=8M ",
-                                 std::string(task) + " nthread=1024 name_pred=p.txt", "m.json");
+                                 std::string(task) + " nthread=1024 name_pred=p.txt", "m.model");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("nthread=1024 needs 8.0 GiB (1024 thread stacks x 8.0 MiB"),
               std::string::npos)
@@ -67,7 +67,7 @@ TEST_F(MemoryLimits, ThreadStacksBeyondTheLimitNameNthread) {
 TEST_F(MemoryLimits, InteractionsOfAWideModelNameTheirSize) {
   // A model over 100,000 features: 100001^2 values a row for each of the 20 rows.
   ASSERT_EQ(test::RunRingboost(dir_.path(), "train c.conf").exit_code, 0);
-  std::string model = test::ReadFile(dir_.File("m.json"));
+  std::string model = test::ReadFile(dir_.File("m.model"));
   const std::string key = "\"num_feature\":";
   const std::size_t at = model.find(key);
   ASSERT_NE(at, std::string::npos);
@@ -88,7 +88,7 @@ TEST_F(MemoryLimits, InteractionsOfAWideModelNameTheirSize) {
 TEST_F(MemoryLimits, DataBeyondTheLimitNamesTheFileAndItsShape) {
   test::WriteGeneratedDense(dir_.File("big.txt"), 20000);
   const Refusal r = RunLimited(dir_, "env RINGBOOST_MEMORY_LIMIT_MB=1 OMP_STACKSIZE=64K ",
-                               "train c.conf data=big.txt nthread=1", "m.json");
+                               "train c.conf data=big.txt nthread=1", "m.model");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(
       r.err.find("the data of big.txt needs 2.4 MiB (up to 20001 rows x 28 bytes + 240000 entries "

@@ -104,6 +104,27 @@ TEST_F(ModelFormats, RoundTripsAreByteIdenticalAndModelFormatWritesXGBoost) {
   EXPECT_NE(bad.err.find("'onnx' is unknown; use ringboost"), std::string::npos) << bad.err;
 }
 
+// model_out's name picks the format, as in XGBoost's CLI: .json XGBoost's JSON, .ubj (any case)
+// UBJSON, else ringboost's own; model_format= wins over the name. Training continues from each
+// to the same model.
+TEST_F(ModelFormats, ModelOutEndingInJsonOrUbjIsXGBoostsFormat) {
+  const std::string train = "mushroom.conf nthread=1 save_period=0 ";
+  RunOk(train + "model_out=rb.model");
+  RunOk("export rb.model --format xgboost-json -o x.expected");
+  RunOk("export rb.model --format xgboost-ubj -o u.expected");
+  RunOk(train + "model_out=x.json");
+  EXPECT_EQ(test::ReadFile(dir_.File("x.json")), test::ReadFile(dir_.File("x.expected")));
+  RunOk(train + "model_out=u.UBJ");
+  EXPECT_EQ(test::ReadFile(dir_.File("u.UBJ")), test::ReadFile(dir_.File("u.expected")));
+  RunOk(train + "model_out=r.json model_format=ringboost");
+  EXPECT_EQ(test::ReadFile(dir_.File("r.json")), test::ReadFile(dir_.File("rb.model")));
+  RunOk(train + "model_in=rb.model model_out=c.model");
+  for (const char* start : {"x.json", "u.UBJ"}) {
+    RunOk(train + "model_in=" + start + " model_out=c2.model");
+    EXPECT_EQ(test::ReadFile(dir_.File("c2.model")), test::ReadFile(dir_.File("c.model"))) << start;
+  }
+}
+
 // XGBoost 1.7.4's CLI (Debian's) predicts an export as ringboost does, base_score and all: it
 // reads 3.x's bracketed "[100.0]" as 0.5 without a word, so one value is written bare.
 TEST_F(ModelFormats, XGBoost17PredictsAnExportWithItsBaseScore) {

@@ -139,9 +139,9 @@ TEST_F(RunIdentity, ContinuationOfModelInResumesToTheSameModel) {
 
 // A checkpoint written before runs recorded their identity is refused, not resumed.
 TEST_F(RunIdentity, CheckpointWithoutIdentityIsRefused) {
-  ASSERT_EQ(test::RunRingboost(dir_.path(), "train a.conf model_out=old.json").exit_code, 0);
+  ASSERT_EQ(test::RunRingboost(dir_.path(), "train a.conf model_out=old.model").exit_code, 0);
   std::filesystem::create_directory(dir_.File("ck"));
-  std::filesystem::copy_file(dir_.File("old.json"), dir_.File("ck/checkpoint-000004.model"));
+  std::filesystem::copy_file(dir_.File("old.model"), dir_.File("ck/checkpoint-000004.model"));
   ExpectRefused(Train("m.json"), "records no identity of its run");
 }
 
