@@ -20,7 +20,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Shortest text that reads back as the same double (the eval log's numbers).
+// Shortest text that reads back as the same double: the eval log's numbers in full (the log
+// prints 17 decimals, as XGBoost).
 std::string Number(double v) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v);

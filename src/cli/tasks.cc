@@ -40,10 +40,11 @@ double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-// Shortest text that reads back as the same double, as XGBoost's eval log prints.
-std::string ShortestDouble(double v) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+// A metric value as XGBoost's eval log prints it: 17 decimals (std::fixed with max_digits10), 0
+// as 0.00000000000000000. to_chars: the same digits under any locale.
+std::string EvalLogNumber(double v) {
+  char buf[400];  // DBL_MAX has 309 integer digits
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed, 17);
   return std::string(buf, res.ptr);
 }
 
@@ -333,7 +334,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
     if (is_root && !results.empty()) {
       progress.Clear();
       std::string line = "[" + std::to_string(i) + "]";
-      for (const auto& r : results) line += "\t" + r.first + ":" + ShortestDouble(r.second);
+      for (const auto& r : results) line += "\t" + r.first + ":" + EvalLogNumber(r.second);
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
     }
@@ -357,7 +358,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
     if (stop_now) {
       if (is_root) {
         std::printf("Stopping. Best iteration:\n[%d]\t%s:%s\n", stop.best_round,
-                    results[watched].first.c_str(), ShortestDouble(stop.best).c_str());
+                    results[watched].first.c_str(), EvalLogNumber(stop.best).c_str());
         // This run's rounds count from 0, the model's best_iteration from model_in's first.
         if (start.base_rounds > 0) {
           std::printf("(the model's best_iteration: %d, counting model_in's %d rounds)\n",

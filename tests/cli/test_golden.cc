@@ -145,5 +145,19 @@ TEST_F(MushroomDir, SameModelFileForOneAndTwoThreads) {
   EXPECT_EQ(m1, test::ReadFile(dir_.File("m2.json")));
 }
 
+// XGBoost's eval log prints each value with 17 decimals (`std::fixed`), a metric of exactly 0 or
+// 1 included: XGBoost 1.7.4 prints `test-error:0.00000000000000000  test-auc:1.00000000000000000`.
+// One round splitting these rows at 2.5 puts every row on its label's side.
+TEST(EvalLog, SeventeenDecimalsAsXGBoost) {
+  test::TempDir dir;
+  test::WriteFile(dir.File("d.txt"), "0 0:1\n0 0:2\n1 0:3\n1 0:4\n");
+  test::WriteFile(dir.File("d.conf"),
+                  "objective = binary:logistic\nnum_round = 1\neta = 1\nmin_child_weight = 0\n"
+                  "data = d.txt\neval[t] = d.txt\neval_metric = error\neval_metric = auc\n");
+  const test::RunResult r = test::RunRingboost(dir.path(), "d.conf model_out=m.model");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "[0]\tt-error:0.00000000000000000\tt-auc:1.00000000000000000\n");
+}
+
 }  // namespace
 }  // namespace ringboost
