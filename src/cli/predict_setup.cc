@@ -1,5 +1,8 @@
 #include "cli/predict_setup.h"
 
+#include <algorithm>
+#include <string>
+
 #include "common/error.h"
 #include "common/logging.h"
 
@@ -63,6 +66,45 @@ std::unique_ptr<Objective> PredictionObjective(const Params& params, Model* mode
   model->base_margin = objective->ProbToMargin(model->base_score);
   model->base_margins.clear();
   return objective;
+}
+
+RoundRange PredictionRounds(const Params& params, const Model& model) {
+  if (params.ntree_limit > 0 && params.iteration_end > 0 &&
+      params.ntree_limit != params.iteration_end) {
+    RB_FAIL("ntree_limit=" << params.ntree_limit << " and iteration_end=" << params.iteration_end
+                           << " both give the end of the rounds to predict with; give one "
+                              "(ntree_limit=N is iteration_end=N)");
+  }
+  const std::string end_key = params.ntree_limit > 0 ? "ntree_limit" : "iteration_end";
+  const int end = std::max(params.ntree_limit, params.iteration_end);
+  const std::string in = "model_in=" + params.model_in;
+  if (end > model.num_rounds) {
+    RB_FAIL(end_key << "=" << end << ": must be in [0, " << model.num_rounds << "]: " << in
+                    << " has " << model.num_rounds << " rounds (0 predicts with all of them)");
+  }
+  const RoundRange range{params.iteration_begin, end == 0 ? model.num_rounds : end};
+  if (range.begin > range.end) {
+    RB_FAIL(
+        "iteration_begin=" << range.begin << ": must be in [0, " << range.end
+                           << "], the end of the rounds predicted with ("
+                           << (end == 0 ? in + "'s rounds" : end_key + "=" + std::to_string(end))
+                           << ")");
+  }
+  return range;
+}
+
+Model SliceRounds(Model model, RoundRange range) {
+  const std::size_t groups = model.num_groups;
+  const std::size_t first = range.begin * groups, last = range.end * groups;
+  RB_CHECK(range.begin >= 0 && range.begin <= range.end && last <= model.trees.size());
+  model.trees.erase(model.trees.begin() + last, model.trees.end());
+  model.trees.erase(model.trees.begin(), model.trees.begin() + first);
+  model.tree_group.erase(model.tree_group.begin() + last, model.tree_group.end());
+  model.tree_group.erase(model.tree_group.begin(), model.tree_group.begin() + first);
+  model.num_rounds = range.end - range.begin;
+  const bool best_inside = model.best_iteration >= range.begin && model.best_iteration < range.end;
+  model.best_iteration = best_inside ? model.best_iteration - range.begin : -1;
+  return model;
 }
 
 }  // namespace ringboost

@@ -409,15 +409,18 @@ int RunPredict(const Params& params) {
   DataSet test = LoadFor("test:data", params.test_data, params, nullptr, *comm);
   CheckFeatureCount(params.test_data, comm->AllreduceValue<uint64_t>(test.num_col, rabit::Op::kMax),
                     params.model_in, model.num_feature);
-  // ntree_limit=0 predicts with every round, also after early stopping (XGBoost's Booster).
-  const int rounds = params.ntree_limit;
-  if (rounds == 0 && model.best_iteration >= 0 && model.best_iteration + 1 < model.num_rounds &&
-      comm->Rank() == 0) {
+  // Every round predicts unless limited, also after early stopping (XGBoost's Booster).
+  const RoundRange range = PredictionRounds(params, model);
+  const bool every_round = range.begin == 0 && range.end == model.num_rounds;
+  if (params.ntree_limit == 0 && params.iteration_end == 0 && model.best_iteration >= 0 &&
+      model.best_iteration + 1 < model.num_rounds && comm->Rank() == 0) {
     std::fprintf(stderr,
                  "[ringboost] predicting with all %d rounds; early stopping found round %d best: "
                  "ntree_limit=%d predicts with the rounds up to it\n",
                  model.num_rounds, model.best_iteration, model.best_iteration + 1);
   }
+  if (!every_round) model = SliceRounds(std::move(model), range);
+  const int rounds = 0;  // all of the (sliced) model's
   ExplainKind explain;
   const bool explains = ExplainKindFromParams(params, &explain);
   const Clock::time_point predict_start = Clock::now();

@@ -86,6 +86,8 @@ struct Params {
   bool pred_contribs = false;
   bool pred_interactions = false;
   int ntree_limit = 0;
+  int iteration_begin = 0;  // task=pred: the rounds [begin, end) (cli/predict_setup.h)
+  int iteration_end = 0;    // 0: the model's last
   std::string name_dump = "dump.txt";
   std::string dump_format = "text";  // text | json | dot
   bool dump_stats = false;

@@ -425,7 +425,17 @@ std::vector<ParamSpec> BuildTable() {
                   .Min(0)
                   .Doc("Predict with the trees of the first this many rounds only; 0 means "
                        "all, also after early stopping (as XGBoost; best_iteration + 1 predicts "
-                       "with the best round's model)."));
+                       "with the best round's model). The same as iteration_end (XGBoost "
+                       "deprecates it for iteration_end)."));
+  t.push_back(P(s, "iteration_begin", &Params::iteration_begin, "0")
+                  .Min(0)
+                  .Doc("task=pred: the first round whose trees predict (0-based), as XGBoost's "
+                       "CLI; rows start from base_score either way. At most iteration_end."));
+  t.push_back(P(s, "iteration_end", &Params::iteration_end, "0")
+                  .Min(0)
+                  .Doc("task=pred: predict with the rounds before this one only (rounds "
+                       "[iteration_begin, iteration_end)); 0 means up to the model's last, as "
+                       "XGBoost's CLI. At most the model's rounds."));
   t.push_back(P(s, "name_dump", &Params::name_dump, "dump.txt")
                   .Doc("File that task=dump writes; - or stdout (as XGBoost) writes to standard "
                        "output."));

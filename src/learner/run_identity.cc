@@ -30,8 +30,8 @@ const std::set<std::string>& NotShapingTheModel() {
       "data", "eval[NAME]", "test:data", "model_in",
       // outputs
       "model_out", "model_dir", "save_period", "checkpoint_dir", "checkpoint_mismatch", "name_pred",
-      "pred_margin", "pred_layout", "ntree_limit", "name_dump", "dump_format", "dump_stats", "fmap",
-      "dump_tree", "dump_render", "eval_history",
+      "pred_margin", "pred_layout", "ntree_limit", "iteration_begin", "iteration_end", "name_dump",
+      "dump_format", "dump_stats", "fmap", "dump_tree", "dump_render", "eval_history",
       // they decide where early stopping stops: recorded only when it is on
       "eval_metric", "eval_train", "early_stopping_rounds"};
   return keys;

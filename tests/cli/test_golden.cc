@@ -134,6 +134,16 @@ TEST_F(MushroomDir, DefaultTreeMethodRunsUnchangedAndPredicts) {
   EXPECT_FALSE(ours >> a);
 }
 
+// XGBoost 1.7.4's own model predicted with its first round only (iteration_end=1), as its CLI
+// wrote pred_iter1.txt: the same text.
+TEST_F(MushroomDir, FirstRoundOfXGBoostsModelAsXGBoostPredicts) {
+  fs::copy_file(golden() + "/0002.model", dir_.File("xgb.model"));
+  const test::RunResult r = test::RunRingboost(
+      dir_.path(), "mushroom.conf task=pred model_in=xgb.model iteration_end=1 name_pred=p.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::ReadFile(dir_.File("p.txt")), test::ReadFile(golden() + "/pred_iter1.txt"));
+}
+
 TEST_F(MushroomDir, SameModelFileForOneAndTwoThreads) {
   std::string common =
       "mushroom.conf max_depth=6 num_round=5 eta=0.3 subsample=0.8 "

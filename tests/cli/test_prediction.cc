@@ -89,16 +89,21 @@ std::vector<double> Values(const std::string& text) {
   return values;
 }
 
-// As XGBoost 1.7's CLI, task=pred takes objective= and base_score= over the model's. With the
-// model's base_score 0.5 (margin 0 under binary:logistic), reg:squarederror predicts margin + 0.5
-// and base_score=0.9 predicts sigmoid(margin + log(0.9 / 0.1)).
-TEST(PredictionOverrides, ObjectiveAndBaseScoreReplaceTheModels) {
-  test::TempDir dir;
+// b.model: binary:logistic, 2 rounds, base_score 0.5 (margin 0), trained and predicted on b.txt.
+void TrainBinaryModel(const test::TempDir& dir) {
   test::WriteFile(dir.File("b.txt"), "0 0:0.1\n0 0:0.4\n1 0:1.2\n1 0:1.7\n0 0:0.3\n1 0:2.2\n");
   test::WriteFile(dir.File("b.conf"),
                   "objective = binary:logistic\nnum_round = 2\nmin_child_weight = 0\n"
                   "data = \"b.txt\"\ntest:data = \"b.txt\"\n");
   ASSERT_EQ(test::RunRingboost(dir.path(), "train b.conf model_out=b.model").exit_code, 0);
+}
+
+// As XGBoost 1.7's CLI, task=pred takes objective= and base_score= over the model's. With the
+// model's base_score 0.5 (margin 0 under binary:logistic), reg:squarederror predicts margin + 0.5
+// and base_score=0.9 predicts sigmoid(margin + log(0.9 / 0.1)).
+TEST(PredictionOverrides, ObjectiveAndBaseScoreReplaceTheModels) {
+  test::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(TrainBinaryModel(dir));
   const std::string predict = "predict b.conf model_in=b.model ";
   ASSERT_EQ(test::RunRingboost(dir.path(), predict + "pred_margin=1 name_pred=m.txt").exit_code, 0);
   test::RunResult sq =
@@ -130,6 +135,52 @@ TEST(PredictionOverrides, ObjectiveAndBaseScoreReplaceTheModels) {
       << multi.err;
   ASSERT_EQ(test::RunRingboost(dir.path(), predict + "name_pred=p.txt").exit_code, 0);
   EXPECT_EQ(test::ReadFile(dir.File("x.txt")), test::ReadFile(dir.File("p.txt")));
+}
+
+// iteration_begin / iteration_end predict with a slice of the rounds, as XGBoost's CLI: with base
+// margin 0, rounds [1, 2) give the full margins less round 0's, and [2, 2) the base margin alone.
+// ntree_limit=N is iteration_end=N. Bounds past the model name the key and its range.
+TEST(PredictionOverrides, IterationRangeSlicesTheRounds) {
+  test::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(TrainBinaryModel(dir));
+  const std::string predict = "predict b.conf model_in=b.model pred_margin=1 ";
+  for (const char* args :
+       {"name_pred=all.txt", "iteration_end=1 name_pred=first.txt",
+        "ntree_limit=1 name_pred=limit.txt", "iteration_begin=1 name_pred=second.txt",
+        "iteration_begin=1 iteration_end=2 name_pred=second2.txt",
+        "iteration_begin=2 name_pred=none.txt"}) {
+    const test::RunResult r = test::RunRingboost(dir.path(), predict + args);
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+  }
+  const std::vector<double> all = Values(test::ReadFile(dir.File("all.txt")));
+  const std::vector<double> first = Values(test::ReadFile(dir.File("first.txt")));
+  const std::vector<double> second = Values(test::ReadFile(dir.File("second.txt")));
+  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(first.size(), 6u);
+  ASSERT_EQ(second.size(), 6u);
+  EXPECT_EQ(test::ReadFile(dir.File("limit.txt")), test::ReadFile(dir.File("first.txt")));
+  EXPECT_EQ(test::ReadFile(dir.File("second2.txt")), test::ReadFile(dir.File("second.txt")));
+  EXPECT_EQ(Values(test::ReadFile(dir.File("none.txt"))), std::vector<double>(6, 0.0));
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_NE(first[i], 0.0) << i;
+    EXPECT_NEAR(second[i], all[i] - first[i], 1e-6) << i;
+  }
+  const struct {
+    const char* args;
+    const char* error;
+  } bad[] = {
+      {"iteration_end=3", "iteration_end=3: must be in [0, 2]: model_in=b.model has 2 rounds"},
+      {"ntree_limit=3", "ntree_limit=3: must be in [0, 2]"},
+      {"iteration_begin=3", "iteration_begin=3: must be in [0, 2], the end of the rounds"},
+      {"iteration_begin=2 iteration_end=1", "iteration_begin=2: must be in [0, 1]"},
+      {"ntree_limit=1 iteration_end=2", "ntree_limit=1 and iteration_end=2 both give the end"},
+  };
+  for (const auto& b : bad) {
+    const test::RunResult r = test::RunRingboost(dir.path(), predict + b.args + " name_pred=x.txt");
+    EXPECT_EQ(r.exit_code, 1) << b.args;
+    EXPECT_NE(r.err.find(b.error), std::string::npos) << b.args << "\n" << r.err;
+    EXPECT_FALSE(test::FileExists(dir.File("x.txt"))) << b.args;
+  }
 }
 
 }  // namespace
