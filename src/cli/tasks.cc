@@ -245,8 +245,7 @@ Start StartingModel(const Params& params, const DataSet& train,
     s.have_init = true;
     s.rounds_done = s.init.num_rounds - s.base_rounds;
     if (comm->Rank() == 0) {
-      std::fprintf(stderr, "[ringboost] resuming from round %d (%s)\n", s.rounds_done,
-                   point.path.c_str());
+      LogNote("resuming from round " + std::to_string(s.rounds_done) + " (" + point.path + ")");
     }
   }
   return s;
@@ -390,7 +389,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
   if (is_root && !saved_by_period) {
     SaveModelAs(learner.model(), out, ModelFormatFor(params, out));
   }
-  if (is_root) std::fprintf(stderr, "[ringboost] model written to %s\n", out.c_str());
+  if (is_root) LogNote("model written to " + out);
   return 0;
 }
 
@@ -414,10 +413,10 @@ int RunPredict(const Params& params) {
   const bool every_round = range.begin == 0 && range.end == model.num_rounds;
   if (params.ntree_limit == 0 && params.iteration_end == 0 && model.best_iteration >= 0 &&
       model.best_iteration + 1 < model.num_rounds && comm->Rank() == 0) {
-    std::fprintf(stderr,
-                 "[ringboost] predicting with all %d rounds; early stopping found round %d best: "
-                 "ntree_limit=%d predicts with the rounds up to it\n",
-                 model.num_rounds, model.best_iteration, model.best_iteration + 1);
+    LogNote("predicting with all " + std::to_string(model.num_rounds) +
+            " rounds; early stopping found round " + std::to_string(model.best_iteration) +
+            " best: ntree_limit=" + std::to_string(model.best_iteration + 1) +
+            " predicts with the rounds up to it");
   }
   if (!every_round) model = SliceRounds(std::move(model), range);
   const int rounds = 0;  // all of the (sliced) model's

@@ -12,6 +12,9 @@ enum class LogLevel { kWarning = 1, kInfo = 2, kDebug = 3 };
 void SetVerbosity(int verbosity);
 int Verbosity();
 void LogMessage(LogLevel level, const std::string& message);
+// A line the user expects at the default verbosity, untagged ("[ringboost] model written to F"):
+// shown from verbosity 1 on, as warnings, and not at verbosity 0.
+void LogNote(const std::string& message);
 
 }  // namespace ringboost
 

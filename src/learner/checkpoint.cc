@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/logging.h"
 #include "learner/run_identity.h"
 
 namespace ringboost {
@@ -135,8 +136,7 @@ ResumePoint ResumeFromCheckpointDir(const Params& params, const std::string& ide
                 point.path + "):\n  " + why;
     }
     if (verdict == kFresh) {
-      std::fprintf(stderr, "[ringboost] %s; training from scratch (checkpoint_mismatch=fresh)\n",
-                   message.c_str());
+      LogNote(message + "; training from scratch (checkpoint_mismatch=fresh)");
       std::error_code ec;
       for (const auto& entry : Checkpoints(dir)) fs::remove(entry.second, ec);
     }

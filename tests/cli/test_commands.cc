@@ -155,6 +155,25 @@ TEST_F(Rounds, PredictAfterEarlyStoppingUsesEveryRound) {
   EXPECT_NE(test::ReadFile(dir_.File("all.txt")), test::ReadFile(dir_.File("1.txt")));
 }
 
+// verbosity=0 silences stderr, the notes of the default verbosity included ("model written to",
+// predicting with every round after early stopping).
+TEST_F(Rounds, VerbosityZeroWritesNothingToStderr) {
+  const std::string train = "train r.conf early_stopping_rounds=2 model_out=m.model ";
+  test::RunResult r = test::RunRingboost(dir_.path(), train);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("[ringboost] model written to m.model"), std::string::npos) << r.err;
+  r = test::RunRingboost(dir_.path(), train + "verbosity=0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::string predict = "predict r.conf model_in=m.model test:data=good.txt ";
+  r = test::RunRingboost(dir_.path(), predict);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("ntree_limit=1 predicts"), std::string::npos) << r.err;
+  r = test::RunRingboost(dir_.path(), predict + "verbosity=0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 // XGBoost refuses early stopping without a validation set; so does ringboost, naming the fix.
 TEST_F(Rounds, EarlyStoppingWithoutAnEvalSetIsRefused) {
   test::WriteFile(dir_.File("n.conf"),
