@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -34,12 +35,25 @@ bool InBounds(const ParamSpec& spec, double v) {
   return above_lo && v <= spec.hi;
 }
 
-// What a value of `spec` must look like, for error messages: "an integer in [0, inf)".
+// The largest magnitude an integer key holds: an int's, or what strtoll reads for a uint64_t.
+long long IntegerLimit(const ParamSpec& spec) {
+  return std::holds_alternative<int Params::*>(spec.field) ? 2147483647LL : LLONG_MAX;
+}
+
+// What a value of `spec` must look like, for error messages: "a number in [0, inf)", "an integer
+// in [0, 2147483647]". An integer's range is bounded by its type where the table gives no bound:
+// 3000000000 is out of an int, not of [0, inf).
 std::string Expected(const ParamSpec& spec) {
-  std::string what =
-      std::holds_alternative<double Params::*>(spec.field) ? "a number" : "an integer";
-  if (HasBounds(spec)) what += " in " + ValuesText(spec);
-  return "expected " + what;
+  if (std::holds_alternative<double Params::*>(spec.field)) {
+    return std::string("expected a number") + (HasBounds(spec) ? " in " + ValuesText(spec) : "");
+  }
+  const long long limit = IntegerLimit(spec);
+  long long lo = -limit, hi = limit;
+  if (!std::isinf(spec.lo)) {
+    lo = static_cast<long long>(spec.lo_open ? std::floor(spec.lo) + 1 : std::ceil(spec.lo));
+  }
+  if (spec.hi < static_cast<double>(limit)) hi = static_cast<long long>(std::floor(spec.hi));
+  return "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
 }
 
 bool ParseInteger(const std::string& text, long long* out) {
@@ -105,7 +119,7 @@ std::string ApplyValue(const ParamSpec& spec, const std::string& value, Params* 
     if (!ok || !InBounds(spec, number)) return Expected(spec);
     if (auto* m = std::get_if<double Params::*>(&f)) params->*(*m) = number;
     if (auto* m = std::get_if<int Params::*>(&f)) {
-      if (integer < -2147483647LL || integer > 2147483647LL) return Expected(spec);
+      if (integer < -IntegerLimit(spec) || integer > IntegerLimit(spec)) return Expected(spec);
       params->*(*m) = static_cast<int>(integer);
     }
     if (auto* m = std::get_if<uint64_t Params::*>(&f))

@@ -182,7 +182,7 @@ TEST(Config, NulBytesAreRefused) {
   EXPECT_EQ(ApplyValue(*FindParam("eta"), std::string("0.1\0junk", 8), &p, &warnings),
             "expected a number in [0, 3.40282e+38]");
   EXPECT_EQ(ApplyValue(*FindParam("max_depth"), std::string("3\0", 2), &p, &warnings),
-            "expected an integer in [0, inf)");
+            "expected an integer in [0, 2147483647]");
 }
 
 TEST(Config, QuotesCommentsBlankLinesAndSpaces) {
@@ -255,11 +255,11 @@ TEST(Config, UnknownKeySuggestsTheClosestKey) {
 TEST(Config, BadValuesNameTheExpectedRange) {
   test::TempDir dir;
   std::string conf = test::WriteFile(dir.File("a.conf"), "max_depth = abc\n");
-  EXPECT_EQ(ErrorOf(conf, {}), conf + ":1: max_depth=abc: expected an integer in [0, inf)");
+  EXPECT_EQ(ErrorOf(conf, {}), conf + ":1: max_depth=abc: expected an integer in [0, 2147483647]");
   EXPECT_EQ(OverrideError("max_depth=-1"),
-            "command line: max_depth=-1: expected an integer in [0, inf)");
+            "command line: max_depth=-1: expected an integer in [0, 2147483647]");
   EXPECT_EQ(OverrideError("max_depth=2.5"),
-            "command line: max_depth=2.5: expected an integer in [0, inf)");
+            "command line: max_depth=2.5: expected an integer in [0, 2147483647]");
   EXPECT_EQ(OverrideError("subsample=0"), "command line: subsample=0: expected a number in (0, 1]");
   EXPECT_EQ(OverrideError("colsample_bytree=1.5"),
             "command line: colsample_bytree=1.5: expected a number in (0, 1]");
@@ -270,10 +270,16 @@ TEST(Config, BadValuesNameTheExpectedRange) {
   EXPECT_EQ(OverrideError("verbosity=4"),
             "command line: verbosity=4: expected an integer in [0, 3]");
   EXPECT_EQ(OverrideError("num_round=0"),
-            "command line: num_round=0: expected an integer in [1, inf)");
+            "command line: num_round=0: expected an integer in [1, 2147483647]");
   EXPECT_EQ(OverrideError("base_score=x"), "command line: base_score=x: expected a number");
   EXPECT_EQ(OverrideError("nthread=99999999999"),
             "command line: nthread=99999999999: expected an integer in [0, 1024]");
+  // Past an int: the range says the type's limit, not [0, inf) (which would hold the value).
+  EXPECT_EQ(OverrideError("ntree_limit=3000000000"),
+            "command line: ntree_limit=3000000000: expected an integer in [0, 2147483647]");
+  EXPECT_EQ(OverrideError("seed=99999999999999999999"),
+            "command line: seed=99999999999999999999: expected an integer in [0, "
+            "9223372036854775807]");
 }
 
 TEST(Config, BadEnumValueListsTheAllowedValues) {
