@@ -86,6 +86,8 @@ std::vector<Setting> ReadConfigFile(const std::string& path) {
   bool failed = std::ferror(file) != 0;
   std::fclose(file);
   if (failed) RB_FAIL("cannot read config '" << path << "'");
+  // A UTF-8 byte-order mark (Windows editors write one) is not part of the first key.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
 
   std::vector<Setting> settings;
   std::istringstream lines(text);
@@ -241,7 +243,8 @@ const char* kSyntax =
     "may be quoted, \"...\" or '...' (a `#` inside quotes is the value's); `eval[NAME] = uri` "
     "adds an evaluation set. `key=value` arguments "
     "after the config file override it, later wins; repeatable keys (eval_metric, eval[NAME]) "
-    "append. Booleans are 0, 1, true or false.";
+    "append. Booleans are 0, 1, true or false. A UTF-8 byte-order mark at the start of the file "
+    "is skipped.";
 
 std::string MarkdownValues(const ParamSpec& spec) {
   std::string values = ValuesText(spec);

@@ -185,6 +185,21 @@ TEST(Config, NulBytesAreRefused) {
             "expected an integer in [0, 2147483647]");
 }
 
+// A UTF-8 byte-order mark (as Windows editors save) before the first key is skipped; elsewhere
+// it is part of the text (an unknown key here).
+TEST(Config, LeadingUtf8ByteOrderMarkIsSkipped) {
+  test::TempDir dir;
+  const std::string conf =
+      test::WriteFile(dir.File("bom.conf"), "\xEF\xBB\xBFmax_depth = 4\neta = 0.5\n");
+  const Params p = ParseConfig(conf, {});
+  EXPECT_EQ(p.max_depth, 4);
+  EXPECT_TRUE(p.IsSet("max_depth"));
+  const std::string inner = test::WriteFile(dir.File("inner.conf"),
+                                            "max_depth = 4\n\xEF\xBB\xBF"
+                                            "eta = 0.5\n");
+  EXPECT_NE(ErrorOf(inner, {}).find(inner + ":2: unknown parameter"), std::string::npos);
+}
+
 TEST(Config, QuotesCommentsBlankLinesAndSpaces) {
   test::TempDir dir;
   std::string conf = test::WriteFile(dir.File("a.conf"),
