@@ -1,6 +1,7 @@
 // The ringboost executable: picks the task from the command line and runs it. All parsing of
 // parameters lives in common/config.cc (tested in-process); this file only maps the command
-// forms onto ParseConfig and turns every error into `error: <message>` and exit status 1.
+// forms onto ParseConfig (checking `dump MODEL`'s flags by the table's rules first, so that its
+// errors name the flags) and turns every error into `error: <message>` and exit status 1.
 //
 //   ringboost train CONF [key=value ...]     task=train
 //   ringboost predict CONF [key=value ...]   task=pred
@@ -25,10 +26,15 @@
 #include <vector>
 
 #include "cli/model_commands.h"
+#include "cli/output_clash.h"
 #include "cli/tasks.h"
 #include "common/config.h"
 #include "common/error.h"
+#include "common/external_tool.h"
+#include "common/file_io.h"
 #include "common/logging.h"
+#include "common/output_path.h"
+#include "common/params_table.h"
 
 #ifndef RINGBOOST_VERSION
 #define RINGBOOST_VERSION "0.1.0"
@@ -68,8 +74,36 @@ struct DumpFlags {
   std::string render = "none";
 };
 
+// The flags' mistakes, named as the user wrote them (--format, -o), not as the dump keys they
+// become; the values are checked by the parameter table's rules for those keys.
+void CheckDumpFlags(const std::string& model, const DumpFlags& flags) {
+  const std::pair<const char*, std::pair<const char*, std::string>> checks[] = {
+      {"--format", {"dump_format", flags.format}},
+      {"--tree", {"dump_tree", std::to_string(flags.tree)}},
+      {"--render", {"dump_render", flags.render}}};
+  for (const auto& [flag, key_value] : checks) {
+    Params unused;
+    std::vector<std::string> warnings;
+    const std::string why =
+        ApplyValue(*FindParam(key_value.first), key_value.second, &unused, &warnings);
+    if (!why.empty()) RB_FAIL(flag << " " << key_value.second << ": " << why);
+  }
+  if (flags.render != "none") {
+    if (flags.format != "dot") {
+      RB_FAIL("--render " << flags.render << " renders a DOT dump: add --format dot");
+    }
+    RequireTool(kGraphvizDot, "--render " + flags.render);
+  }
+  if (NamesStandardOutput(flags.out)) return;
+  std::string problem = OutputFileProblem("--output", flags.out);
+  if (problem.empty())
+    problem = OutputClash({{"--output", flags.out}}, {{"MODEL", model}, {"--fmap", flags.fmap}});
+  if (!problem.empty()) RB_FAIL(problem);
+}
+
 // `ringboost dump MODEL ...`: the flags become the dump keys, no config file.
 int RunDumpOfModel(const std::vector<std::string>& args, const DumpFlags& flags) {
+  CheckDumpFlags(args[0], flags);
   std::vector<std::string> overrides{"task=dump",
                                      "model_in=" + args[0],
                                      "dump_format=" + flags.format,

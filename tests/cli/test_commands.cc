@@ -46,6 +46,27 @@ TEST_F(Commands, DumpOfModelFileEqualsTaskDump) {
   EXPECT_NE(direct.out.find("cover="), std::string::npos);
 }
 
+// `dump MODEL` names its flags in its errors (-o, --format), not the keys they become.
+TEST_F(Commands, DumpOfModelFileErrorsNameTheFlags) {
+  const struct {
+    const char* args;
+    const char* error;
+  } cases[] = {
+      {"dump m.json -o nodir/d.txt", "--output=nodir/d.txt: the folder 'nodir' does not exist"},
+      {"dump m.json -o m.json", "--output=m.json: is also MODEL=m.json"},
+      {"dump m.json --format yaml", "--format yaml: allowed values are text, json, dot"},
+      {"dump m.json --tree -2", "--tree -2: expected an integer in [-1, 2147483647]"},
+      {"dump m.json --render svg -o d.svg", "--render svg renders a DOT dump: add --format dot"},
+  };
+  for (const auto& c : cases) {
+    const test::RunResult r = test::RunRingboost(dir_.path(), c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.err.find("name_dump"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("dump_"), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(Commands, SoftprobRowLayoutWritesOneLinePerRowWithEveryClass) {
   test::RunResult r =
       test::RunRingboost(dir_.path(), "predict m.conf model_in=m.json pred_layout=row");

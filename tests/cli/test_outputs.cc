@@ -174,7 +174,7 @@ TEST_F(Outputs, AnOutputNamingAnInputIsRefusedAndTheInputKept) {
        "m.json"},
       {"dump o.conf model_in=m.json name_dump=m.json", "name_dump=m.json: is also model_in",
        "m.json"},
-      {"dump m.json -o m.json", "name_dump=m.json: is also model_in", "m.json"},
+      {"dump m.json -o m.json", "--output=m.json: is also MODEL=m.json", "m.json"},
       {"export m.json -o m.json", "--output=m.json: is also MODEL=m.json", "m.json"},
       {"importance m.json -o m.json", "--output=m.json: is also MODEL=m.json", "m.json"},
   };

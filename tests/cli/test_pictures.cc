@@ -143,7 +143,7 @@ TEST_F(Pictures, DotErrorsNameTheFixAndWriteNothing) {
   EXPECT_NE(r.err.find("install the package graphviz"), std::string::npos) << r.err;
   r = Run("dump m.model --render svg -o x.svg");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("set dump_format=dot"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("add --format dot"), std::string::npos) << r.err;
   r = Run("dump m.model --format dot --tree 2 -o x.svg");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("the model has 2 trees"), std::string::npos) << r.err;
