@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <unordered_map>
 
 namespace ringboost::rabit {
 
@@ -94,8 +95,9 @@ void HandshakePool::Admit(TcpSocket sock, std::string host) {
                      " handshakes pending from this address; the oldest is closed");
   }
   if (static_cast<int>(pending_.size()) >= limits_.total) {
-    Drop(0, "more than " + std::to_string(limits_.total) +
-                " handshakes pending; the oldest is closed");
+    Drop(OldestOfBusiestSource(host), "more than " + std::to_string(limits_.total) +
+                                          " handshakes pending; the oldest of the address that "
+                                          "holds the most is closed");
   }
   auto p = std::make_unique<Pending>();
   p->sock = std::move(sock);
@@ -109,6 +111,27 @@ void HandshakePool::Admit(TcpSocket sock, std::string host) {
     return;
   }
   pending_.push_back(std::move(p));
+}
+
+// The cap in all closes a connection of the address that holds the most (the newcomer from
+// `host` counted): the per-address cap spares young connections, so a burst from one address
+// can pass it, and closing the oldest of all would then let that burst close another address's
+// hello in progress (a real worker whose hello takes a round trip or a moment to be scheduled).
+// On a tie the address with the older connection yields it: oldest first, as before.
+std::size_t HandshakePool::OldestOfBusiestSource(const std::string& host) const {
+  std::unordered_map<std::string, int> count;
+  ++count[host];
+  for (const auto& p : pending_) ++count[p->host];
+  std::size_t pick = 0;
+  int most = 0;
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    const int c = count[pending_[i]->host];
+    if (c > most) {
+      most = c;
+      pick = i;
+    }
+  }
+  return pick;
 }
 
 // Reads while the kernel has bytes (so a hello that has fully arrived completes in one step, in

@@ -46,7 +46,7 @@ class Handshake {
 struct HandshakeLimits {
   double timeout_s = 5;  // a connection whose handshake is not complete by then is dropped
   int per_source = 16;   // pending handshakes per source address; the oldest goes first
-  int total = 256;       // pending handshakes in all; the oldest goes first
+  int total = 256;       // pending handshakes in all; the oldest of the busiest address goes
 };
 
 class HandshakePool {
@@ -76,6 +76,7 @@ class HandshakePool {
   void AcceptNew();
   void Admit(TcpSocket sock, std::string host);
   void Drop(std::size_t index, const std::string& why);
+  std::size_t OldestOfBusiestSource(const std::string& host) const;
   // Reads/sends what it can; false when the connection was dropped.
   bool Progress(Pending* p, short revents, std::string* why);
 

@@ -1,7 +1,12 @@
 // Strangers against the job token, with real sockets: what they read never holds the token,
 // and they can neither join, print nor shut down; proofs cannot be replayed or reflected; idle
 // connections on the tracker's or a worker's peer port delay nobody.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -135,10 +140,8 @@ TEST(TrackerSecurity, WorkerWithAnotherTokenIsRefusedBothWays) {
 // The peer port: the acceptor's side of a link's hello behind a HandshakePool, as in a worker.
 class PeerPort {
  public:
-  PeerPort() {
+  explicit PeerPort(HandshakeLimits limits = Quick()) {
     ThrowIfError(TcpSocket::Listen("127.0.0.1", 0, &listener_));
-    HandshakeLimits limits;
-    limits.timeout_s = 1;
     pool_ = std::make_unique<HandshakePool>(
         &listener_, limits, [] { return std::make_unique<PeerHello>(kToken, 0, 0); },
         [this](const std::string&, const std::string& why) { drops_.push_back(why); });
@@ -156,6 +159,11 @@ class PeerPort {
     return ranks;
   }
   const std::vector<std::string>& drops() const { return drops_; }
+  static HandshakeLimits Quick() {
+    HandshakeLimits limits;
+    limits.timeout_s = 1;
+    return limits;
+  }
 
  private:
   TcpSocket listener_;
@@ -224,6 +232,75 @@ TEST(PeerSecurity, IdleConnectionsDelayNoLink) {
   peer.join();
   EXPECT_EQ(linked, std::vector<int>{1});
   EXPECT_LT(took, 3.0);  // the bound ("a few seconds"); a loaded CI host stays below it
+}
+
+// Connections from another address of this machine (127.0.0.2: all of 127/8 is loopback), as a
+// stranger on another host would make them; closed when it goes.
+class OtherAddress {
+ public:
+  ~OtherAddress() {
+    for (int fd : fds_) ::close(fd);
+  }
+  // A connection to `port`; its descriptor (a read on it gives up after 10 s).
+  int Dial(int port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    EXPECT_GE(fd, 0);
+    fds_.push_back(fd);
+    const timeval limit{10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
+    sockaddr_in from{}, to{};
+    from.sin_family = to.sin_family = AF_INET;
+    inet_pton(AF_INET, "127.0.0.2", &from.sin_addr);
+    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+    to.sin_port = htons(static_cast<uint16_t>(port));
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)), 0);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)), 0);
+    return fd;
+  }
+
+ private:
+  std::vector<int> fds_;
+};
+
+// A burst of connections from one address passes the cap per address (it spares young ones), and
+// the cap in all then closes a connection of that address, not a real peer's hello in progress
+// from another (one round trip of a link hello, on a real network, is time enough for a burst).
+TEST(PeerSecurity, ABurstFromOneAddressClosesNoHelloOfAnother) {
+  HandshakeLimits limits = PeerPort::Quick();
+  limits.timeout_s = 10;
+  limits.per_source = 4;
+  limits.total = 16;
+  PeerPort port(limits);
+  std::atomic<bool> finished{false};
+  std::thread peer([&] {
+    TcpSocket v = Dial(port.port());
+    // The first half of the hello: the acceptor answers, the connector's proof is still to come.
+    const std::string nonce_c = auth::NewNonce();
+    Send(&v, auth::IntBytes(proto::kPeerMagic) + nonce_c);
+    std::string reply(4 + auth::kNonceBytes + 8 + auth::kMacBytes, '\0');
+    ASSERT_TRUE(v.RecvAll(reply.data(), reply.size(), Deadline::After(5)).ok());
+    // The burst; then one more that waits for its answer: the pool has admitted all before it.
+    OtherAddress stranger;
+    for (int i = 0; i < 40; ++i) stranger.Dial(port.port());
+    const int last = stranger.Dial(port.port());
+    const std::string hello = auth::IntBytes(proto::kPeerMagic) + auth::NewNonce();
+    ASSERT_EQ(::send(last, hello.data(), hello.size(), 0), static_cast<ssize_t>(hello.size()));
+    char answer[4];
+    ASSERT_EQ(::recv(last, answer, sizeof(answer), MSG_WAITALL), 4);
+    // The rest of the real peer's hello.
+    const std::string nonce_a = reply.substr(4, auth::kNonceBytes);
+    const std::string proof = auth::IntBytes(1) + auth::IntBytes(0) +
+                              auth::Mac(kToken, proto::kConnectorProof,
+                                        {nonce_c, nonce_a, auth::IntBytes(1), auth::IntBytes(0)});
+    static_cast<void>(v.SendAll(proof.data(), proof.size(), Deadline::After(5)));  // closed?
+    finished.store(true);
+  });
+  std::vector<int> linked = port.Serve(&finished, 1);
+  peer.join();
+  EXPECT_EQ(linked, std::vector<int>{1});
+  int closed = 0;
+  for (const auto& why : port.drops()) closed += Holds(why, "the oldest of the address");
+  EXPECT_GT(closed, 0);
 }
 
 // Rank 1 of a world of two, by hand: joins and links as a worker does (it knows the token),
