@@ -37,6 +37,38 @@ bool WireReader::Str(std::string* out, int32_t max_bytes, Status* error) {
   return Bytes(static_cast<std::size_t>(length), out);
 }
 
+RefusalLog::RefusalLog(std::string who, Sink sink, int lines, double window_s)
+    : who_(std::move(who)), sink_(std::move(sink)), lines_(lines), window_s_(window_s) {}
+
+void RefusalLog::Refuse(const std::string& host, const std::string& why) {
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (std::chrono::duration<double>(now - window_begin_).count() >= window_s_) {
+    LogUnlogged();
+    window_begin_ = now;
+    logged_ = 0;
+  }
+  if (logged_ >= lines_) {
+    ++unlogged_;
+    return;
+  }
+  ++logged_;
+  sink_(who_ + ": refused a connection from " + host + ": " + why +
+        (logged_ == lines_ ? " (further refusals are counted, not logged)" : ""));
+}
+
+void RefusalLog::Flush() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  LogUnlogged();
+}
+
+void RefusalLog::LogUnlogged() {
+  if (unlogged_ == 0) return;
+  sink_(who_ + ": " + std::to_string(unlogged_) +
+        " more connection(s) refused and not logged one by one");
+  unlogged_ = 0;
+}
+
 struct HandshakePool::Pending {
   TcpSocket sock;
   std::string host;

@@ -4,9 +4,11 @@
 // tracker (its hello) and by each tcp worker (its peers' hellos).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,32 @@ struct HandshakeLimits {
   double timeout_s = 5;  // a connection whose handshake is not complete by then is dropped
   int per_source = 16;   // pending handshakes per source address; the oldest goes first
   int total = 256;       // pending handshakes in all; the oldest of the busiest address goes
+};
+
+// The log of connections refused on a port that anyone can reach: a line each, up to `lines` in
+// each `window_s`; beyond that (a flood of strangers, each refusal a line of the job's log and
+// --log-file) they are counted, and the count is logged once the window has passed and on
+// Flush(). Lines go to `sink`: "WHO: refused a connection from HOST: WHY". Thread-safe.
+class RefusalLog {
+ public:
+  static constexpr int kLines = 20;
+  static constexpr double kWindowS = 60;
+  using Sink = std::function<void(const std::string&)>;
+  RefusalLog(std::string who, Sink sink, int lines = kLines, double window_s = kWindowS);
+  void Refuse(const std::string& host, const std::string& why);
+  void Flush();
+
+ private:
+  void LogUnlogged();  // mutex_ held
+
+  const std::string who_;
+  const Sink sink_;
+  const int lines_;
+  const double window_s_;
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point window_begin_ = std::chrono::steady_clock::now();
+  int logged_ = 0;
+  int64_t unlogged_ = 0;
 };
 
 class HandshakePool {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "rabit/handshake.h"
 #include "rabit/heartbeat.h"
 #include "rabit/protocol.h"
 #include "rabit/socket.h"
@@ -83,6 +84,8 @@ class TcpCommunicator : public InMemoryCheckpointCommunicator {
   Status ReceiveAssignment(TcpSocket* tracker, std::set<int>* neighbours);
   Status LinkPeers(TcpSocket* tracker, const std::set<int>& neighbours);
   Status AcceptPeers(TcpSocket* tracker, int count, const std::set<int>& neighbours);
+  Status AwaitPeers(TcpSocket* tracker, int count, const std::set<int>& neighbours,
+                    HandshakePool* pool);
   void AddLink(int peer_rank, int peer_flags, TcpSocket sock);
   void AddHeartbeat(int peer_rank, TcpSocket sock);
   Status ConnectPeer(const std::string& host, int port, int peer_rank, bool heartbeat,

@@ -168,12 +168,21 @@ Status TcpCommunicator::AcceptPeers(TcpSocket* tracker, int count,
   HandshakeLimits limits;
   limits.timeout_s = settings_.handshake_timeout_s;
   const int32_t flags = Flags();
+  // Strangers' refusals are rate-limited as the tracker's are: each would be a line of the job's
+  // log (ringboost-submit relays a worker's stderr) for as long as the link-up lasts.
+  RefusalLog refusals(Where(), [](const std::string& line) { RB_LOG(kWarning, line); });
   HandshakePool pool(
       &listener_, limits,
       [&] { return std::make_unique<PeerHello>(settings_.token, rank_, flags); },
-      [this](const std::string& host, const std::string& why) {
-        RB_LOG(kWarning, Where() << ": refused a link from " << host << ": " << why);
-      });
+      [&refusals](const std::string& host, const std::string& why) { refusals.Refuse(host, why); });
+  Status linked = AwaitPeers(tracker, count, neighbours, &pool);
+  refusals.Flush();
+  return linked;
+}
+
+// AcceptPeers' loop: until `count` peers and their heartbeat links have linked through `pool`.
+Status TcpCommunicator::AwaitPeers(TcpSocket* tracker, int count, const std::set<int>& neighbours,
+                                   HandshakePool* pool) {
   // Each peer opens its data link, then its heartbeat link.
   std::set<int> linked, beating;
   const Deadline deadline = Wait();
@@ -188,7 +197,7 @@ Status TcpCommunicator::AcceptPeers(TcpSocket* tracker, int count,
       if (!w.ok()) return w;
     }
     std::vector<HandshakePool::Done> done;
-    Status s = pool.Step(std::min(deadline.RemainingMs(), 200), &done);
+    Status s = pool->Step(std::min(deadline.RemainingMs(), 200), &done);
     if (!s.ok()) return s;
     for (HandshakePool::Done& d : done) {
       const auto* h = static_cast<const PeerHello*>(d.handshake.get());

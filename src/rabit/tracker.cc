@@ -94,41 +94,10 @@ struct TrackerState {
   std::atomic<bool> stop{false};
   mutable std::mutex mutex;
   std::map<std::string, int> ranks_by_task;  // guarded by mutex
-  // Refusals in the current window (TrackerOptions::refusal_lines), guarded by refusal_mutex.
-  std::mutex refusal_mutex;
-  std::chrono::steady_clock::time_point refusal_window_begin = std::chrono::steady_clock::now();
-  int refusals_logged = 0;
-  int64_t refusals_unlogged = 0;
+  std::unique_ptr<RefusalLog> refusals;      // made by Create, from the options
 
   void Log(const std::string& line) const { options.log(line); }
-  void Refuse(const std::string& host, const std::string& why) {
-    const auto now = std::chrono::steady_clock::now();
-    std::lock_guard<std::mutex> lock(refusal_mutex);
-    if (std::chrono::duration<double>(now - refusal_window_begin).count() >=
-        options.refusal_window_s) {
-      LogUnlogged();
-      refusal_window_begin = now;
-      refusals_logged = 0;
-    }
-    if (refusals_logged < options.refusal_lines) {
-      ++refusals_logged;
-      Log("tracker: refused a connection from " + host + ": " + why +
-          (refusals_logged == options.refusal_lines ? " (further refusals are counted, not logged)"
-                                                    : ""));
-    } else {
-      ++refusals_unlogged;
-    }
-  }
-  void FlushRefusals() {
-    std::lock_guard<std::mutex> lock(refusal_mutex);
-    LogUnlogged();
-  }
-  void LogUnlogged() {  // refusal_mutex held
-    if (refusals_unlogged == 0) return;
-    Log("tracker: " + std::to_string(refusals_unlogged) +
-        " more connection(s) refused and not logged one by one");
-    refusals_unlogged = 0;
-  }
+  void Refuse(const std::string& host, const std::string& why) { refusals->Refuse(host, why); }
   bool FindRank(const std::string& task_id, int* rank) const {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = ranks_by_task.find(task_id);
@@ -228,7 +197,7 @@ Status Session::Serve() {
     StepAndDispatch(&pool, kDrainStepMs);
   }
   pool.CloseAll();
-  impl_->FlushRefusals();
+  impl_->refusals->Flush();
   impl_->listener.Close();
   if (result.ok()) {
     impl_->Log("tracker: all " + std::to_string(num_workers_) + " workers have shut down");
@@ -531,6 +500,9 @@ Status Tracker::Create(TrackerOptions options, std::unique_ptr<Tracker>* out) {
   if (!s.ok()) return s.Wrap("tracker");
   impl->port = impl->listener.LocalPort();
   impl->options = std::move(options);
+  const TrackerOptions& o = impl->options;
+  impl->refusals =
+      std::make_unique<RefusalLog>("tracker", o.log, o.refusal_lines, o.refusal_window_s);
   out->reset(new Tracker(std::move(impl)));
   return Status::OK();
 }

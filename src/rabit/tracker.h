@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "rabit/handshake.h"
 #include "rabit/socket.h"
 
 namespace ringboost::rabit {
@@ -43,8 +44,8 @@ struct TrackerOptions {
   // Refusals are logged one by one up to refusal_lines in each refusal_window_s; beyond that
   // (a flood of strangers, each refusal a line of the job log and --log-file) they are counted,
   // and the count is logged when the window has passed and when Run() ends.
-  int refusal_lines = 20;
-  double refusal_window_s = 60;
+  int refusal_lines = RefusalLog::kLines;
+  double refusal_window_s = RefusalLog::kWindowS;
   // Where lines go: print messages ("[rank R] message"), refusals, progress. Default: stderr.
   std::function<void(const std::string&)> log;
 };

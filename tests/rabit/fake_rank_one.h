@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -24,9 +25,10 @@ inline std::string LengthPrefixed(const std::string& s) {
   return auth::IntBytes(static_cast<int32_t>(s.size())) + s;
 }
 
-// ASSERTs inside: call it through ASSERT_NO_FATAL_FAILURE.
-inline void LinkAsRankOne(int tracker_port, const std::string& token, int32_t flags,
-                          FakeLinks* out) {
+// ASSERTs inside: call it through ASSERT_NO_FATAL_FAILURE. `before_link`, when given, is called
+// with rank 0's peer port (listening, its link-up waiting for this rank) before the links.
+inline void LinkAsRankOne(int tracker_port, const std::string& token, int32_t flags, FakeLinks* out,
+                          const std::function<void(int)>& before_link = {}) {
   const Deadline d = Deadline::After(10);
   TcpSocket& t = out->tracker;
   ASSERT_TRUE(TcpSocket::Connect("127.0.0.1", tracker_port, d, &t).ok());
@@ -41,7 +43,7 @@ inline void LinkAsRankOne(int tracker_port, const std::string& token, int32_t fl
   ASSERT_EQ(a.rank, 1);
   int32_t hypercube = -1;  // ours tells a proven worker whether it links the hypercube too
   ASSERT_TRUE(proto::RecvInt(&t, &hypercube, d).ok());
-  ASSERT_EQ(hypercube, 0);  // the tracker's default: no hypercube
+  ASSERT_EQ(hypercube, 0);                     // the tracker's default: no hypercube
   ASSERT_TRUE(proto::SendInt(&t, 0, d).ok());  // no links held
   int32_t num_connect = 0, num_accept = 0, port = 0, rank = -1, peer_flags = 0;
   std::string host;
@@ -51,6 +53,7 @@ inline void LinkAsRankOne(int tracker_port, const std::string& token, int32_t fl
   ASSERT_TRUE(proto::RecvStr(&t, &host, d).ok());
   ASSERT_TRUE(proto::RecvInt(&t, &port, d).ok());
   ASSERT_TRUE(proto::RecvInt(&t, &rank, d).ok());
+  if (before_link) before_link(port);
   ASSERT_TRUE(TcpSocket::Connect("127.0.0.1", port, d, &out->link).ok());
   ASSERT_TRUE(TcpSocket::Connect("127.0.0.1", port, d, &out->beat).ok());
   ASSERT_TRUE(ConnectPeerHello(&out->link, token, 1, flags, d, &rank, &peer_flags).ok());

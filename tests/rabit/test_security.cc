@@ -303,6 +303,50 @@ TEST(PeerSecurity, ABurstFromOneAddressClosesNoHelloOfAnother) {
   EXPECT_GT(closed, 0);
 }
 
+// Strangers refused on a worker's peer port are logged as the tracker's are: a line each up to
+// RefusalLog::kLines, then counted, the count logged when the link-up ends. Each line would be a
+// line of the job's log (ringboost-submit relays a worker's stderr) for as long as it links.
+TEST(PeerSecurity, RefusalsOnThePeerPortAreCountedBeyondTheLimit) {
+  constexpr int kStrangers = 3 * RefusalLog::kLines;
+  test::TrackerThread tracker(2, kToken);
+  testing::internal::CaptureStderr();
+  std::string result;
+  std::thread real([&] {
+    try {
+      auto comm = MakeCommunicator(test::RealRankZero(tracker, kToken));
+      result = "linked";
+    } catch (const std::exception& e) {
+      result = e.what();
+    }
+  });
+  const auto strangers = [](int port) {
+    for (int i = 0; i < kStrangers; ++i) {
+      TcpSocket s = Dial(port);
+      Send(&s, auth::IntBytes(12345));  // not a link's hello: closed, and the refusal logged
+      Drain(&s, 5);                     // until rank 0 has closed it
+    }
+  };
+  test::FakeLinks fake;
+  EXPECT_NO_FATAL_FAILURE(test::LinkAsRankOne(tracker.port(), kToken, 0, &fake, strangers));
+  real.join();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(result, "linked");
+  int lines = 0;
+  for (auto at = err.find(": refused a "); at != std::string::npos;
+       at = err.find(": refused a ", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, RefusalLog::kLines) << err;
+  EXPECT_TRUE(Holds(err,
+                    "tcp rank 0: refused a connection from 127.0.0.1: not a ringboost "
+                    "worker's link (hello 0x3039)"))
+      << err;
+  EXPECT_TRUE(Holds(err, "tcp rank 0: " + std::to_string(kStrangers - RefusalLog::kLines) +
+                             " more connection(s) refused and not logged one by one"))
+      << err;
+  static_cast<void>(tracker.Finish(/*stop=*/true));  // stopped early: its status is not tested
+}
+
 // Rank 1 of a world of two, by hand: joins and links as a worker does (it knows the token),
 // then answers the sizes allreduce of an Allgatherv (a tree of two: it sends its two slots up)
 // with 1 TiB for its own block.
