@@ -1,5 +1,8 @@
 #include "common/output_path.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +28,29 @@ bool Exists(const std::string& path) {
 std::string FolderTakesFiles(const std::string& folder) {
   if (::access(folder.c_str(), W_OK | X_OK) == 0) return "";
   return std::string("cannot create files in the folder '") + folder + "': " + std::strerror(errno);
+}
+
+// "" when the existing file `path` can be replaced by renaming a new one over it, else why not:
+// a file marked immutable or append-only (chattr +i / +a) refuses the rename, even to root, and
+// the check of its folder does not see that.
+std::string FileCanBeReplaced(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return "";  // unreadable here: the rename itself will say
+  int flags = 0;
+  const bool known = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;  // not every file system has them
+  ::close(fd);
+  if (!known) return "";
+  if ((flags & FS_IMMUTABLE_FL) != 0) {
+    return "the file '" + path +
+           "' is immutable (chattr +i): it cannot be replaced; run chattr -i "
+           "on it or choose another path";
+  }
+  if ((flags & FS_APPEND_FL) != 0) {
+    return "the file '" + path +
+           "' is append-only (chattr +a): it cannot be replaced; run chattr "
+           "-a on it or choose another path";
+  }
+  return "";
 }
 
 // The folder part of `path` ("." for a bare name), without its trailing '/'.
@@ -62,7 +88,8 @@ std::string OutputFileProblem(const std::string& key, const std::string& path) {
            folder + ") or choose another path";
   }
   if (!IsFolder(folder)) return named + "'" + folder + "' is not a folder" + via;
-  const std::string problem = FolderTakesFiles(folder);
+  std::string problem = FolderTakesFiles(folder);
+  if (problem.empty() && target.exists) problem = FileCanBeReplaced(target.path);
   return problem.empty() ? "" : named + problem + via;
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <string>
@@ -144,6 +145,30 @@ TEST(OutputPath, ProblemsNameTheKeyThePathAndTheFix) {
             std::string::npos);
   EXPECT_NE(OutputFolderProblem("model_dir", dir.File("file.txt"), true).find("is not a folder"),
             std::string::npos);
+}
+
+// A file marked immutable (chattr +i) refuses the rename that replaces it, even to root: found
+// before the run, not after it. Skips where chattr is missing or the file system has no flags.
+TEST(OutputPath, ImmutableOrAppendOnlyFileIsAProblem) {
+  test::TempDir dir;
+  const std::string model = test::WriteFile(dir.File("m.model"), "old model");
+  struct Unmark {  // the temporary folder can be removed only once the flag is off again
+    std::string path;
+    ~Unmark() { (void)!std::system(("chattr -i -a '" + path + "' 2> /dev/null").c_str()); }
+  } unmark{model};
+  for (const char* flag : {"+i", "+a"}) {
+    if (std::system(("chattr " + std::string(flag) + " '" + model + "' 2> /dev/null").c_str()) !=
+        0) {
+      GTEST_SKIP() << "chattr " << flag << " does not work here";
+    }
+    const std::string what = flag[1] == 'i' ? "immutable (chattr +i)" : "append-only (chattr +a)";
+    EXPECT_EQ(OutputFileProblem("model_out", model),
+              "model_out=" + model + ": the file '" + model + "' is " + what +
+                  ": it cannot be replaced; run chattr -" + (flag + 1) +
+                  " on it or choose another path");
+    ASSERT_EQ(std::system(("chattr -i -a '" + model + "'").c_str()), 0);
+  }
+  EXPECT_EQ(OutputFileProblem("model_out", model), "");
 }
 
 }  // namespace
