@@ -7,13 +7,12 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/utf8.h"
 
 namespace ringboost::submit {
 
-// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points above
-// U+10FFFF): what a manifest's strings must be; callers check the user's values with it first.
-bool IsUtf8(const std::string& text);
-
+// A manifest's strings must be UTF-8 (IsUtf8, common/utf8.h): callers check the user's values
+// with it first.
 // A YAML double-quoted scalar (JSON string syntax, which YAML accepts) of UTF-8 `text`: '"' and
 // '\' escaped, and as \uXXXX every code point a YAML reader would not take as it stands or
 // could read as a line break: C0 and C1 controls and DEL, U+2028 and U+2029, the byte order mark

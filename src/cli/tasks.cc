@@ -92,6 +92,31 @@ ModelFormat ModelFormatFor(const Params& params, const std::string& path) {
   return ModelFormatFromName(params.model_format);
 }
 
+// Whether the models this run writes can be written in their formats: a model XGBoost's formats
+// cannot hold (its feature names not one per feature) would otherwise stop the run at its last
+// step, after the training. Checked on the set-up model (its names are the trained one's); every
+// worker ends alike.
+void CheckModelExportable(const Params& params, const Model& model, rabit::Communicator* comm) {
+  std::string problem;
+  if (comm->Rank() == 0) {
+    const std::string out =
+        params.model_out.empty() ? ModelPath(params, params.num_round) : params.model_out;
+    const std::string periodic = ModelPath(params, std::max(params.save_period, 1));
+    for (const auto& [key, path] :
+         {std::pair<std::string, std::string>("model_out", out), {"save_period", periodic}}) {
+      const ModelFormat format = ModelFormatFor(params, path);
+      if (!problem.empty() || (key == "save_period" && params.save_period == 0)) continue;
+      try {
+        WriteModelAs(model, format);
+      } catch (const Error& e) {
+        problem = key + ": the model cannot be written to " + path + ": " + e.what();
+      }
+    }
+  }
+  if (comm->WorldSize() > 1) problem = BroadcastText(problem, 0, comm);
+  if (!problem.empty()) RB_FAIL(problem);
+}
+
 // Early stopping on the last metric of the last eval set.
 struct EarlyStop {
   int patience = 0;
@@ -303,6 +328,7 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
       learner.Setup(std::move(train), std::move(evals), start.have_init ? &start.init : nullptr);
   RB_LOG(kInfo, "setup: load " << load_s << " s, cuts " << setup.cuts_s << " s, binning "
                                << setup.binning_s << " s");
+  CheckModelExportable(params, learner.model(), comm);
   const bool is_root = comm->Rank() == 0;
   EarlyStop stop{params.early_stopping_rounds, learner.LastMetricMaximize()};
   // A resumed checkpoint carries the early stopping state (best_iteration is absolute).

@@ -109,6 +109,12 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
     model_.num_class = params_.num_class;
   }
   model_.num_feature = std::max(model_.num_feature, num_col);
+  if (!model_.feature_names.empty() && model_.feature_names.size() != model_.num_feature) {
+    RB_LOG(kWarning, "model_in names " << model_.feature_names.size() << " features but the data "
+                                       << "has " << model_.num_feature
+                                       << ": the names are not kept (give fmap= to name them all)");
+    model_.feature_names.clear();
+  }
   if (!params_.fmap.empty()) {  // its names name the features in dumps, scores and exports
     const FeatureMap fmap = FeatureMap::Load(params_.fmap);
     if (fmap.names.size() >= model_.num_feature) {

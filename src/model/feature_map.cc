@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/file_io.h"
+#include "common/utf8.h"
 #include "model/model.h"
 
 namespace ringboost {
@@ -44,6 +45,9 @@ void ParseLine(const std::string& line, const std::string& where, size_t expecte
     RB_FAIL(where << ": unknown feature type '" << fields[2]
                   << "'; use i (indicator), q (quantitative), int, float or c "
                      "(categorical)");
+  }
+  if (!IsUtf8(fields[1])) {  // models and JSON dumps hold the names as JSON strings
+    RB_FAIL(where << ": the feature name is not UTF-8 text; save the fmap as UTF-8");
   }
   fmap->names.push_back(fields[1]);
   fmap->types.push_back(fields[2]);

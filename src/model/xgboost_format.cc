@@ -135,7 +135,17 @@ std::string WriteModelAs(const Model& model, ModelFormat format) {
 }
 
 void SaveModelAs(const Model& model, const std::string& path, ModelFormat format) {
-  WriteFileAtomic(path, WriteModelAs(model, format));
+  std::string bytes;
+  try {
+    bytes = WriteModelAs(model, format);
+  } catch (const Error& e) {
+    if (format == ModelFormat::kRingboost) throw;
+    const std::string rescue = path + ".ringboost.model";
+    model.Save(rescue);
+    RB_FAIL(path << ": " << e.what() << "; the model is written in ringboost's format to '"
+                 << rescue << "' instead");
+  }
+  WriteFileAtomic(path, bytes);
 }
 
 }  // namespace ringboost

@@ -30,7 +30,9 @@ Model ReadModelAnyFormat(const std::string& bytes, const std::string& source);
 // only).
 std::string WriteModelAs(const Model& model, ModelFormat format);
 
-// Atomic, as Model::Save.
+// Atomic, as Model::Save. Where an XGBoost format cannot hold the model (a value that is not
+// finite), the model is not lost: it is written in ringboost's format to
+// `path`.ringboost.model, and the Error names that file.
 void SaveModelAs(const Model& model, const std::string& path, ModelFormat format);
 
 // The parts, for tests and tools.

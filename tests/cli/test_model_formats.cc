@@ -236,6 +236,46 @@ TEST_F(ModelFormats, TrainingFmapNamesTheModelsFeatures) {
   EXPECT_TRUE(Model::Load(dir_.File("unnamed.json")).feature_names.empty());
 }
 
+// A model_in whose names cover fewer features than the data of the continued training has keeps
+// no names (a warning says so): the model written at the end is whole in every format.
+TEST_F(ModelFormats, ContinuingOnWiderDataDropsTheModelsNames) {
+  test::WriteFile(
+      dir_.File("all.fmap"),
+      test::ReadFile(test::SharedDataDir() + "/agaricus/featmap.txt") + "126\tunused\ti\n");
+  RunOk("mushroom.conf nthread=1 save_period=0 fmap=all.fmap model_out=named.model");
+  test::WriteFile(dir_.File("wide.txt"), "1 3:1 200:1\n0 5:1\n1 200:2\n0 9:1\n");
+  const test::RunResult r =
+      Run("mushroom.conf nthread=1 save_period=0 data=wide.txt "
+          "model_in=named.model model_out=wide.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("model_in names 127 features but the data has 201: the names are not "
+                       "kept (give fmap= to name them all)"),
+            std::string::npos)
+      << r.err;
+  const Model wide = Model::Load(dir_.File("wide.json"));
+  EXPECT_EQ(wide.num_feature, 201u);
+  EXPECT_TRUE(wide.feature_names.empty());
+}
+
+// A model_in that XGBoost's JSON cannot hold (a leaf of ringboost's model that is not finite)
+// stops a run writing model_out=*.json before its first round, not after its last.
+TEST_F(ModelFormats, ModelOutTheModelCannotBeWrittenToIsFoundBeforeTraining) {
+  RunOk("mushroom.conf nthread=1 save_period=0 num_round=1 model_out=r.model");
+  std::string text = test::ReadFile(dir_.File("r.model"));
+  const std::size_t leaf = text.find("\"leaf_values\":[") + 15;
+  text.replace(leaf, text.find(',', leaf) - leaf, "\"Infinity\"");
+  test::WriteFile(dir_.File("inf.model"), text);
+  const test::RunResult r =
+      Run("mushroom.conf nthread=1 save_period=0 model_in=inf.model model_out=x.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "error: model_out: the model cannot be written to x.json: tree 0 has a "
+            "non-finite value, which XGBoost's JSON cannot hold\n");
+  EXPECT_EQ(r.out, "");  // no round was trained
+  EXPECT_FALSE(test::FileExists(dir_.File("x.json")));
+  RunOk("mushroom.conf nthread=1 save_period=0 model_in=inf.model model_out=r2.model");
+}
+
 // task=pred with pred_contribs / pred_leaf: the golden model's first rows as XGBoost gave them.
 TEST_F(ModelFormats, PredictWritesContributionsAndLeaves) {
   const std::string dir = Golden("lightgbm-multiclass");

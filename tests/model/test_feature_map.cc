@@ -40,6 +40,13 @@ TEST(FeatureMap, MalformedLinesNameFileAndLine) {
   EXPECT_EQ(LoadError(path), path +
                                  ":1: unknown feature type 'x'; use i (indicator), q "
                                  "(quantitative), int, float or c (categorical)");
+  // Models and JSON dumps hold names as JSON strings: a name that is not UTF-8 would stop the
+  // run at its end, when the model is written.
+  test::WriteFile(path, "0\tcaf\xe9\ti\n");
+  EXPECT_EQ(LoadError(path),
+            path + ":1: the feature name is not UTF-8 text; save the fmap as UTF-8");
+  test::WriteFile(path, "0\tcaf\xc3\xa9\ti\n");
+  EXPECT_EQ(FeatureMap::Load(path).names, (std::vector<std::string>{"caf\xc3\xa9"}));
   EXPECT_NE(LoadError(dir.File("absent")).find(dir.File("absent")), std::string::npos);
 }
 

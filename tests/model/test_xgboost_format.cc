@@ -3,6 +3,7 @@
 // dump as XGBoost did; what ringboost cannot hold is refused by name.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -186,6 +187,25 @@ TEST(XGBoostFormat, RefusesWhatRingboostCannotHold) {
 }
 
 // nlohmann's UBJSON reader recurses once per level: a file of '[' is refused before it is read.
+// A trained model an XGBoost format cannot hold (a leaf that is not finite) is not lost at the
+// end of a run: it goes to `path`.ringboost.model in ringboost's format, and nothing to `path`.
+TEST(XGBoostFormat, ModelXGBoostCannotHoldIsSavedInRingboostsFormat) {
+  test::TempDir dir;
+  Model m = SmallModel();
+  m.trees[1][1].leaf_value = std::numeric_limits<float>::infinity();
+  const std::string path = dir.File("m.json");
+  EXPECT_EQ(ErrorOf([&] { SaveModelAs(m, path, ModelFormat::kXGBoostJson); }),
+            path +
+                ": tree 1 has a non-finite value, which XGBoost's JSON cannot hold; the model "
+                "is written in ringboost's format to '" +
+                path + ".ringboost.model' instead");
+  EXPECT_FALSE(test::FileExists(path));
+  EXPECT_EQ(Model::Load(path + ".ringboost.model").ToJson(), m.ToJson());
+  m.trees[1][1].leaf_value = 0.5f;
+  SaveModelAs(m, path, ModelFormat::kXGBoostJson);
+  EXPECT_EQ(ReadModelAnyFormat(test::ReadFile(path), path).ToJson(), m.ToJson());
+}
+
 TEST(XGBoostFormat, RefusesDeepUbjBeforeReadingIt) {
   const std::string ubj = std::string(
                               "{i\x01"
