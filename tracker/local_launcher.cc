@@ -36,7 +36,8 @@ class LocalLauncher : public Launcher {
         log_(log),
         rank_of_(std::move(rank_of)),
         threads_(ThreadsPerLocalWorker(options)),
-        spin_(SpinPerLocalWorker(options)) {
+        spin_(SpinPerLocalWorker(options)),
+        listen_on_tracker_host_(!UserSets(options, "RABIT_LISTEN_HOST")) {
     if (!threads_.empty()) {
       log_->Line("ringboost-submit: " + std::to_string(options.num_workers) +
                  " local worker(s) on " + std::to_string(UsableCores()) +
@@ -104,6 +105,13 @@ class LocalLauncher : public Launcher {
     env.emplace_back("DMLC_NUM_ATTEMPT", std::to_string(slot->attempt));
     if (!threads_.empty()) env.emplace_back("OMP_NUM_THREADS", threads_);
     if (!spin_.empty()) env.emplace_back("RABIT_SPIN_US", spin_);
+    // Peers on this machine reach a worker at the address they reach the tracker at (127.0.0.1
+    // by default): its peer port need not listen on the others, where strangers could knock.
+    for (const auto& [key, value] : slot->spec->env) {
+      if (key == "DMLC_TRACKER_URI" && listen_on_tracker_host_) {
+        env.emplace_back("RABIT_LISTEN_HOST", value);
+      }
+    }
     const int task = slot->spec->task_id;
     auto on_line = [this, task](const std::string& line) {
       log_->WorkerLine(Prefix(rank_of_, task) + line);
@@ -128,6 +136,7 @@ class LocalLauncher : public Launcher {
   RankOf rank_of_;
   std::string threads_;  // OMP_NUM_THREADS for every worker ("" = the user's own)
   std::string spin_;     // RABIT_SPIN_US for every worker ("" = the user's own or the default)
+  bool listen_on_tracker_host_;  // RABIT_LISTEN_HOST: the tracker's address, unless the user's
 };
 
 }  // namespace
@@ -138,19 +147,21 @@ int UsableCores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-std::string ThreadsPerLocalWorker(const SubmitOptions& options) {
-  if (std::getenv("OMP_NUM_THREADS") != nullptr) return "";
+bool UserSets(const SubmitOptions& options, const char* variable) {
+  if (std::getenv(variable) != nullptr) return true;
   for (const auto& kv : options.env) {
-    if (kv.first == "OMP_NUM_THREADS") return "";
+    if (kv.first == variable) return true;
   }
+  return false;
+}
+
+std::string ThreadsPerLocalWorker(const SubmitOptions& options) {
+  if (UserSets(options, "OMP_NUM_THREADS")) return "";
   return std::to_string(std::max(1, UsableCores() / std::max(1, options.num_workers)));
 }
 
 std::string SpinPerLocalWorker(const SubmitOptions& options) {
-  if (std::getenv("RABIT_SPIN_US") != nullptr) return "";
-  for (const auto& kv : options.env) {
-    if (kv.first == "RABIT_SPIN_US") return "";
-  }
+  if (UserSets(options, "RABIT_SPIN_US")) return "";
   return options.num_workers > UsableCores() ? "0" : "";
 }
 

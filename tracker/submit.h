@@ -121,6 +121,9 @@ std::unique_ptr<Launcher> MakeSshLauncher(const SubmitOptions& options, JobLog* 
                                           RankOf rank_of);
 std::unique_ptr<Launcher> MakeMpiLauncher(const SubmitOptions& options, JobLog* log,
                                           RankOf rank_of);
+// Whether the user set environment variable `variable` for the workers (in this process's
+// environment, which they inherit, or with --env).
+bool UserSets(const SubmitOptions& options, const char* variable);
 // The cores this process may run on (its CPU affinity, as OpenMP counts them).
 int UsableCores();
 // OMP_NUM_THREADS for each of --num-workers workers sharing this machine: cores / workers, at

@@ -31,6 +31,15 @@ inline bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// How many times `part` occurs in `text` (not overlapping).
+inline int CountOf(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) {
+    ++n;
+  }
+  return n;
+}
+
 // Runs `ringboost-submit ARGS` in `dir` (a shell command line), within 120 s.
 inline Job Submit(const std::string& dir, const std::string& args) {
   const std::string cmd = "cd '" + dir + "' && timeout 120 '" + RINGBOOST_SUBMIT + "' " + args +

@@ -19,6 +19,7 @@ namespace ringboost::submit {
 namespace {
 
 using test::Contains;
+using test::CountOf;
 using test::CountProcesses;
 using test::ExitCode;
 using test::Job;
@@ -48,6 +49,21 @@ TEST_P(LocalWorkers, EveryWorkerRanksAndAllreducesWithItsOutputPrefixed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, LocalWorkers, ::testing::Values(1, 2, 4));
+
+// Local workers' peer ports listen on the tracker's address (127.0.0.1 by default), not on every
+// address of the machine, unless the user says otherwise; they link and allreduce all the same.
+TEST(Submit, LocalWorkersListenOnTheTrackersAddress) {
+  ringboost::test::TempDir dir;
+  const std::string worker =
+      " sh -c 'echo \"listen=$RABIT_LISTEN_HOST\"; exec \"$0\" expect=tcp' " + Check();
+  Job job = Submit(dir.path(), "--num-workers 2" + worker);
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  EXPECT_EQ(CountOf(job.out, "] listen=127.0.0.1\n"), 2) << job.out;
+  EXPECT_TRUE(Contains(job.out, "[rank 1] rank 1 of 2 ok")) << job.out;
+  job = Submit(dir.path(), "--num-workers 2 --env RABIT_LISTEN_HOST=0.0.0.0" + worker);
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  EXPECT_EQ(CountOf(job.out, "] listen=0.0.0.0\n"), 2) << job.out;
+}
 
 // Rank 1 exits in its first attempt after the first allreduce and is started again with its task
 // id, so it gets rank 1 back; with restarts allowed ringboost-submit turns on recovery, so the
