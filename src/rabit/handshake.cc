@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -210,7 +211,9 @@ Status HandshakePool::Step(int wait_ms, std::vector<Done>* done) {
       continue;
     }
     if (p->deadline.Expired()) {
-      Drop(i, "no complete handshake within " + std::to_string(limits_.timeout_s) + " s");
+      char limit[32];
+      std::snprintf(limit, sizeof(limit), "%g", limits_.timeout_s);
+      Drop(i, std::string("no complete handshake within ") + limit + " s");
       continue;
     }
     ++i;

@@ -392,7 +392,7 @@ TEST(Tracker, DropsStalledConnection) {
   TcpSocket silent;  // connects and never says a word
   ASSERT_TRUE(
       TcpSocket::Connect("127.0.0.1", t.port(), Deadline::After(kClientTimeoutS), &silent).ok());
-  EXPECT_TRUE(t.WaitForLog("no complete handshake within 0.3")) << t.Log();
+  EXPECT_TRUE(t.WaitForLog("no complete handshake within 0.3 s")) << t.Log();
   ServeOneWorker(&t);
 }
 
