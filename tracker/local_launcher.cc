@@ -37,7 +37,7 @@ class LocalLauncher : public Launcher {
         rank_of_(std::move(rank_of)),
         threads_(ThreadsPerLocalWorker(options)),
         spin_(SpinPerLocalWorker(options)),
-        listen_on_tracker_host_(!UserSets(options, "RABIT_LISTEN_HOST")) {
+        listen_on_loopback_(!UserSets(options, "RABIT_LISTEN_HOST")) {
     if (!threads_.empty()) {
       log_->Line("ringboost-submit: " + std::to_string(options.num_workers) +
                  " local worker(s) on " + std::to_string(UsableCores()) +
@@ -105,10 +105,12 @@ class LocalLauncher : public Launcher {
     env.emplace_back("DMLC_NUM_ATTEMPT", std::to_string(slot->attempt));
     if (!threads_.empty()) env.emplace_back("OMP_NUM_THREADS", threads_);
     if (!spin_.empty()) env.emplace_back("RABIT_SPIN_US", spin_);
-    // Peers on this machine reach a worker at the address they reach the tracker at (127.0.0.1
-    // by default): its peer port need not listen on the others, where strangers could knock.
+    // Workers that reach the tracker at a loopback address (the default, 127.0.0.1) run on its
+    // machine and reach each other there too: their peer ports need not listen on the others,
+    // where strangers could knock. (A wrapper may start a "local" worker elsewhere, in a network
+    // namespace of the simulated cluster: then the tracker's address is not a loopback one.)
     for (const auto& [key, value] : slot->spec->env) {
-      if (key == "DMLC_TRACKER_URI" && listen_on_tracker_host_) {
+      if (key == "DMLC_TRACKER_URI" && listen_on_loopback_ && value.rfind("127.", 0) == 0) {
         env.emplace_back("RABIT_LISTEN_HOST", value);
       }
     }
@@ -134,9 +136,9 @@ class LocalLauncher : public Launcher {
   SubmitOptions options_;
   JobLog* log_;
   RankOf rank_of_;
-  std::string threads_;  // OMP_NUM_THREADS for every worker ("" = the user's own)
-  std::string spin_;     // RABIT_SPIN_US for every worker ("" = the user's own or the default)
-  bool listen_on_tracker_host_;  // RABIT_LISTEN_HOST: the tracker's address, unless the user's
+  std::string threads_;      // OMP_NUM_THREADS for every worker ("" = the user's own)
+  std::string spin_;         // RABIT_SPIN_US for every worker ("" = the user's own or the default)
+  bool listen_on_loopback_;  // RABIT_LISTEN_HOST: the tracker's loopback address, unless the user's
 };
 
 }  // namespace
