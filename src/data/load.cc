@@ -44,24 +44,54 @@ struct Chunk {
   uint64_t entry_off = 0;  // where its entries are written
 };
 
+// The line at p without its trailing blanks.
+std::string LineAt(const char* p, const char* end) {
+  const char* e = LineEnd(p, end);
+  while (e > p && IsBlank(e[-1])) --e;
+  return std::string(p, e);
+}
+
 // The first data line of the input, without trailing blanks; "" when there is none.
 std::string FirstDataLine(const std::vector<InputFile>& files) {
   for (const auto& f : files) {
     const char* end = f.map->end();
     for (const char* p = f.map->begin(); p < end; p = NextLine(p, end)) {
-      if (!IsDataLine(p, end)) continue;
-      const char* e = LineEnd(p, end);
-      while (e > p && IsBlank(e[-1])) --e;
-      return std::string(p, e);
+      if (IsDataLine(p, end)) return LineAt(p, end);
     }
   }
   return "";
 }
 
-// With header=1, moves each file's rows_begin past its header line (its first data line).
-void SkipHeaders(std::vector<InputFile>* files) {
+// With header=1, moves each file's rows_begin past its header line (its first data line). Every
+// file's names must be those of the first file's header, in order: a column's number (and
+// label_column=NAME) is taken from the first file, and a file without a header line would lose
+// its first row.
+void SkipHeaders(const UriSpec& spec, std::vector<InputFile>* files) {
+  const InputFile* first = nullptr;
+  std::vector<std::string> first_names;
   for (auto& f : *files) {
-    f.rows_begin = NextLine(SkipDataRows(f.rows_begin, f.map->end(), 0), f.map->end());
+    const char* end = f.map->end();
+    const char* header = SkipDataRows(f.rows_begin, end, 0);
+    f.rows_begin = NextLine(header, end);
+    if (header == end) continue;
+    std::vector<std::string> names = HeaderNames(LineAt(header, end), spec.delimiter);
+    if (first == nullptr) {
+      first = &f;
+      first_names = std::move(names);
+      continue;
+    }
+    std::size_t i = 0;
+    while (i < names.size() && i < first_names.size() && names[i] == first_names[i]) ++i;
+    if (i == names.size() && i == first_names.size()) continue;
+    const auto shown = [](const std::vector<std::string>& v, std::size_t i) {
+      return i < v.size() ? "'" + v[i] + "'" : std::string("none");
+    };
+    FailAt(f.map->path(), f.map->begin(), header,
+           "header=1, but column " + std::to_string(i) + " of this header line is " +
+               shown(names, i) + " where the header of '" + first->map->path() + "' has " +
+               shown(first_names, i) +
+               "; every file of the data needs the same header line (its first line), with the "
+               "columns in the same order");
   }
 }
 
@@ -93,7 +123,7 @@ std::vector<InputFile> OpenRows(UriSpec* spec) {
   ResolveFormat(first_line, spec);
   if (spec->format == DataFormat::kCsv) ResolveColumns(first_line, spec);
   for (auto& f : files) f.libsvm = spec->format == DataFormat::kLibSVM;
-  if (spec->header) SkipHeaders(&files);
+  if (spec->header) SkipHeaders(*spec, &files);
   if (!AnyRow(files)) RB_FAIL(shown << ": no data rows (only a header)");
   return files;
 }

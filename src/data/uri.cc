@@ -248,23 +248,15 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec) {
 
 namespace {
 
-// The position of `name` among the header's fields (split as the CSV rows are, so a quoted name
-// may hold the delimiter; trimmed of blanks and quotes), or -1.
+// The position of `name` among the header's fields, or -1; *names gets them all, for a message.
 int ColumnOf(const std::string& header_line, char delimiter, const std::string& name,
              std::string* names) {
-  const char* end = header_line.data() + header_line.size();
-  int column = 0;
-  for (const char* p = header_line.data();; ++column) {
-    const char* field_end = CsvFieldEnd(p, end, delimiter);
-    std::string field(p, field_end);
-    const auto b = field.find_first_not_of(" \t\r\"");
-    const auto e = field.find_last_not_of(" \t\r\"");
-    field = b == std::string::npos ? "" : field.substr(b, e - b + 1);
-    if (field == name) return column;
-    *names += (column == 0 ? "" : ", ") + field;
-    if (field_end == end) return -1;
-    p = field_end + 1;
+  const std::vector<std::string> fields = HeaderNames(header_line, delimiter);
+  for (std::size_t column = 0; column < fields.size(); ++column) {
+    if (fields[column] == name) return static_cast<int>(column);
+    *names += (column == 0 ? "" : ", ") + fields[column];
   }
+  return -1;
 }
 
 void ResolveColumn(const std::string& header_line, const UriSpec& spec, const char* key,
@@ -285,6 +277,20 @@ void ResolveColumn(const std::string& header_line, const UriSpec& spec, const ch
 }
 
 }  // namespace
+
+std::vector<std::string> HeaderNames(const std::string& header_line, char delimiter) {
+  std::vector<std::string> names;
+  const char* end = header_line.data() + header_line.size();
+  for (const char* p = header_line.data();;) {
+    const char* field_end = CsvFieldEnd(p, end, delimiter);
+    std::string field(p, field_end);
+    const auto b = field.find_first_not_of(" \t\r\"");
+    const auto e = field.find_last_not_of(" \t\r\"");
+    names.push_back(b == std::string::npos ? "" : field.substr(b, e - b + 1));
+    if (field_end == end) return names;
+    p = field_end + 1;
+  }
+}
 
 void ResolveColumns(const std::string& header_line, UriSpec* spec) {
   ResolveColumn(header_line, *spec, "label_column", spec->label_column_name, &spec->label_column);

@@ -64,6 +64,10 @@ void ResolveFormat(const std::string& first_line, UriSpec* spec);
 // column given two roles.
 void ResolveColumns(const std::string& header_line, UriSpec* spec);
 
+// The column names of a CSV header line: its fields split as the rows are (a quoted name may hold
+// the delimiter), trimmed of blanks and quotes.
+std::vector<std::string> HeaderNames(const std::string& header_line, char delimiter);
+
 // The feature ids of the categorical columns: a column's id counts the columns before it that
 // are not the label, weight or bound columns. Throws Error for a column that is one of them.
 std::vector<uint32_t> CategoricalFeatureIds(const UriSpec& spec);

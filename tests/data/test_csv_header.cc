@@ -113,6 +113,41 @@ TEST(CsvHeader, HeaderReadAsDataSuggestsTheOption) {
                 "train.csv?format=csv&header=1&label_column=NAME)");
 }
 
+// Column numbers and names come from the first file's header: a file whose columns are in
+// another order would swap features unseen, and one without a header line would lose its first
+// row. Both stop the run at that file's header line.
+TEST(CsvHeader, EveryFileHasTheFirstFilesHeader) {
+  TempDir dir;
+  std::string a = WriteFile(dir.File("a.csv"), "label,x,y\n1,5,0\n");
+  std::string swapped = WriteFile(dir.File("b.csv"), "# made later\nlabel, y ,x\r\n1,0,7\n");
+  std::string none = WriteFile(dir.File("c.csv"), "1,0,7\n0,1,2\n");
+  std::string fewer = WriteFile(dir.File("d.csv"), "label,x\n1,0\n");
+  const std::string opts = "?format=csv&header=1&label_column=label";
+  EXPECT_EQ(LoadError(a + ";" + swapped + opts),
+            swapped +
+                ":2:1: header=1, but column 1 of this header line is 'y' where the header "
+                "of '" +
+                a +
+                "' has 'x'; every file of the data needs the same header line "
+                "(its first line), with the columns in the same order");
+  EXPECT_NE(LoadError(a + ";" + none + opts)
+                .find(none +
+                      ":1:1: header=1, but column 0 of this "
+                      "header line is '1' where the header of '" +
+                      a + "' has 'label';"),
+            std::string::npos);
+  EXPECT_NE(LoadError(a + ";" + fewer + opts)
+                .find("column 2 of this header line is none where "
+                      "the header of '" +
+                      a + "' has 'y';"),
+            std::string::npos);
+  // The same names with other blanks, quotes and line ends are the same header.
+  std::string same = WriteFile(dir.File("e.csv"), "\"label\", x ,y\r\n0,1,2\r\n");
+  DataSet d = LoadData(a + ";" + same + opts, {});
+  EXPECT_EQ(d.label, (std::vector<float>{1, 0}));
+  EXPECT_EQ(d.value, (std::vector<float>{5, 0, 1, 2}));
+}
+
 TEST(DataKey, MissingFileNamesTheKeyThatNamedIt) {
   TempDir dir;
   LoadOptions options;
