@@ -55,20 +55,28 @@ std::unique_ptr<rabit::Communicator> OpenCommunicator(const Params& params) {
   return rabit::WithStats(rabit::MakeCommunicator(config));
 }
 
-// `key` is the config key that named `uri`, for the messages.
+// `key` is the config key that named `uri`, for the messages. `id_base`: the base of LibSVM ids
+// that detection (indexing_mode -1) takes, the training data's; -1 detects from this data. Parts
+// that detected apart agree: an id 0 in any part makes the ids 0-based in all.
 DataSet LoadFor(const std::string& key, const std::string& uri, const Params& params,
-                const Objective* objective, const rabit::Communicator& comm) {
+                const Objective* objective, rabit::Communicator* comm, int id_base = -1) {
   LoadOptions opt;
   opt.key = key;
-  opt.part = comm.Rank();
-  opt.num_parts = comm.WorldSize();
+  opt.part = comm->Rank();
+  opt.num_parts = comm->WorldSize();
   opt.indexing_mode = params.indexing_mode;
+  opt.detected_id_base = id_base;
   opt.parse_float = params.parse_float == "xgboost" ? FloatReading::kXGBoost : FloatReading::kExact;
   opt.nthread = params.nthread;
   if (objective != nullptr) {
     opt.check_label = [objective](float y) { return objective->CheckLabel(y); };
   }
-  return LoadData(uri, opt);
+  DataSet data = LoadData(uri, opt);
+  if (data.id_base_detected && comm->WorldSize() > 1 &&
+      comm->AllreduceValue<int32_t>(data.id_base, rabit::Op::kMin) == 0) {
+    ReadIdsAsWritten(&data);
+  }
+  return data;
 }
 
 std::string ModelPath(const Params& params, int rounds) {
@@ -316,11 +324,14 @@ int TrainOnce(const Params& params, rabit::Communicator* comm, EvalHistory* hist
   CheckOutputPaths(params, comm);
   Learner learner(params, comm);
   auto t0 = Clock::now();
-  DataSet train = LoadFor("data", params.data, params, &learner.objective(), *comm);
+  DataSet train = LoadFor("data", params.data, params, &learner.objective(), comm);
+  // Detected ids count in every eval set as in the training data (a set without an id 0 is
+  // not therefore 1-based).
+  const int id_base = train.id_base_detected ? train.id_base : -1;
   std::vector<std::pair<std::string, DataSet>> evals;
   for (const auto& e : params.evals) {
-    evals.emplace_back(
-        e.first, LoadFor("eval[" + e.first + "]", e.second, params, &learner.objective(), *comm));
+    evals.emplace_back(e.first, LoadFor("eval[" + e.first + "]", e.second, params,
+                                        &learner.objective(), comm, id_base));
   }
   double load_s = Seconds(t0);
   const Start start = StartingModel(params, train, evals, comm);
@@ -431,7 +442,7 @@ int RunPredict(const Params& params) {
   CheckOutputPaths(params, comm.get());
   Model model = Model::Load(params.model_in);
   std::unique_ptr<Objective> objective = PredictionObjective(params, &model);
-  DataSet test = LoadFor("test:data", params.test_data, params, nullptr, *comm);
+  DataSet test = LoadFor("test:data", params.test_data, params, nullptr, comm.get());
   CheckFeatureCount(params.test_data, comm->AllreduceValue<uint64_t>(test.num_col, rabit::Op::kMax),
                     params.model_in, model.num_feature);
   // Every round predicts unless limited, also after early stopping (XGBoost's Booster).

@@ -29,6 +29,12 @@ struct DataSet {
   std::vector<float> label_lower_bound;
   std::vector<float> label_upper_bound;
   std::vector<uint32_t> categorical;  // feature ids the URI names categorical (ascending)
+  // How the LibSVM ids were read: 1 = as 1-based (each stored one less than written), 0 = as
+  // written (CSV: always). `id_base_detected`: indexing_mode -1 chose it from this reader's
+  // rows alone (1 unless some id was 0), which other parts of the data may not agree with
+  // (ReadIdsAsWritten).
+  int id_base = 0;
+  bool id_base_detected = false;
 
   uint64_t NumRows() const { return row_ptr.size() - 1; }
   uint64_t NumNonZero() const { return index.size(); }
@@ -43,7 +49,11 @@ struct LoadOptions {
   int part = 0;  // this reader takes byte range `part` of `num_parts` (line-aligned)
   int num_parts = 1;
   int indexing_mode = 0;  // LibSVM ids: 0 = 0-based (XGBoost's default), 1 = 1-based, -1 = detect
-  int nthread = 0;        // 0 = all cores
+  // What detection (indexing_mode -1, from the options or the URI) takes instead of looking at
+  // the rows: 0 or 1, the base the training data's ids were read with, so that every data set of
+  // a model counts ids alike; -1 looks at the rows.
+  int detected_id_base = -1;
+  int nthread = 0;  // 0 = all cores
   // Every float of the data and its side files: labels, weights, values, bounds.
   FloatReading parse_float = FloatReading::kExact;
   // Called for every label; returns nullptr when acceptable, else what is wrong with it
@@ -64,6 +74,11 @@ struct LoadOptions {
 // present. A malformed input throws Error with
 // `file:line:column: what is wrong`.
 DataSet LoadData(const std::string& uri, const LoadOptions& options);
+
+// Undoes the 1-based reading of a data set whose ids were read so (id_base 1): each id as written,
+// num_col one more. For a part that detected 1-based ids where another part of the data holds an
+// id 0.
+void ReadIdsAsWritten(DataSet* data);
 
 // "file:line" of the data row `row` (0-based, over all parts) of `uri`, for an error found after
 // loading; the files are read again, so only error paths call it. "uri: row N" when the files no

@@ -417,6 +417,8 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   std::vector<InputFile> files = OpenRows(&spec);
   if (options.part == 0) WarnSideFiles(files);
   int indexing_mode = spec.indexing_mode_given ? spec.indexing_mode : options.indexing_mode;
+  const bool detect = spec.format == DataFormat::kLibSVM && indexing_mode < 0;
+  if (indexing_mode < 0 && options.detected_id_base >= 0) indexing_mode = options.detected_id_base;
   int nthread = options.nthread > 0 ? options.nthread : omp_get_max_threads();
 
   std::vector<ByteRange> ranges = PartRanges(files, options.part, options.num_parts);
@@ -453,12 +455,21 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   uint32_t shift = libsvm && (indexing_mode > 0 || (indexing_mode < 0 && !any_zero)) ? 1 : 0;
   if (shift != 0) ShiftIds(nthread, &data.index);
   data.num_col = any_entry ? max_id + 1 - shift : 0;
+  data.id_base = static_cast<int>(shift);
+  data.id_base_detected = detect && options.detected_id_base < 0;
 
   std::vector<FileRows> file_rows = RowsPerFile(chunks, blocks, files.size());
   blocks.clear();
   row_buffers = {};
   AttachWeightsAndGroups(files, ranges, file_rows, qid, options.parse_float, &data);
   return data;
+}
+
+void ReadIdsAsWritten(DataSet* data) {
+  if (data->id_base != 1) return;
+  for (uint32_t& id : data->index) ++id;
+  if (!data->index.empty()) ++data->num_col;
+  data->id_base = 0;
 }
 
 std::string DataRowPlace(const std::string& uri, uint64_t row) {
