@@ -76,7 +76,7 @@ class CsvLineParser {
     if (IsMissing(b, e)) Fail(b, "missing label (label_column=" + std::to_string(column()) + ")");
     if (!ParseFloatToken(ctx_.parse_float, b, e, &label)) {
       // A header row read as data: the usual first failure of a CSV with column names.
-      const bool first_line = line_ == ctx_.file->begin();
+      const bool first_line = line_ == SkipByteOrderMark(ctx_.file->begin(), ctx_.file->end());
       Fail(b, "bad label " + Quote(b, e) + " (expected a number" +
                   (first_line ? "; if the first line holds column names, add header=1 to the "
                                 "data URI, e.g. train.csv?format=csv&header=1&label_column=NAME)"

@@ -55,7 +55,7 @@ std::string LineAt(const char* p, const char* end) {
 std::string FirstDataLine(const std::vector<InputFile>& files) {
   for (const auto& f : files) {
     const char* end = f.map->end();
-    for (const char* p = f.map->begin(); p < end; p = NextLine(p, end)) {
+    for (const char* p = f.rows_begin; p < end; p = NextLine(p, end)) {
       if (IsDataLine(p, end)) return LineAt(p, end);
     }
   }
@@ -107,7 +107,7 @@ std::vector<InputFile> OpenFiles(const UriSpec& spec) {
   std::vector<InputFile> files(spec.files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     files[i].map = std::make_unique<MappedFile>(spec.files[i]);
-    files[i].rows_begin = files[i].map->begin();
+    files[i].rows_begin = SkipByteOrderMark(files[i].map->begin(), files[i].map->end());
     files[i].side = FindSideFiles(spec.files[i]);
     if (!files[i].side.group.empty()) files[i].group_sizes = ReadGroupFile(files[i].side.group);
   }

@@ -19,9 +19,9 @@ struct InputFile {
   SideFiles side;
   std::vector<uint64_t> group_sizes;  // from side.group, read before partitioning
   bool libsvm = true;                 // LibSVM rows may carry qid: groups
-  // Where the file's rows start: past its header line with CSV header=1, else the file's start
-  // (LoadData sets it). Parts, row counts and side files count rows from here, so the header is
-  // never a row, whichever part holds it.
+  // Where the file's rows start: past a UTF-8 byte-order mark, and past the header line with CSV
+  // header=1 (LoadData sets it). Parts, row counts and side files count rows from here, so the
+  // header is never a row, whichever part holds it.
   const char* rows_begin = nullptr;
 };
 

@@ -21,7 +21,7 @@ bool IsRegularFile(const std::string& path) {
 template <typename Fn>
 void ForEachValue(const MappedFile& file, Fn fn) {
   const char* end = file.end();
-  for (const char* p = file.begin(); p < end; p = NextLine(p, end)) {
+  for (const char* p = SkipByteOrderMark(file.begin(), end); p < end; p = NextLine(p, end)) {
     if (!IsDataLine(p, end)) continue;
     const char* b = p;
     while (IsBlank(*b)) ++b;

@@ -44,6 +44,14 @@ class MappedFile {
 
 inline bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// Where the text of a file [begin, end) starts: past a UTF-8 byte-order mark (which Windows tools
+// such as Excel's "CSV UTF-8" write, and XGBoost's readers skip), else at begin.
+inline const char* SkipByteOrderMark(const char* begin, const char* end) {
+  return end - begin >= 3 && begin[0] == '\xEF' && begin[1] == '\xBB' && begin[2] == '\xBF'
+             ? begin + 3
+             : begin;
+}
+
 // End of the line holding p: the position of its '\n', or `end`.
 const char* LineEnd(const char* p, const char* end);
 // Start of the line after the one holding p, or `end`.

@@ -148,6 +148,22 @@ TEST(CsvHeader, EveryFileHasTheFirstFilesHeader) {
   EXPECT_EQ(d.value, (std::vector<float>{5, 0, 1, 2}));
 }
 
+// Excel's "CSV UTF-8" starts the file with a byte-order mark: the first column's name is still
+// `label`, and without a header the first field is still a number.
+TEST(CsvHeader, ByteOrderMarkIsNotPartOfTheFirstName) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.csv"), "\xEF\xBB\xBFlabel,x\r\n1,5\r\n0,6\r\n");
+  DataSet d = LoadData(f + "?format=csv&header=1&label_column=label", {});
+  EXPECT_EQ(d.label, (std::vector<float>{1, 0}));
+  EXPECT_EQ(d.value, (std::vector<float>{5, 6}));
+  std::string g = WriteFile(dir.File("b.csv"),
+                            "\xEF\xBB\xBF"
+                            "1,5\n0,6\n");
+  EXPECT_EQ(LoadData(g + "?format=csv&label_column=0", {}).label, (std::vector<float>{1, 0}));
+  // The header hint still comes with a header read as data.
+  EXPECT_NE(LoadError(f + "?format=csv&label_column=0").find("add header=1"), std::string::npos);
+}
+
 TEST(DataKey, MissingFileNamesTheKeyThatNamedIt) {
   TempDir dir;
   LoadOptions options;

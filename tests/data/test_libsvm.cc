@@ -30,6 +30,26 @@ TEST(LibSVM, ReadsRowsLabelsAndEntries) {
   EXPECT_EQ(d.name, f);
 }
 
+// A UTF-8 byte-order mark at the start of a data or side file is skipped, as XGBoost does.
+TEST(LibSVM, ByteOrderMarkIsSkipped) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("a.txt"),
+                            "\xEF\xBB\xBF"
+                            "1 1:2\n0 2:3\n");
+  WriteFile(f + ".weight",
+            "\xEF\xBB\xBF"
+            "0.5\r\n2\r\n");
+  DataSet d = LoadData(f, {});
+  EXPECT_EQ(d.label, (std::vector<float>{1, 0}));
+  EXPECT_EQ(d.index, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(d.weight, (std::vector<float>{0.5f, 2}));
+  // A second mark is no mark: bad bytes, reported.
+  std::string g = WriteFile(dir.File("b.txt"),
+                            "\xEF\xBB\xBF\xEF\xBB\xBF"
+                            "1 1:2\n");
+  EXPECT_NE(LoadError(g).find(g + ":1:4: bad label"), std::string::npos) << LoadError(g);
+}
+
 TEST(LibSVM, CommentsBlankLinesCrlfAndNoFinalNewline) {
   TempDir dir;
   std::string f = WriteFile(dir.File("a.txt"),
