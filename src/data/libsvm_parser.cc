@@ -47,9 +47,9 @@ class LineParser {
   // Parses the data line whose first token starts at tok; returns the start of the next line.
   const char* ParseRow(const char* line, const char* tok) {
     const char* p = ParseLabel(tok);
-    p = SkipBlanks(p, end_);
+    p = SkipBlanksInLine(p);
     uint64_t qid = kNoQid;
-    if (end_ - p >= 4 && std::memcmp(p, "qid:", 4) == 0) p = SkipBlanks(ParseQid(p, &qid), end_);
+    if (end_ - p >= 4 && std::memcmp(p, "qid:", 4) == 0) p = SkipBlanksInLine(ParseQid(p, &qid));
     if (qid == kNoQid && out_->first_no_qid == nullptr) out_->first_no_qid = line;
     out_->PutQid(qid);
     p = ParseFeatures(line, p);
@@ -86,12 +86,28 @@ class LineParser {
       } else {
         dropped = true;
       }
-      p = SkipBlanks(v_end, end_);
+      p = SkipBlanksInLine(v_end);
     }
     out_->max_id = max_id;
     out_->num_entries = static_cast<std::size_t>(index - out_->index);
     if (!sorted && dropped) CheckDuplicateIds(line);
     if (!sorted) SortRow(line, static_cast<std::size_t>(row_index - out_->index));
+    return p;
+  }
+
+  // Skips the blanks after a token. A '\r' among them ends the line (CRLF) or is followed by
+  // blanks only: a token after it is a lone CR, an old Mac line end, which XGBoost reads as a line
+  // end and this reader would join into one row, so it is an error.
+  const char* SkipBlanksInLine(const char* p) const {
+    const char* cr = nullptr;
+    for (; p < end_ && IsBlank(*p); ++p) {
+      if (*p == '\r') cr = p;
+    }
+    if (cr != nullptr && p < end_ && *p != '\n' && *p != '#') {
+      Fail(cr,
+           "a carriage return (\\r) inside a line: old Mac line ends? Convert them to \\n "
+           "(tr '\\r' '\\n' < IN > OUT)");
+    }
     return p;
   }
 

@@ -5,9 +5,10 @@
 // pile up in the resident set (mapped file pages count in it) while the CSR is built.
 //
 // Line rules (LibSVM and CSV alike): lines end with '\n'; ' ', '\t' and '\r' are blanks, so CRLF
-// files read like LF files. A line is a *data line* unless its first non-blank character is '#'
-// (a comment) or it has none (a blank line). Row counts of side files and part boundaries use the
-// same rule as the parsers, so they always agree.
+// files read like LF files (the LibSVM reader refuses a token after a '\r': a lone CR). A line is a
+// *data line* unless its first non-blank character is '#' (a comment) or it has none (a blank
+// line). Row counts of side files and part boundaries use the same rule as the parsers, so they
+// always agree.
 #pragma once
 
 #include <cstddef>

@@ -60,6 +60,25 @@ TEST(LibSVM, CommentsBlankLinesCrlfAndNoFinalNewline) {
   EXPECT_EQ(d.value, (std::vector<float>{2, 1, 3}));
 }
 
+// A lone '\r' (old Mac line ends) would join two rows into one here, where XGBoost reads two:
+// an error at the '\r', whichever token follows. '\r' before '\n' or blanks only is CRLF.
+TEST(LibSVM, LoneCarriageReturnInsideALineIsAnError) {
+  TempDir dir;
+  const std::string why =
+      ": a carriage return (\\r) inside a line: old Mac line ends? Convert them to \\n (tr '\\r' "
+      "'\\n' < IN > OUT)";
+  for (const auto& [text, column] : std::vector<std::pair<std::string, int>>{
+           {"1:0.5 1:3\r0:2 2:3\r", 10},  // would be one row of weight 0.5
+           {"1 1:3\r0 2:3\r", 6},
+           {"1\r0 2:3\n", 2},
+           {"1 qid:3 \r 0 2:3\n", 9}}) {
+    const std::string f = WriteFile(dir.File("cr.txt"), text);
+    EXPECT_EQ(LoadError(f), f + ":1:" + std::to_string(column) + why) << text;
+  }
+  const std::string f = WriteFile(dir.File("crlf.txt"), "1 1:3 \r \r\n0 2:3\r # x\r\n");
+  EXPECT_EQ(LoadData(f, {}).label, (std::vector<float>{1, 0}));
+}
+
 TEST(LibSVM, NanValueIsMissingZeroIsStored) {
   TempDir dir;
   DataSet d = LoadData(WriteFile(dir.File("a"), "1 0:nan 1:0 2:NaN\n"), {});
