@@ -22,6 +22,7 @@
 #include <random>
 #include <thread>
 
+#include "common/file_io.h"
 #include "process.h"
 
 namespace ringboost::submit {
@@ -151,6 +152,13 @@ class MpiLauncher : public Launcher {
   Status Run(const std::vector<WorkerSpec>& workers, const std::atomic<bool>& stop) override {
     if (options_.command.empty()) return Status::Fail("no worker command given");
     if (workers.empty()) return Status::OK();
+    if (!options_.host_file.empty()) {  // mpirun's own message for a folder or a missing file
+      try {                             // names neither the flag nor the cause
+        ReadWholeFile(options_.host_file);
+      } catch (const Error& e) {
+        return Status::Fail(std::string("--host-file: ") + e.what());
+      }
+    }
     EnvList env;
     Status s = SharedEnvironment(workers, &env);
     if (!s.ok()) return s;

@@ -556,6 +556,19 @@ TEST(MpiLauncher, OnlyTheWrapperReportsAFailure) {
       << ReadFile(options.log_file);
 }
 
+// A host file that is a folder or missing is named with the flag before mpirun starts.
+TEST(MpiLauncher, HostFileThatCannotBeReadIsNamed) {
+  RB_SKIP_WITHOUT_MPIRUN();
+  TempDir dir;
+  SubmitOptions options = MpiOptions(dir, {"sh", "-c", "exit 0"});
+  options.host_file = dir.path();
+  EXPECT_EQ(RunMpi(options).message(),
+            "--host-file: " + dir.path() + ": is a directory, not a file");
+  options.host_file = dir.File("none");
+  EXPECT_EQ(RunMpi(options).message().rfind("--host-file: cannot", 0), 0u);
+  EXPECT_EQ(ReadFile(options.log_file).find("started"), std::string::npos);
+}
+
 TEST(MpiLauncher, StopEndsMpirunAndTheWorkers) {
   RB_SKIP_WITHOUT_MPIRUN();
   TempDir dir;
