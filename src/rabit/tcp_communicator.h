@@ -16,7 +16,7 @@ namespace ringboost::rabit {
 
 // What a tcp worker needs. Each setting is read from CommunicatorConfig::args (key=value given
 // to the program) first, then from the environment, as rabit does; the keys are listed in
-// TcpSettingKeys() and in docs/parameters.md.
+// TcpSettingKeys() and in docs/collective.md.
 struct TcpSettings {
   std::string tracker_uri;       // DMLC_TRACKER_URI (required)
   int tracker_port = 9091;       // DMLC_TRACKER_PORT

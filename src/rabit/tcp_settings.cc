@@ -113,10 +113,12 @@ std::vector<std::array<int, 4>> ParseMock(const std::pair<std::string, std::stri
 
 }  // namespace
 
+// One key a line: the CLI cuts an error's line after 400 bytes (PrintableMessage), and the whole
+// list on one line would lose most of its keys.
 std::string TcpSettingKeys() {
   std::string keys;
   for (const SettingKey& k : kAllKeys) {
-    keys += keys.empty() ? "" : ", ";
+    keys += "\n  ";
     keys += k.arg;
     if (k.alt_arg != nullptr) keys += std::string(" or ") + k.alt_arg;
     keys += std::string(" (environment ") + k.env + ")";
@@ -132,7 +134,10 @@ TcpSettings ReadTcpSettings(const CommunicatorConfig& config) {
     }
     // dmlc launchers set more DMLC_* variables than a worker needs; rabit_* keys must be ours.
     if (!known && key.rfind("rabit_", 0) == 0) {
-      RB_FAIL("unknown collective setting '" << key << "'; allowed: " << TcpSettingKeys());
+      RB_FAIL("unknown collective setting '" << key
+                                             << "'; allowed (key=value, or the environment "
+                                                "variable):"
+                                             << TcpSettingKeys());
     }
   }
   TcpSettings t;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/error.h"
 #include "rabit/collective_checks.h"
 #include "rabit/protocol.h"
 #include "rabit/socket.h"
@@ -269,6 +270,14 @@ TEST(TcpSettings, BadValuesNameTheKeyAndWhatIsAllowed) {
   std::string unknown = SettingsError({uri, {"rabit_timeot_sec", "3"}});
   EXPECT_NE(unknown.find("unknown collective setting 'rabit_timeot_sec'"), std::string::npos);
   EXPECT_NE(unknown.find("rabit_timeout_sec"), std::string::npos) << unknown;
+  // The CLI prints errors through PrintableMessage, which cuts a line after 400 bytes: the list
+  // of keys (docs/collective.md: "an error that lists the keys above") must survive it whole.
+  const std::string printed = PrintableMessage("error: " + unknown);
+  EXPECT_EQ(printed.find("more bytes"), std::string::npos) << printed;
+  for (const char* key : {"DMLC_TRACKER_URI", "RINGBOOST_JOB_TOKEN", "rabit_algorithm",
+                          "rabit_recover", "rabit_mock"}) {
+    EXPECT_NE(printed.find(key), std::string::npos) << key << " missing from: " << printed;
+  }
   // dmlc launchers set DMLC_* variables a worker does not need: they pass.
   EXPECT_EQ(SettingsError({uri, {"DMLC_JOB_CLUSTER", "local"}}), "");
 }
