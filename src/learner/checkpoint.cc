@@ -1,5 +1,6 @@
 #include "learner/checkpoint.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,19 +16,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The round of a file named checkpoint-NNNNNN.model, or -1.
+// The round of a file named checkpoint-NNNNNN.model (six digits at least: CheckpointPath's
+// %06d writes more from round 1,000,000 on), or -1.
 int CheckpointRound(const std::string& name) {
   const std::string prefix = "checkpoint-", suffix = ".model";
-  if (name.size() != prefix.size() + 6 + suffix.size() || name.rfind(prefix, 0) != 0 ||
+  if (name.size() < prefix.size() + 6 + suffix.size() ||
+      name.size() > prefix.size() + 10 + suffix.size() || name.rfind(prefix, 0) != 0 ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
     return -1;
   }
-  int round = 0;
-  for (std::size_t i = prefix.size(); i < prefix.size() + 6; ++i) {
+  int64_t round = 0;
+  for (std::size_t i = prefix.size(); i < name.size() - suffix.size(); ++i) {
     if (name[i] < '0' || name[i] > '9') return -1;
     round = round * 10 + (name[i] - '0');
   }
-  return round;
+  return round <= INT32_MAX ? static_cast<int>(round) : -1;
 }
 
 // (round, path) of every checkpoint in dir.

@@ -187,5 +187,22 @@ TEST(RunIdentityFiles, UnreadableCheckpointIsRefusedNamingIt) {
   EXPECT_NE(r.err.find("checkpoint_mismatch=fresh"), std::string::npos) << r.err;
 }
 
+// From round 1,000,000 on a checkpoint's name has more than six digits (%06d): the newest is
+// still found (here a damaged one, refused by name, where it used to be passed over).
+TEST(RunIdentityFiles, CheckpointNamesPastSixDigitsAreRead) {
+  test::TempDir dir;
+  test::WriteGeneratedDense(dir.File("train.txt"), 100);
+  std::filesystem::create_directory(dir.File("ck"));
+  test::WriteFile(dir.File("ck/checkpoint-000002.model"), "{\"half\": ");
+  test::WriteFile(dir.File("ck/checkpoint-1000000.model"), "{\"half\": ");
+  test::WriteFile(dir.File("a.conf"), "objective = binary:logistic\ndata = \"train.txt\"\n");
+  test::RunResult r =
+      test::RunRingboost(dir.path(), "train a.conf checkpoint_dir=ck model_out=m.json");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("a checkpoint it cannot trust (ck/checkpoint-1000000.model)"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace ringboost
