@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <new>
@@ -116,6 +117,27 @@ int RunDumpOfModel(const std::vector<std::string>& args, const DumpFlags& flags)
   return RunDump(ParseConfig("", overrides));
 }
 
+// XGBoost's form takes its first argument as a config file: one that does not exist, named like
+// a subcommand ("trian", "predcit"), was meant as one.
+void CheckNotAMistypedSubcommand(const CLI::App& app, const std::string& conf) {
+  std::error_code ec;
+  if (std::filesystem::exists(conf, ec) || conf.find_first_of("/.=") != std::string::npos) return;
+  std::string best;
+  std::size_t best_distance = 3;  // at most two edits
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    std::vector<std::string> names = sub->get_aliases();
+    names.push_back(sub->get_name());
+    for (const std::string& name : names) {
+      const std::size_t d = EditDistance(conf, name);
+      if (d < best_distance) best_distance = d, best = sub->get_name();
+    }
+  }
+  if (!best.empty()) {
+    RB_FAIL("no config file '" << conf << "'; did you mean the subcommand `ringboost " << best
+                               << "`? (`ringboost --help` lists them)");
+  }
+}
+
 // A subcommand taking CONF and key=value arguments into *args.
 CLI::App* AddTask(CLI::App* app, const char* name, const char* what,
                   std::vector<std::string>* args) {
@@ -136,6 +158,7 @@ int Main(int argc, char** argv) {
       "config file, then key=value overrides (XGBoost form: task from the config, default train)");
   CLI::App* train = AddTask(&app, "train", "Train a model (task=train).", &train_args);
   CLI::App* predict = AddTask(&app, "predict", "Predict test:data (task=pred).", &predict_args);
+  predict->alias("pred");  // the task's own name
   CLI::App* dump = AddTask(&app, "dump",
                            "Dump model_in as text or JSON (task=dump), or a MODEL file given "
                            "directly in place of CONF.",
@@ -180,6 +203,7 @@ int Main(int argc, char** argv) {
     std::cerr << app.help();
     return 1;
   }
+  CheckNotAMistypedSubcommand(app, plain_args[0]);
   return run(plain_args, nullptr);
 }
 

@@ -492,7 +492,8 @@ std::vector<ParamSpec> BuildTable() {
   return t;
 }
 
-// Levenshtein distance, for "did you mean".
+}  // namespace
+
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -507,8 +508,6 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
-
-}  // namespace
 
 const std::vector<ParamSpec>& ParamTable() {
   static const std::vector<ParamSpec> table = BuildTable();

@@ -113,5 +113,7 @@ std::string ValueText(const ParamSpec& spec, const Params& params);
 
 // The known key or alias nearest to `key` by edit distance, or "" if none is close.
 std::string ClosestKey(const std::string& key);
+// Levenshtein distance of a and b, for "did you mean".
+size_t EditDistance(const std::string& a, const std::string& b);
 
 }  // namespace ringboost

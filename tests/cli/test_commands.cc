@@ -67,6 +67,33 @@ TEST_F(Commands, DumpOfModelFileErrorsNameTheFlags) {
   }
 }
 
+// `pred`, the task's name, is the predict subcommand too; a missing config named like a
+// subcommand is taken for a typo of it, not reported as a missing file alone.
+TEST_F(Commands, PredIsPredictAndMistypedSubcommandsAreNamed) {
+  const test::RunResult pred =
+      test::RunRingboost(dir_.path(), "pred m.conf model_in=m.json name_pred=p1.txt");
+  ASSERT_EQ(pred.exit_code, 0) << pred.err;
+  ASSERT_EQ(
+      test::RunRingboost(dir_.path(), "predict m.conf model_in=m.json name_pred=p2.txt").exit_code,
+      0);
+  EXPECT_EQ(test::ReadFile(dir_.File("p1.txt")), test::ReadFile(dir_.File("p2.txt")));
+  const struct {
+    const char* args;
+    const char* error;
+  } cases[] = {
+      {"trian m.conf", "no config file 'trian'; did you mean the subcommand `ringboost train`?"},
+      {"predcit m.conf", "did you mean the subcommand `ringboost predict`?"},
+      {"dupm m.json", "did you mean the subcommand `ringboost dump`?"},
+      {"nosuch", "cannot open config 'nosuch': No such file or directory"},
+      {"nosuch.conf", "cannot open config 'nosuch.conf': No such file or directory"},
+  };
+  for (const auto& c : cases) {
+    const test::RunResult r = test::RunRingboost(dir_.path(), c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << c.args << "\n" << r.err;
+  }
+}
+
 TEST_F(Commands, SoftprobRowLayoutWritesOneLinePerRowWithEveryClass) {
   test::RunResult r =
       test::RunRingboost(dir_.path(), "predict m.conf model_in=m.json pred_layout=row");
