@@ -8,8 +8,8 @@
 // without a relevant item scores 1 (0 for "map-", "map@k-"). Groups are weighted by their weight;
 // the sum over groups is divided by the sum of the weights and capped at 1.
 // pre@k as XGBoost 3.x's EvalPrecision: per group, the relevant (label 1) items among the top k,
-// divided by k, times the group's weight; the sum over groups divided by the sum of the weights.
-// Labels must be 0 or 1. Without k, k is the group's size.
+// divided by min(k, the group's size), times the group's weight; the sum over groups divided by
+// the sum of the weights. Labels must be 0 or 1. Without k, k is the group's size.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -135,15 +135,14 @@ class RankMetric : public Metric {
     return Empty();
   }
 
-  // The relevant items among the first topn, over topn (XGBoost divides by k even in a smaller
-  // group); without k, over the group's size.
+  // The relevant items among the first min(topn, n) of the group's n items, over that count
+  // (XGBoost 3.x's divisor: a group smaller than k is not penalised for its size).
   double Precision(Ranked* rec) const {
     SortByPrediction(rec);
-    const bool all = topn_ == std::numeric_limits<unsigned>::max();
     const std::size_t k = std::min<std::size_t>(topn_, rec->size());
     double hits = 0.0;
     for (std::size_t i = 0; i < k; ++i) hits += (*rec)[i].second;
-    return hits / (all ? static_cast<double>(rec->size()) : static_cast<double>(topn_));
+    return hits / static_cast<double>(k);
   }
 
   RankKind kind_;

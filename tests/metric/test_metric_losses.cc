@@ -67,8 +67,14 @@ TEST(MetricLosses, PrecisionAtK) {
   const std::vector<float> preds{0.9f, 0.8f, 0.1f, 0.7f, 0.2f, 0.5f};
   const DataSet d = LabelRows({1, 0, 1, 0, 1, 1}, {}, {0, 4, 6});
   EXPECT_DOUBLE_EQ(Eval("pre@2", preds, d), (0.5 + 1.0) / 2);
-  // k = 3: 1/3 and 2/3 (XGBoost divides by k in the group of two too).
-  EXPECT_DOUBLE_EQ(Eval("pre@3", preds, d), (1.0 / 3 + 2.0 / 3) / 2);
+  // k = 3: 1/3, and 2/2 in the group of two: XGBoost 3.x divides by min(k, group size) (3.2.0
+  // and 3.4.1 print 0.66666666666666663 for these rows).
+  EXPECT_DOUBLE_EQ(Eval("pre@3", preds, d), (1.0 / 3 + 2.0 / 2) / 2);
+  // k above every group's size is pre: (0.5 x 1 + 1 x 3) / 4 with weights 1 and 3 (XGBoost 3.x:
+  // 0.875 for pre@5 and pre).
+  const DataSet weighted = LabelRows({1, 0, 1, 0, 1, 1}, {1, 3}, {0, 4, 6});
+  EXPECT_DOUBLE_EQ(Eval("pre@5", preds, weighted), 3.5 / 4);
+  EXPECT_DOUBLE_EQ(Eval("pre", preds, weighted), 3.5 / 4);
   // Group weights 1 and 3: (0.5 * 1 + 1 * 3) / 4.
   EXPECT_DOUBLE_EQ(Eval("pre@2", preds, LabelRows({1, 0, 1, 0, 1, 1}, {1, 3}, {0, 4, 6})), 3.5 / 4);
   EXPECT_EQ(Metric::Create("pre@5", Params())->Name(), "pre@5");
