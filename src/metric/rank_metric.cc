@@ -10,7 +10,10 @@
 // pre@k as XGBoost 3.x's EvalPrecision: per group, the relevant (label 1) items among the top k,
 // divided by min(k, the group's size), times the group's weight; the sum over groups divided by
 // the sum of the weights. Labels must be 0 or 1. Without k, k is the group's size.
+// k in "@k" is a whole number from 1 to 2^32 - 1 (XGBoost 3.x refuses 0).
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -166,10 +169,13 @@ std::unique_ptr<Metric> MakeRankMetric(const std::string& prefix, const std::str
   std::string name = prefix + (minus ? "-" : "");
   if (!digits.empty()) {
     char* end = nullptr;
-    const unsigned long k = std::strtoul(digits.c_str(), &end, 10);
-    if (*end != '\0' || digits[0] == '-' || digits[0] == '+') {
+    errno = 0;
+    const unsigned long long k = std::strtoull(digits.c_str(), &end, 10);
+    if (*end != '\0' || !std::isdigit(static_cast<unsigned char>(digits[0])) || errno != 0 ||
+        k < 1 || k > std::numeric_limits<unsigned>::max()) {
       RB_FAIL("eval_metric=" << prefix << "@" << param << ": expected " << prefix << "@k or "
-                             << prefix << "@k- with a whole number k");
+                             << prefix << "@k- with a whole number k from 1 to "
+                             << std::numeric_limits<unsigned>::max());
     }
     topn = static_cast<unsigned>(k);
     name = prefix + "@" + param;

@@ -321,6 +321,24 @@ TEST(Metric, Names) {
   EXPECT_THROW(Metric::Create("ndcg@x", Params()), Error);
 }
 
+// k is a whole number from 1 to 2^32 - 1: XGBoost 3.x refuses ndcg@0 and map@0 (and 2^32, which
+// it reads as 0); ringboost read @0 as an empty top (every group scoring 1) and 2^32 as 0.
+TEST(Metric, RankCutoffMustBePositive) {
+  for (const char* name : {"ndcg@0", "map@0", "pre@0", "ndcg@0-", "ndcg@4294967296",
+                           "map@18446744073709551617", "pre@-1", "ndcg@ 3"}) {
+    try {
+      Metric::Create(name, Params());
+      FAIL() << "no error for " << name;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("whole number k from 1 to 4294967295"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(Metric::Create("ndcg@4294967295", Params())->Name(), "ndcg@4294967295");
+  EXPECT_EQ(Metric::Create("pre@1", Params())->Name(), "pre@1");
+}
+
 // ---- two workers as two threads sharing one exchange --------------------------------------
 
 // Both ranks deposit bytes, meet, read both deposits, meet again.
