@@ -322,7 +322,9 @@ std::vector<ParamSpec> BuildTable() {
                        "map@k are XGBoost 3.x's: labels 0 or 1, each query group's precision at "
                        "its relevant positions over min(relevant, k), weighted by the group's "
                        "weight; a group without relevant items scores 1 (0 for map- and "
-                       "map@k-)."));
+                       "map@k-). ndcg is XGBoost 1.7's (labels cast to int, groups unweighted) "
+                       "and needs labels from 0 to 31, as 3.x; pre@k divides by min(k, the "
+                       "group's size), as 3.x; k is a whole number >= 1."));
   t.push_back(P(s, "early_stopping_rounds", &Params::early_stopping_rounds, "0")
                   .Min(0)
                   .Doc("Stop when the last metric on the last eval set (train with eval_train "

@@ -11,6 +11,9 @@
 // divided by min(k, the group's size), times the group's weight; the sum over groups divided by
 // the sum of the weights. Labels must be 0 or 1. Without k, k is the group's size.
 // k in "@k" is a whole number from 1 to 2^32 - 1 (XGBoost 3.x refuses 0).
+// ndcg's gain 2^label - 1 is defined for labels 0 to 31 only (XGBoost 3.x refuses the others;
+// 1.7 shifted out of range, undefined behaviour that gave values above 1): any other label,
+// after 1.7's cast to int, is an error naming it.
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -31,6 +34,9 @@ namespace {
 
 using Ranked = std::vector<std::pair<float, unsigned>>;  // (prediction, relevance)
 
+// The largest ndcg relevance: 2^31 - 1 is the largest gain an unsigned shift of 1 gives.
+constexpr unsigned kMaxNdcgLabel = 31;
+
 void SortByPrediction(Ranked* rec) {
   std::stable_sort(rec->begin(), rec->end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -41,7 +47,7 @@ double Dcg(const Ranked& rec, unsigned topn) {
   double sum = 0.0;
   for (size_t i = 0; i < rec.size() && i < topn; ++i) {
     const unsigned rel = rec[i].second;
-    if (rel != 0) sum += ((1 << rel) - 1) / std::log2(i + 2.0);
+    if (rel != 0) sum += ((1u << rel) - 1) / std::log2(i + 2.0);
   }
   return sum;
 }
@@ -63,7 +69,7 @@ class RankMetric : public Metric {
     }
     const std::vector<uint32_t> gptr = query_groups::GroupPtrOf(data);
     const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
-    CheckBinaryLabels(data);
+    CheckLabels(data);
     // (score, weight) per group; ndcg weighs every group 1.
     std::vector<double> scores(2 * groups);
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nthread_)
@@ -106,9 +112,21 @@ class RankMetric : public Metric {
     return idcg == 0.0 ? Empty() : dcg / idcg;
   }
 
-  // pre: labels exactly 0 or 1; map: within 1e-6 of them (XGBoost 3.x's IsBinaryRel).
-  void CheckBinaryLabels(const DataSet& data) const {
-    if (kind_ == RankKind::kNdcg) return;
+  // ndcg: labels whose int cast is in [0, kMaxNdcgLabel]. pre: labels exactly 0 or 1; map: within
+  // 1e-6 of them (XGBoost 3.x's IsBinaryRel).
+  void CheckLabels(const DataSet& data) const {
+    if (kind_ == RankKind::kNdcg) {
+      for (std::size_t i = 0; i < data.label.size(); ++i) {
+        const float y = data.label[i];
+        if (!(y > -1.0f && y < kMaxNdcgLabel + 1.0f)) {
+          RB_FAIL(data.name << ": " << name_ << " needs relevance labels from 0 to "
+                            << kMaxNdcgLabel << " (its gain 2^label - 1 is defined for those "
+                            << "only, as XGBoost 3.x requires); found " << y << " in row "
+                            << i + 1);
+        }
+      }
+      return;
+    }
     for (float y : data.label) {
       const bool ok = kind_ == RankKind::kPre
                           ? (y == 0.0f || y == 1.0f)

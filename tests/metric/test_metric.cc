@@ -269,6 +269,24 @@ TEST(Metric, Ndcg) {
   EXPECT_NEAR(Eval("ndcg@5-", p2, two), g1 / 2, 1e-12);
 }
 
+// ndcg's gain 2^label - 1 exists for labels 0 to 31 (an int cast first, as 1.7): 31 is the
+// largest, and 32 or a negative label is an error, as XGBoost 3.x's "Relevance degrees must be
+// lesser than or equal to 31" (1.7 shifted out of range and reported values above 1).
+TEST(Metric, NdcgLabelRange) {
+  // Labels 31, 0 ordered 0, 31: DCG (2^31 - 1) / log2(3) over IDCG 2^31 - 1.
+  EXPECT_NEAR(Eval("ndcg", {0.1f, 0.9f}, LabelRows({31, 0})), 1 / std::log2(3.0), 1e-12);
+  for (float bad : {32.0f, 40.0f, 1e30f, -1.0f}) {
+    try {
+      Eval("ndcg@3", {0.1f, 0.9f}, LabelRows({bad, 0}));
+      FAIL() << "no error for label " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("ndcg@3 needs relevance labels from 0 to 31"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Metric, Map) {
   // XGBoost 3.x's: hits at ranks 1 and 3: (1/1 + 2/3) / 2.
   const DataSet d = LabelRows({1, 0, 1});
