@@ -81,7 +81,8 @@ class AftMetric final : public Metric {
           const float w = data.Weight(i);
           return std::pair<float, float>{RowValue(lower, upper, preds[i]) * w, w};
         });
-    return sums[0] / sums[1];
+    // XGBoost's finish: the plain sum (0) where every weight is 0, not 0 / 0.
+    return sums[1] == 0 ? sums[0] : sums[0] / sums[1];
   }
 
  private:

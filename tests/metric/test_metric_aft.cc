@@ -40,5 +40,14 @@ TEST(AftMetrics, NloglikAndIntervalAccuracy) {
   EXPECT_THROW(Eval("aft-nloglik", {0}, LabelRows({1.0f}), p), Error);
 }
 
+// Every weight 0: XGBoost 3.2.0 and 3.4.1 print 0 for both metrics (the weighted sum, as their
+// elementwise metrics), not 0 / 0 = NaN.
+TEST(AftMetrics, AllWeightsZero) {
+  const Params p = AftParams("logistic", 1.2);
+  const DataSet d = IntervalRows({1, 2}, {1, INFINITY}, {0, 0});
+  EXPECT_EQ(Eval("aft-nloglik", {0.3f, 0.5f}, d, p), 0.0);
+  EXPECT_EQ(Eval("interval-regression-accuracy", {0.3f, 0.5f}, d, p), 0.0);
+}
+
 }  // namespace
 }  // namespace ringboost
