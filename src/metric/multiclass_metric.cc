@@ -40,7 +40,9 @@ class MulticlassMetric : public Metric {
     if (bad_label) {
       RB_FAIL(data.name << ": " << Name() << ": label must be in [0, num_class), num_class=" << k);
     }
-    return sums[1] == 0 ? sums[0] : sums[0] / sums[1];
+    // XGBoost's finish (1.7.4, 3.2.0, 3.4.1): esum / wsum, NaN where every weight is 0 (unlike
+    // its elementwise metrics, which return esum there).
+    return sums[0] / sums[1];
   }
 
  private:

@@ -85,6 +85,14 @@ TEST(Metric, MultiClass) {
   EXPECT_THROW(Eval("rmse", probs, d, 3), Error);  // elementwise metrics need one output
 }
 
+// Every weight 0: XGBoost 1.7.4, 3.2.0 and 3.4.1 print -nan for mlogloss and merror (0 / 0); a
+// printed 0 would read as a perfect score.
+TEST(Metric, MultiClassAllWeightsZero) {
+  const std::vector<float> probs{0.2f, 0.5f, 0.3f, 0.7f, 0.2f, 0.1f};
+  EXPECT_TRUE(std::isnan(Eval("mlogloss", probs, LabelRows({1, 2}, {0, 0}), 3)));
+  EXPECT_TRUE(std::isnan(Eval("merror", probs, LabelRows({1, 2}, {0, 0}), 3)));
+}
+
 TEST(Metric, BinaryAuc) {
   // Positives 0.8 and 0.35, negatives 0.4 and 0.1: 3 of 4 pairs ordered.
   const DataSet d = LabelRows({0, 0, 1, 1});
