@@ -123,6 +123,10 @@ Json ObjectiveDocument(const Model& model) {
     std::string alpha = ConfigValue(model, "quantile_alpha", "0.5");
     if (alpha.empty() || alpha[0] != '[') alpha = "[" + alpha + "]";
     obj["quantile_loss_param"] = Json{{"quantile_alpha", alpha}};
+  } else if (name == "survival:aft") {  // XGBoost's AFTObj loads this block, and fails without it
+    obj["aft_loss_param"] = Json{
+        {"aft_loss_distribution", ConfigValue(model, "aft_loss_distribution", "normal")},
+        {"aft_loss_distribution_scale", ConfigValue(model, "aft_loss_distribution_scale", "1")}};
   } else if (name == "reg:absoluteerror" || name == "survival:cox" || name == "binary:hinge") {
     // no parameter block (XGBoost writes none)
   } else if (name.rfind("rank:", 0) != 0) {

@@ -29,6 +29,17 @@ Model SmallModel() {
   return m;
 }
 
+// SmallModel's four trees as one output group of `objective` (rank:*, survival:*, reg:*).
+Model OneOutputModel(const std::string& objective) {
+  Model m = SmallModel();
+  m.objective = objective;
+  m.num_class = 0;
+  m.num_groups = 1;
+  m.num_rounds = 4;
+  m.tree_group.assign(m.trees.size(), 0);
+  return m;
+}
+
 std::string ErrorOf(const std::function<void()>& f) {
   try {
     f();
@@ -89,12 +100,7 @@ TEST(XGBoostFormat, DocumentHasXGBoostsKeysAndValues) {
 // rank:map is XGBoost 3.x's topk LambdaRankMAP: its block says so (as 3.4.1 writes it after
 // training with lambdarank_num_pair_per_sample=32), and the model comes back as rank:map.
 TEST(XGBoostFormat, RankMapHasXGBoostsLambdaRankParam) {
-  Model m = SmallModel();
-  m.objective = "rank:map";
-  m.num_class = 0;
-  m.num_groups = 1;
-  m.num_rounds = 4;
-  m.tree_group.assign(m.trees.size(), 0);
+  const Model m = OneOutputModel("rank:map");
   const xgb::Json doc = xgb::Json::parse(ToXGBoostJson(m));
   const xgb::Json& param = doc.at("learner").at("objective").at("lambdarank_param");
   EXPECT_EQ(doc.at("learner").at("objective").at("name"), "rank:map");
@@ -103,6 +109,22 @@ TEST(XGBoostFormat, RankMapHasXGBoostsLambdaRankParam) {
   EXPECT_EQ(param.at("lambdarank_normalization"), "1");
   EXPECT_EQ(param.at("lambdarank_score_normalization"), "1");
   EXPECT_EQ(ReadModelAnyFormat(ToXGBoostJson(m), "mem.json").objective, "rank:map");
+}
+
+// survival:aft carries XGBoost's aft_loss_param block (XGBoost 3.2.0 and 3.4.1 write it so, and
+// their AFTObj::LoadConfig fails, \"Invalid cast, from Null to Object\", on a document without
+// it), with the distribution and scale the model was trained with; no reg_loss_param.
+TEST(XGBoostFormat, AftHasXGBoostsAftLossParam) {
+  Model m = OneOutputModel("survival:aft");
+  m.config =
+      "objective=survival:aft\naft_loss_distribution=logistic\n"
+      "aft_loss_distribution_scale=1.2\n";
+  const xgb::Json obj = xgb::Json::parse(ToXGBoostJson(m)).at("learner").at("objective");
+  EXPECT_EQ(obj.at("name"), "survival:aft");
+  EXPECT_EQ(obj.at("aft_loss_param").at("aft_loss_distribution"), "logistic");
+  EXPECT_EQ(obj.at("aft_loss_param").at("aft_loss_distribution_scale"), "1.2");
+  EXPECT_EQ(obj.size(), 2u);  // no reg_loss_param
+  EXPECT_EQ(ReadModelAnyFormat(ToXGBoostJson(m), "mem.json").objective, "survival:aft");
 }
 
 TEST(XGBoostFormat, PerGroupBaseMarginsSurviveBothFormats) {
