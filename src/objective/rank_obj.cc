@@ -135,8 +135,15 @@ class LambdaRankObjective final : public Objective {
   // labels 0 or 1 only, so these objectives of graded relevance report 3.x's ndcg (without the
   // "@32" of 3.x's topk pairs: their pairs are drawn, as 3.x's mean method draws them).
   std::string DefaultMetric() const override { return "ndcg"; }
+  // rank:ndcg's gain 2^label - 1 (of the label cast to an integer) exists for labels up to 31
+  // only: XGBoost 3.x refuses larger ones, and 1.7 shifted out of range.
   const char* CheckLabel(float label) const override {
-    return label >= 0.0f ? nullptr : "label must be a nonnegative relevance for rank:*";
+    if (!(label >= 0.0f)) return "label must be a nonnegative relevance for rank:*";
+    if (ndcg_ && !(label < 32.0f)) {
+      return "label must be a relevance from 0 to 31 for rank:ndcg (its gain 2^label - 1 "
+             "overflows above 31, as XGBoost 3.x says); rank:pairwise takes larger labels";
+    }
+    return nullptr;
   }
 
   // Gathers the label buckets of every worker's groups and keeps those of the groups before

@@ -164,6 +164,7 @@ TEST(Objective, SoftmaxNeedsNumClass) { EXPECT_THROW(Make("multi:softmax"), Erro
 TEST(Objective, LabelRules) {
   Params p;
   p.num_class = 3;
+  std::vector<GradPair> out;
   EXPECT_STREQ(Make("binary:logistic")->CheckLabel(1.5f),
                "label must be in [0, 1] for binary:logistic");
   EXPECT_NE(Make("reg:logistic")->CheckLabel(-0.1f), nullptr);
@@ -177,8 +178,16 @@ TEST(Objective, LabelRules) {
   EXPECT_NE(Make("count:poisson")->CheckLabel(-1.0f), nullptr);
   EXPECT_EQ(Make("count:poisson")->CheckLabel(4.0f), nullptr);
   EXPECT_NE(Make("rank:ndcg")->CheckLabel(-1.0f), nullptr);
+  // rank:ndcg's gain 2^label - 1 ends at 31 (XGBoost 3.4.1: "Relevance degrees must be lesser
+  // than or equal to 31"); rank:pairwise has no gain and takes any relevance, as XGBoost.
+  EXPECT_EQ(Make("rank:ndcg")->CheckLabel(31.0f), nullptr);
+  EXPECT_EQ(Make("rank:ndcg")->CheckLabel(31.5f), nullptr);  // cast to 31, as 1.7
+  EXPECT_NE(Make("rank:ndcg")->CheckLabel(32.0f), nullptr);
+  EXPECT_NE(Make("rank:ndcg")->CheckLabel(1e30f), nullptr);
+  EXPECT_EQ(Make("rank:pairwise")->CheckLabel(40.0f), nullptr);
+  EXPECT_THROW(Make("rank:ndcg")->GetGradient(LabelRows({40.0f, 0.0f}), {0.0f, 0.0f}, 0, &out),
+               Error);
   // GetGradient refuses bad labels too.
-  std::vector<GradPair> out;
   EXPECT_THROW(Make("binary:logistic")->GetGradient(LabelRows({2.0f}), {0.0f}, 0, &out), Error);
   EXPECT_THROW(multi->GetGradient(LabelRows({3.0f}), {0.0f, 0.0f, 0.0f}, 0, &out), Error);
 }
