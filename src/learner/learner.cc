@@ -1,5 +1,6 @@
 #include "learner/learner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -26,7 +27,11 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 Learner::Learner(const Params& params, rabit::Communicator* comm)
     : params_(params), comm_(comm), nthread_(ResolveThreads(params.nthread)) {
   objective_ = Objective::Create(params_);
-  std::vector<std::string> names = params_.eval_metric;
+  std::vector<std::string> names;
+  // A name given twice is evaluated once, in its first place, as XGBoost's learner keeps it.
+  for (const std::string& name : params_.eval_metric) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
   if (names.empty()) names.push_back(objective_->DefaultMetric());
   for (const std::string& name : names) metrics_.push_back(Metric::Create(name, params_));
   // The objective's default unless the user set one (count:poisson boxes its weights by 0.7).

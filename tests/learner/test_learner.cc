@@ -68,6 +68,22 @@ TEST(Learner, TrainingLowersLossAndNamesMetricsLikeXGBoost) {
   EXPECT_EQ(learner.model().trees.size(), 10u);
 }
 
+// eval_metric=auc eval_metric=logloss eval_metric=auc: XGBoost (1.7.4 and 3.4.1) evaluates auc
+// once, in its first place ("t-auc ... t-logloss"); ringboost printed it twice.
+TEST(Learner, RepeatedMetricIsEvaluatedOnce) {
+  auto comm = rabit::MakeLocalCommunicator();
+  Params p = BinaryParams();
+  p.eval_metric = {"auc", "logloss", "auc", "logloss"};
+  Learner learner(p, comm.get());
+  std::vector<std::pair<std::string, DataSet>> evals;
+  evals.emplace_back("test", MakeBinary(99, 100));
+  learner.Setup(MakeBinary(1), std::move(evals), nullptr);
+  const auto results = TrainRounds(&learner, 1);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].first, "test-auc");
+  EXPECT_EQ(results[1].first, "test-logloss");
+}
+
 // An eval set with a feature the training data lacks is refused, as task=pred refuses such data:
 // no tree could split on it, and its metrics would silently score that.
 TEST(Learner, EvalSetWithMoreFeaturesIsRefused) {
