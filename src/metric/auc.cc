@@ -15,10 +15,12 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "common/logging.h"
 #include "common/sort_util.h"
 #include "data/query_groups.h"
 #include "metric/metric_reduce.h"
@@ -300,6 +302,22 @@ class AucMetric : public Metric {
 
   double Eval(const std::vector<float>& preds, int num_groups, const DataSet& data,
               rabit::Communicator* comm) const override {
+    const double value = Value(preds, num_groups, data, comm);
+    // XGBoost warns of a NaN AUC every round; once per eval set is enough to say why.
+    if (std::isnan(value) && (comm == nullptr || comm->Rank() == 0) &&
+        warned_.insert(data.name).second) {
+      RB_LOG(kWarning, Name() << " of '" << data.name << "' is nan: it has no rows, or only "
+                              << "positive or only negative ones (by weight)"
+                              << (num_groups > 1 ? ", or a class without rows" : "")
+                              << (data.group_ptr.empty() ? "" : ", or no query group to score")
+                              << "; XGBoost gives nan there too");
+    }
+    return value;
+  }
+
+ private:
+  double Value(const std::vector<float>& preds, int num_groups, const DataSet& data,
+               rabit::Communicator* comm) const {
     if (num_groups < 1 || preds.size() != data.NumRows() * num_groups) {
       RB_FAIL("eval_metric=" << Name() << ": " << preds.size() << " predictions for "
                              << data.NumRows() << " rows");
@@ -328,7 +346,6 @@ class AucMetric : public Metric {
     return MultiClassOvr(all_preds, labels, weights, num_groups);
   }
 
- private:
   // Every worker's (label, weight, predictions) in rank order.
   static void GatherRows(const std::vector<float>& preds, int k, const DataSet& data,
                          rabit::Communicator* comm, std::vector<float>* labels,
@@ -419,6 +436,7 @@ class AucMetric : public Metric {
   bool roc_;
   int nthread_;
   mutable SortScratch scratch_;  // Eval's buffers (Eval is not called on several threads at once)
+  mutable std::set<std::string> warned_;  // eval sets whose NaN has been explained
 };
 
 }  // namespace

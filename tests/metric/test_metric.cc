@@ -247,6 +247,25 @@ TEST(Metric, AucPr) {
               1e-12);
 }
 
+// A NaN AUC says why, once per eval set (XGBoost 3.x warns "Dataset is empty, or contains only
+// positive or negative samples." every round; ringboost printed nan without a word).
+TEST(Metric, NanAucIsExplainedOnce) {
+  auto comm = rabit::MakeLocalCommunicator();
+  const auto auc = Metric::Create("auc", Params());
+  DataSet positives = LabelRows({1, 1});
+  positives.name = "pos.libsvm";
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(std::isnan(auc->Eval({0.3f, 0.7f}, 1, positives, comm.get())));
+  EXPECT_TRUE(std::isnan(auc->Eval({0.3f, 0.7f}, 1, positives, comm.get())));
+  EXPECT_EQ(auc->Eval({0.3f, 0.7f}, 1, LabelRows({0, 1}), comm.get()), 1.0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("warning: auc of 'pos.libsvm' is nan: it has no rows, or only positive or "
+                     "only negative ones"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("is nan"), err.rfind("is nan")) << err;  // once
+}
+
 TEST(Metric, MultiClassAuc) {
   // Class 0: scores {0.8, 0.1, 0.1} for labels {0, 1, 2}; each class is perfectly separated.
   const std::vector<float> probs{0.8f, 0.1f, 0.1f, 0.1f, 0.8f, 0.1f, 0.1f, 0.1f, 0.8f};
