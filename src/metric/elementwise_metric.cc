@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -133,13 +134,15 @@ class ElementwiseMetric : public Metric {
 };
 
 // "error@t": the threshold on the prediction; printed as "error" when it is the default 0.5.
-std::unique_ptr<Metric> MakeError(const std::string& param, int nthread) {
+// `param` is std::nullopt for "error"; "error@" (empty) and a NaN threshold are errors (XGBoost
+// 3.x refuses the first; under the second every row would count as its label).
+std::unique_ptr<Metric> MakeError(const std::optional<std::string>& param, int nthread) {
   float threshold = 0.5f;
-  if (!param.empty()) {
+  if (param.has_value()) {
     char* end = nullptr;
-    threshold = std::strtof(param.c_str(), &end);
-    if (end == param.c_str() || *end != '\0') {
-      RB_FAIL("eval_metric=error@" << param << ": the threshold must be a number, e.g. error@0.7");
+    threshold = std::strtof(param->c_str(), &end);
+    if (end == param->c_str() || *end != '\0' || std::isnan(threshold)) {
+      RB_FAIL("eval_metric=error@" << *param << ": the threshold must be a number, e.g. error@0.7");
     }
   }
   std::ostringstream name;
@@ -165,8 +168,10 @@ std::unique_ptr<Metric> MakeTweedie(const std::string& param, int nthread) {
 }  // namespace
 
 std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const std::string& param,
-                                              const Params& params, int nthread) {
-  if (prefix == "error") return MakeError(param, nthread);
+                                              bool has_param, const Params& params, int nthread) {
+  if (prefix == "error") {
+    return MakeError(has_param ? std::optional<std::string>(param) : std::nullopt, nthread);
+  }
   if (prefix == "tweedie-nloglik") return MakeTweedie(param, nthread);
   if (!param.empty()) return nullptr;
   struct Plain {

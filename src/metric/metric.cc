@@ -17,7 +17,7 @@ constexpr const char* kAllowed =
 std::unique_ptr<Metric> Dispatch(const std::string& prefix, const std::string& param,
                                  bool has_param, const Params& params, int nthread) {
   if (auto m = MakeRankMetric(prefix, param, nthread)) return m;
-  if (auto m = MakeElementwiseMetric(prefix, param, params, nthread)) return m;
+  if (auto m = MakeElementwiseMetric(prefix, param, has_param, params, nthread)) return m;
   if (has_param) return nullptr;  // the remaining metrics take no parameter
   if (auto m = MakeQuantileMetric(prefix, params, nthread)) return m;
   if (auto m = MakeSurvivalMetric(prefix, params, nthread)) return m;

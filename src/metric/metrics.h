@@ -11,9 +11,10 @@
 namespace ringboost {
 
 // rmse, mae, logloss, error[@t], poisson-nloglik, rmsle, mape, mphe (huber_slope),
-// gamma-nloglik, gamma-deviance, tweedie-nloglik@p.
+// gamma-nloglik, gamma-deviance, tweedie-nloglik@p. `has_param`: the name had '@' (error@ with
+// nothing after it is an error).
 std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const std::string& param,
-                                              const Params& params, int nthread);
+                                              bool has_param, const Params& params, int nthread);
 // quantile (quantile_alpha's pinball loss, one prediction per alpha).
 std::unique_ptr<Metric> MakeQuantileMetric(const std::string& prefix, const Params& params,
                                            int nthread);

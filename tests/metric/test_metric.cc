@@ -66,6 +66,19 @@ TEST(Metric, ErrorAndThreshold) {
   EXPECT_EQ(Metric::Create("error@0.7", Params())->Name(), "error@0.7");
   EXPECT_EQ(Metric::Create("error@0.5", Params())->Name(), "error");
   EXPECT_THROW(Metric::Create("error@abc", Params()), Error);
+  // "error@" with no threshold: XGBoost 3.2.0/3.4.1 stop ("unable to parse the threshold value
+  // for the error metric"), where ringboost took 0.5; a NaN threshold made every row count as
+  // its label (error@nan printed the mean label).
+  for (const char* name : {"error@", "error@nan", "error@-nan"}) {
+    try {
+      Metric::Create(name, Params());
+      FAIL() << "no error for " << name;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the threshold must be a number"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_DOUBLE_EQ(Eval("error@inf", preds, d), 0.5);  // no prediction above: the mean label
 }
 
 TEST(Metric, PoissonNloglik) {
