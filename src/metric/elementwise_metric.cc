@@ -87,7 +87,10 @@ float EvalRow(RowLoss kind, float param, float y, float p) {
       return p > threshold ? 1.0f - y : y;
     case RowLoss::kPoissonNloglik: {
       if (p < kEps) p = kEps;
-      return std::lgamma(y + 1.0f) + p - std::log(p) * y;
+      // XGBoost's LogGamma(float) calls the double lgamma and rounds its result to float; lgammaf
+      // differs from that by an ulp on many fractional labels.
+      const float log_gamma = static_cast<float>(std::lgamma(static_cast<double>(y + 1.0f)));
+      return log_gamma + p - std::log(p) * y;
     }
     default:
       break;
