@@ -307,7 +307,8 @@ class AucMetric : public Metric {
     if (std::isnan(value) && (comm == nullptr || comm->Rank() == 0) &&
         warned_.insert(data.name).second) {
       RB_LOG(kWarning, Name() << " of '" << data.name << "' is nan: it has no rows, or only "
-                              << "positive or only negative ones (by weight)"
+                              << "positive or only negative ones (by weight), or labels "
+                              << "outside [0, 1]"
                               << (num_groups > 1 ? ", or a class without rows" : "")
                               << (data.group_ptr.empty() ? "" : ", or no query group to score")
                               << "; XGBoost gives nan there too");

@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/logging.h"
 #include "metric/metric_reduce.h"
 #include "metric/metrics.h"
 
@@ -98,6 +100,28 @@ float EvalRow(RowLoss kind, float param, float y, float p) {
   return 0.0f;
 }
 
+// The labels a loss is defined for, and its rule in words; nullptr where every label is.
+// XGBoost evaluates the others too (to inf, nan or a number that is no loss) without a word.
+const char* LabelRule(RowLoss kind, float y) {
+  switch (kind) {
+    case RowLoss::kLogloss:
+    case RowLoss::kError:
+      return y >= 0.0f && y <= 1.0f ? nullptr : "labels in [0, 1]";
+    case RowLoss::kRmsle:
+      return y > -1.0f ? nullptr : "labels above -1 (it takes log(1 + label))";
+    case RowLoss::kMape:
+      return y != 0.0f ? nullptr : "labels other than 0 (it divides by the label)";
+    case RowLoss::kPoissonNloglik:
+    case RowLoss::kTweedieNloglik:
+      return y >= 0.0f ? nullptr : "labels >= 0";
+    case RowLoss::kGammaNloglik:
+    case RowLoss::kGammaDeviance:
+      return y > 0.0f ? nullptr : "labels > 0";
+    default:
+      return nullptr;
+  }
+}
+
 class ElementwiseMetric : public Metric {
  public:
   ElementwiseMetric(RowLoss kind, std::string name, float param, int nthread)
@@ -117,6 +141,7 @@ class ElementwiseMetric : public Metric {
       RB_FAIL(data.name << ": " << name_ << " needs one weight per row, got " << data.weight.size()
                         << " for " << rows << " rows");
     }
+    WarnOfLabelsOutsideTheDomain(data);
     auto sums = metric_detail::SumRowsAcrossWorkers(comm, rows, nthread_, [&](int64_t i) {
       const float w = data.Weight(i);
       return std::pair<float, float>(EvalRow(kind_, param_, data.label[i], preds[i]) * w, w);
@@ -130,10 +155,26 @@ class ElementwiseMetric : public Metric {
   }
 
  private:
+  // Once per eval set (its labels do not change from round to round): a warning naming the first
+  // row whose label the loss is not defined for. The value stays XGBoost's.
+  void WarnOfLabelsOutsideTheDomain(const DataSet& data) const {
+    if (!checked_.insert(data.name).second) return;
+    for (std::size_t i = 0; i < data.label.size(); ++i) {
+      if (const char* rule = LabelRule(kind_, data.label[i])) {
+        RB_LOG(kWarning, name_ << " of '" << data.name << "' needs " << rule << " but row " << i + 1
+                               << " has label " << data.label[i]
+                               << ": the value printed (XGBoost's: inf, nan or another number) "
+                               << "is not a " << name_ << " of these labels");
+        return;
+      }
+    }
+  }
+
   RowLoss kind_;
   std::string name_;
   float param_;
   int nthread_;
+  mutable std::set<std::string> checked_;  // eval sets whose labels have been checked
 };
 
 // "error@t": the threshold on the prediction; printed as "error" when it is the default 0.5.

@@ -34,6 +34,43 @@ TEST(MetricLosses, Mape) {
   EXPECT_DOUBLE_EQ(Eval("mape", {1, 5}, LabelRows({2, 4}, {1, 3})), 0.3125);
 }
 
+// A label a loss is not defined for gives what XGBoost 3.2.0/3.4.1 give (mape at label 0: inf;
+// rmsle at -2: nan; logloss at 3: a negative number) and, unlike XGBoost, one warning per eval
+// set naming the first such row and the rule. Labels in the domain give no warning.
+TEST(MetricLosses, LabelsOutsideTheDomainAreNamed) {
+  auto comm = rabit::MakeLocalCommunicator();
+  struct Case {
+    const char* metric;
+    float bad_label;
+    const char* rule;
+  };
+  for (const Case& c : {Case{"mape", 0.0f, "needs labels other than 0"},
+                        Case{"rmsle", -2.0f, "needs labels above -1"},
+                        Case{"logloss", 3.0f, "needs labels in [0, 1]"},
+                        Case{"error", -1.0f, "needs labels in [0, 1]"},
+                        Case{"poisson-nloglik", -1.0f, "needs labels >= 0"},
+                        Case{"tweedie-nloglik@1.5", -1.0f, "needs labels >= 0"},
+                        Case{"gamma-nloglik", 0.0f, "needs labels > 0"},
+                        Case{"gamma-deviance", -1.0f, "needs labels > 0"}}) {
+    const auto metric = Metric::Create(c.metric, Params());
+    const DataSet d = LabelRows({0.5f, c.bad_label, c.bad_label});
+    testing::internal::CaptureStderr();
+    metric->Eval({0.5f, 0.5f, 0.5f}, 1, d, comm.get());
+    metric->Eval({0.5f, 0.5f, 0.5f}, 1, d, comm.get());
+    const std::string err = testing::internal::GetCapturedStderr();
+    const std::string want = std::string(c.metric) + " of 'test.libsvm' " + c.rule;
+    EXPECT_NE(err.find(want), std::string::npos) << c.metric << ": " << err;
+    EXPECT_NE(err.find("but row 2 has label"), std::string::npos) << err;
+    EXPECT_EQ(err.find("warning"), err.rfind("warning")) << "once: " << err;
+  }
+  EXPECT_TRUE(std::isinf(Eval("mape", {1, 5}, LabelRows({0, 4}))));
+  testing::internal::CaptureStderr();
+  Eval("mape", {1, 5}, LabelRows({2, 4}));
+  Eval("logloss", {0.2f, 0.9f}, LabelRows({0.3f, 1.0f}));
+  Eval("rmse", {1, 5}, LabelRows({-7, 0}));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
 TEST(MetricLosses, Mphe) {
   // slope 1: 0 and sqrt(2) - 1. slope 2, error 2: 4 (sqrt(2) - 1).
   EXPECT_NEAR(Eval("mphe", {0, 0}, LabelRows({0, 1})), (std::sqrt(2.0) - 1) / 2, 1e-7);
