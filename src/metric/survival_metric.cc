@@ -6,10 +6,12 @@
 // the value is one process's; divided by the number of events. preds: exp(margin).
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/logging.h"
 #include "metric/metric_reduce.h"
 #include "metric/metrics.h"
 #include "objective/aft.h"
@@ -50,8 +52,17 @@ class CoxNloglik final : public Metric {
         accumulated = 0;
       }
     }
+    // No event (every label negative: all censored) leaves 0 / 0, nan as XGBoost's; say why once.
+    if (events == 0 && (comm == nullptr || comm->Rank() == 0) && warned_.insert(data.name).second) {
+      RB_LOG(kWarning, "cox-nloglik of '" << data.name << "' is nan: it has no event (every "
+                                          << "label is negative, a censored time), and the "
+                                          << "likelihood is a mean over events");
+    }
     return out / static_cast<double>(events);
   }
+
+ private:
+  mutable std::set<std::string> warned_;  // eval sets whose nan has been explained
 };
 
 enum class AftMetricKind { kNloglik, kAccuracy };

@@ -123,6 +123,16 @@ TEST(MetricLosses, CoxNloglik) {
   // exp(margin) 1 each; |label| order 1 (event), -2, 3 (event); risk sums 3, 2, 1:
   // -(log 1 - log 3) - (log 1 - log 1) over 2 events.
   EXPECT_NEAR(Eval("cox-nloglik", {1, 1, 1}, LabelRows({3, 1, -2})), std::log(3.0) / 2, 1e-12);
+  // Every row censored: no event, 0 / 0 (XGBoost 3.4.1 prints -nan too), now with one warning.
+  auto comm = rabit::MakeLocalCommunicator();
+  const auto cox = Metric::Create("cox-nloglik", Params());
+  testing::internal::CaptureStderr();
+  EXPECT_TRUE(std::isnan(cox->Eval({1, 2, 3}, 1, LabelRows({-1.5f, -2, -2.5f}), comm.get())));
+  EXPECT_TRUE(std::isnan(cox->Eval({1, 2, 3}, 1, LabelRows({-1.5f, -2, -2.5f}), comm.get())));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("cox-nloglik of 'test.libsvm' is nan: it has no event"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("warning"), err.rfind("warning")) << "once: " << err;
 }
 
 }  // namespace
