@@ -78,6 +78,15 @@ class SquaredLogErrorObjective final : public Objective {
   const char* CheckLabel(float label) const override {
     return label > -1.0f ? nullptr : kLabelRule;
   }
+  // A start at or below -1 has no log1p: rmsle printed nan or a number of a clipped margin
+  // (XGBoost 3.4.1 takes it and prints nan for -2), and the gradients clip every row to -1 + 1e-6.
+  float ProbToMargin(float base_score) const override {
+    if (!(base_score > -1.0f)) {
+      RB_FAIL("base_score=" << base_score << ": must be > -1 for reg:squaredlogerror (its "
+                            << "predictions enter log(1 + prediction))");
+    }
+    return base_score;
+  }
 
   void GetGradient(const DataSet& data, const std::vector<float>& preds, int iter,
                    std::vector<GradPair>* out) const override {

@@ -161,6 +161,24 @@ TEST(Objective, SoftmaxTransforms) {
 
 TEST(Objective, SoftmaxNeedsNumClass) { EXPECT_THROW(Make("multi:softmax"), Error); }
 
+// reg:squaredlogerror starts from base_score as a prediction, which log1p must take: -1 and
+// below are refused by name (XGBoost 3.4.1 trains from -2 and prints rmsle nan every round).
+TEST(Objective, SquaredLogErrorBaseScoreAboveMinusOne) {
+  const auto obj = Make("reg:squaredlogerror");
+  EXPECT_EQ(obj->ProbToMargin(0.5f), 0.5f);
+  EXPECT_EQ(obj->ProbToMargin(-0.5f), -0.5f);
+  for (float bad : {-1.0f, -2.0f}) {
+    try {
+      obj->ProbToMargin(bad);
+      FAIL() << "no error for " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("must be > -1 for reg:squaredlogerror"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Objective, LabelRules) {
   Params p;
   p.num_class = 3;
