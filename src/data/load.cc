@@ -395,6 +395,30 @@ std::vector<FileRows> RowsPerFile(const std::vector<Chunk>& chunks,
   return file_rows;
 }
 
+// Ranking weighs a whole query group by its first row's weight (query_groups::GroupWeight), as
+// XGBoost takes one weight a group: a group whose rows give other weights too is named once,
+// since those are not read (LightGBM averages them).
+void WarnUnequalWeightsInAGroup(const DataSet& data, const LoadOptions& options) {
+  if (data.group_ptr.empty() || data.weight.size() != data.NumRows()) return;
+  for (std::size_t k = 0; k + 1 < data.group_ptr.size(); ++k) {
+    const uint32_t first = data.group_ptr[k];
+    for (uint32_t r = first + 1; r < data.group_ptr[k + 1]; ++r) {
+      if (data.weight[r] == data.weight[first]) continue;
+      const std::string part =
+          options.num_parts == 1 ? std::string()
+                                 : " (part " + std::to_string(options.part) + " of " +
+                                       std::to_string(options.num_parts) + ", rows counted in it)";
+      RB_LOG(kWarning, "data '" << data.name << "'" << part << ": query group " << k + 1
+                                << " (rows " << first + 1 << "-" << data.group_ptr[k + 1]
+                                << ") has rows of weight " << data.weight[first] << " and "
+                                << data.weight[r] << "; ranking weighs each group by its first "
+                                << "row's weight, as XGBoost takes one weight a group (give "
+                                << "every row of a group its group's weight)");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 DataSet LoadData(const std::string& uri, const LoadOptions& options) {
@@ -462,6 +486,7 @@ DataSet LoadData(const std::string& uri, const LoadOptions& options) {
   blocks.clear();
   row_buffers = {};
   AttachWeightsAndGroups(files, ranges, file_rows, qid, options.parse_float, &data);
+  WarnUnequalWeightsInAGroup(data, options);
   return data;
 }
 

@@ -199,12 +199,12 @@ TEST(LibSVM, QidTokensFormGroupsOfEqualConsecutiveQids) {
 TEST(LibSVM, SideWeightAndQueryFiles) {
   TempDir dir;
   std::string f = WriteFile(dir.File("t"), "1 1:1\n0 1:2\n1 1:3\n0 1:4\n1 1:5\n");
-  WriteFile(f + ".weight", "0.5\n1\n2\n3\n4\n");
+  WriteFile(f + ".weight", "0.5\n0.5\n2\n2\n2\n");
   WriteFile(f + ".query", "2\n3\n");
   testing::internal::CaptureStderr();
   DataSet d = LoadData(f, {});
   const std::string warned = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(d.weight, (std::vector<float>{0.5f, 1, 2, 3, 4}));
+  EXPECT_EQ(d.weight, (std::vector<float>{0.5f, 0.5f, 2, 2, 2}));
   EXPECT_EQ(d.group_ptr, (std::vector<uint32_t>{0, 2, 5}));
   // XGBoost ignores side files, so each one taken is named (by part 0 only).
   const std::string tail =
@@ -221,6 +221,32 @@ TEST(LibSVM, SideWeightAndQueryFiles) {
   testing::internal::CaptureStderr();
   LoadData(f, part1);
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// Ranking reads a group's first row's weight only (query_groups::GroupWeight): a group whose
+// rows weigh differently is named, once.
+TEST(LibSVM, UnequalWeightsInAQueryGroupAreNamed) {
+  TempDir dir;
+  std::string f = WriteFile(dir.File("t"), "1 1:1\n0 1:2\n1 1:3\n0 1:4\n1 1:5\n");
+  WriteFile(f + ".weight", "1\n1\n2\n3\n4\n");
+  WriteFile(f + ".query", "2\n3\n");
+  testing::internal::CaptureStderr();
+  LoadData(f, {});
+  const std::string warned = testing::internal::GetCapturedStderr();
+  const std::string expected = "[ringboost] warning: data '" + f +
+                               "': query group 2 (rows 3-5) has rows of weight 2 and 3; ranking "
+                               "weighs each group by its first row's weight, as XGBoost takes "
+                               "one weight a group (give every row of a group its group's "
+                               "weight)\n";
+  EXPECT_NE(warned.find(expected), std::string::npos) << warned;
+  EXPECT_EQ(warned.find("query group", warned.find(expected) + expected.size()), std::string::npos)
+      << warned;
+  // Weights without groups, or equal within each group: no such warning.
+  std::string plain = WriteFile(dir.File("p"), "1 1:1\n0 1:2\n");
+  WriteFile(plain + ".weight", "1\n2\n");
+  testing::internal::CaptureStderr();
+  LoadData(plain, {});
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("query group"), std::string::npos);
 }
 
 TEST(LibSVM, XGBoostCacheSuffixIsCutWithAWarning) {
