@@ -43,7 +43,11 @@ RB_HOST_DEVICE inline float CalcWeight(const SplitParams& p, double g, double h)
   return static_cast<float>(w);
 }
 
-// Gain of one side given its weight (XGBoost's SplitEvaluator::CalcGainGivenWeight).
+// Gain of one side given its weight: -2 times its regularised loss g w + (h + lambda) w^2 / 2 +
+// alpha |w| (XGBoost 3.4's CalcGainGivenWeight; 1.7 to 3.2 left out the alpha |w| term, so under
+// alpha with max_delta_step or monotone constraints they gained more than the loss fell). At the
+// unclamped weight it is ThresholdL1(g)^2 / (h + lambda), the closed form used without
+// max_delta_step.
 RB_HOST_DEVICE inline float CalcGainGivenWeight(const SplitParams& p, double g, double h, float w) {
   if (h <= 0.0) return 0.0f;
   if (p.max_delta_step == 0.0f) {
@@ -51,7 +55,8 @@ RB_HOST_DEVICE inline float CalcGainGivenWeight(const SplitParams& p, double g, 
     return static_cast<float>(t * t / (h + p.lambda));
   }
   double wd = w;
-  return static_cast<float>(-(2.0 * g * wd + (h + p.lambda) * wd * wd));
+  return static_cast<float>(-(2.0 * g * wd + (h + p.lambda) * wd * wd) -
+                            2.0 * p.alpha * std::fabs(wd));
 }
 
 RB_HOST_DEVICE inline float CalcGain(const SplitParams& p, double g, double h) {
@@ -74,12 +79,13 @@ struct WeightBounds {
   RB_HOST_DEVICE float Clamp(float w) const { return w < lower ? lower : (w > upper ? upper : w); }
 };
 
-// A side's gain given its (clamped) weight, in float as XGBoost computes it under constraints.
+// A side's gain given its (clamped) weight, in float as XGBoost computes it under constraints,
+// with CalcGainGivenWeight's alpha |w| term.
 RB_HOST_DEVICE inline float BoundedGainGivenWeight(const SplitParams& p, double g, double h,
                                                    float w) {
   if (h <= 0.0) return 0.0f;
   const float gf = static_cast<float>(g), hf = static_cast<float>(h);
-  return -(2.0f * gf * w + (hf + p.lambda) * (w * w));
+  return -(2.0f * gf * w + (hf + p.lambda) * (w * w)) - 2.0f * p.alpha * std::fabs(w);
 }
 
 // Loss change of a candidate under monotone constraints (XGBoost's CalcSplitGain): both weights
