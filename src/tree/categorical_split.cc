@@ -22,9 +22,11 @@
 namespace ringboost {
 namespace {
 
-// XGBoost's CalcWeight in double (its sort key, CalcWeightCat).
+// XGBoost's CalcWeight in double (its sort key, CalcWeightCat). As CalcWeight (split_math.h) and
+// XGBoost 3.4, a category lighter than min_child_weight keeps its Newton weight (3.2 and older
+// sorted it as weight 0, among the categories of no gradient).
 double CategoryWeight(const SplitParams& p, double g, double h) {
-  if (h < p.min_child_weight || h <= 0.0) return 0.0;
+  if (h <= 0.0) return 0.0;
   double w = -ThresholdL1(g, p.alpha) / (h + p.lambda);
   if (p.max_delta_step != 0.0f && std::fabs(w) > p.max_delta_step) {
     w = std::copysign(static_cast<double>(p.max_delta_step), w);

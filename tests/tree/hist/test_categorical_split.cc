@@ -171,6 +171,30 @@ TEST(CategoricalSplit, WeighedInTheNodesBox) {
   EXPECT_NEAR(s.loss_chg, 3.25f + 49.0f / 6 - 9.0f / 8, 1e-4);
 }
 
+// A category lighter than min_child_weight sorts by its own weight, as XGBoost 3.4.1 sorts it
+// (3.2 and older weighed it 0). min_child_weight 3; code 0: G 6, H 2 (weight -2, light); codes
+// 1, 2, 3: (G, H) = (2, 4), (3, 4), (1, 4), weights -2/5, -3/5, -1/5. Node G 12, H 14, gain
+// 144/15. Sorted 0, 2, 1, 3: forwards {0} is too light, {0, 2} right gains 81/7 + 9/9 - 144/15
+// = 2.971, {0, 2, 1} 121/11 + 1/5 - 144/15 = 1.6; backwards {3} left 1.6, {1, 3} ties 2.971,
+// {2, 1, 3} leaves {0} too light. Weighed 0, code 0 would sort last (2, 1, 3, 0) and the best
+// would be {1, 2} right, 0.178. (Checked against XGBoost 3.4.1 on 12 codes: tree 0's root.)
+TEST(CategoricalSplit, LightCategoriesSortByTheirWeight) {
+  SplitParams p;
+  p.max_cat_to_onehot = 2;
+  p.min_child_weight = 3.0f;
+  std::vector<Row> rows = {{0, 3, 1}, {0, 3, 1}};
+  for (int i = 0; i < 4; ++i) {
+    rows.push_back({1, 0.5f, 1});
+    rows.push_back({2, 0.75f, 1});
+    rows.push_back({3, 0.25f, 1});
+  }
+  const SplitCandidate s = BestSplit(rows, 4, p);
+  ASSERT_TRUE(s.found);
+  EXPECT_EQ(s.categories, std::vector<uint32_t>({0, 2}));
+  EXPECT_TRUE(s.default_left);
+  EXPECT_NEAR(s.loss_chg, 81.0f / 7 + 1.0f - 144.0f / 15, 1e-4);
+}
+
 TEST(CategoricalSplit, NoGainNoSplit) {
   SplitParams p;
   const SplitCandidate s = BestSplit({{0, 1, 1}, {1, 1, 1}, {2, 1, 1}}, 3, p);
