@@ -232,8 +232,8 @@ std::vector<ParamSpec> BuildTable() {
           .Doc("Interaction constraints (XGBoost's): [[0,1],[2,3,4]], feature ids or quoted "
                "names; a node may split on the features of its path and on those of every "
                "set that holds all of them, so no path mixes features of different sets (a "
-               "feature in no set splits only with itself below it). On the CPU and the GPU "
-               "(the same model)."));
+               "feature in no set splits only with itself below it, and [] puts every feature "
+               "in no set, as XGBoost). On the CPU and the GPU (the same model)."));
   t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
 
   s = "Objective and metrics";

@@ -80,6 +80,11 @@ std::vector<std::vector<uint32_t>> ResolveInteraction(const Params& params, uint
     set.erase(std::unique(set.begin(), set.end()), set.end());
     sets.push_back(std::move(set));
   }
+  // "[]" names no set, yet (as in XGBoost) it constrains: every feature is in no set, so a path
+  // splits on one feature only. One empty set says so ("[[]]", the same rule); no set means free.
+  const bool blank =
+      params.interaction_constraints.find_first_not_of(" \t\r\n\v\f") == std::string::npos;
+  if (sets.empty() && !blank) sets.emplace_back();
   return sets;
 }
 

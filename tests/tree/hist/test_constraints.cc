@@ -47,6 +47,26 @@ TEST(InteractionTracker, FollowsXGBoostsRule) {
   EXPECT_EQ(Allowed(none, 1, 6).size(), 6u);
 }
 
+// "[]" constrains, as in XGBoost 1.7.4, 3.2.0 and 3.4.1 (whose trees on 5 features with "[]"
+// split below a root on f0 only on f0): every feature is in no set, so each path keeps to one
+// feature. A blank value is no constraint.
+TEST(TreeConstraints, EmptyListKeepsEachPathToOneFeature) {
+  Params params;
+  params.interaction_constraints = "[]";
+  const TreeConstraints c = TreeConstraints::From(params, 3, nullptr);
+  EXPECT_TRUE(c.Any());
+  InteractionTracker t(&c.interaction);
+  t.Reset();
+  EXPECT_EQ(Allowed(t, 0, 3), (std::vector<uint32_t>{0, 1, 2}));
+  t.Split(0, 1, 1, 2);
+  EXPECT_EQ(Allowed(t, 1, 3), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(Allowed(t, 2, 3), (std::vector<uint32_t>{1}));
+  params.interaction_constraints = " [ ] ";
+  EXPECT_TRUE(TreeConstraints::From(params, 3, nullptr).Any());
+  params.interaction_constraints = "  ";
+  EXPECT_FALSE(TreeConstraints::From(params, 3, nullptr).Any());
+}
+
 TEST(WeightBounds, ChildBoxesMeetAtTheMidPoint) {
   WeightBounds parent{-1.0f, 2.0f}, l, r;
   ChildBounds(parent, 1, -0.5f, 1.5f, &l, &r);
