@@ -272,7 +272,9 @@ std::vector<ParamSpec> BuildTable() {
                        "unless given (then, as XGBoost, it replaces the model's)."));
   t.push_back(P(s, "scale_pos_weight", &Params::scale_pos_weight, "1")
                   .Min(0)
-                  .Doc("Weight of positive rows relative to negative ones (binary objectives)."));
+                  .Doc("Multiplies the weight of the rows whose label is 1, as XGBoost 3.x's "
+                       "RegLossObj does: for reg:squarederror, reg:logistic, binary:logistic, "
+                       "binary:logitraw and reg:gamma (the other objectives ignore it)."));
   t.push_back(P(s, "huber_slope", &Params::huber_slope, "1")
                   .Min(0, /*open=*/true)
                   .Doc("delta of the pseudo-Huber loss (reg:pseudohubererror, mphe): errors "

@@ -175,7 +175,7 @@ enum class ElementwiseLoss : int {
 // it by value.
 struct ElementwiseSpec {
   ElementwiseLoss loss;
-  float scale_pos_weight;  // the reg/binary losses: weight factor where label == 1
+  float scale_pos_weight;  // the reg/binary losses and gamma: weight factor where label == 1
   float max_delta_step;    // count:poisson: added to the margin of the hessian's exp
   int num_class;           // margins (and outputs) per row: num_class for kSoftmax, else 1
   float param = 0.0f;      // kPseudoHuber: huber_slope; kTweedie: tweedie_variance_power
@@ -259,7 +259,8 @@ RB_HOST_DEVICE inline GradPair PseudoHuberGradient(float margin, float label, fl
   return {z / scale_sqrt * weight, hess * weight};
 }
 
-// reg:gamma (XGBoost's GammaRegression, log link): grad 1 - y / exp(m), hess y / exp(m).
+// reg:gamma (XGBoost 3.x's RegLossObj<GammaDeviance>, log link): grad 1 - y / exp(m), hess
+// y / exp(m), times the weight (the caller's, scale_pos_weight included where y == 1).
 RB_HOST_DEVICE inline GradPair GammaGradient(float margin, float label, float weight) {
   const float e = ExpF(margin);
   return {(1.0f - label / e) * weight, label / e * weight};
@@ -303,8 +304,9 @@ RB_HOST_DEVICE inline void ElementwiseGradient(const ElementwiseSpec& s, const f
     case ElementwiseLoss::kPseudoHuber:
       *out = elementwise_detail::PseudoHuberGradient(margin[0], label, weight, s.param);
       return;
-    case ElementwiseLoss::kGamma:
-      *out = elementwise_detail::GammaGradient(margin[0], label, weight);
+    case ElementwiseLoss::kGamma:  // a RegLossObj in XGBoost 3.x: scale_pos_weight where y == 1
+      *out = elementwise_detail::GammaGradient(
+          margin[0], label, label == 1.0f ? weight * s.scale_pos_weight : weight);
       return;
     case ElementwiseLoss::kTweedie:
       *out = elementwise_detail::TweedieGradient(margin[0], label, weight, s.param);

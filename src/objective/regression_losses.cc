@@ -28,14 +28,19 @@ struct LossFacts {
   const char* name;
   const char* label_rule;
   Link link;
+  bool scale_pos_weight = false;  // weighs rows of label 1 by it (XGBoost 3.x's RegLossObj)
 };
 
 class ElementwiseLossObjective final : public ElementwiseObjective {
  public:
   ElementwiseLossObjective(LossFacts facts, float param, std::string default_metric,
                            const Params& params)
-      : ElementwiseObjective(ElementwiseSpec{facts.loss, 1.0f, 0.0f, 1, param}, facts.label_rule,
-                             ResolveThreads(params.nthread)),
+      : ElementwiseObjective(
+            ElementwiseSpec{
+                facts.loss,
+                facts.scale_pos_weight ? static_cast<float>(params.scale_pos_weight) : 1.0f, 0.0f,
+                1, param},
+            facts.label_rule, ResolveThreads(params.nthread)),
         facts_(facts),
         default_metric_(std::move(default_metric)) {}
 
@@ -63,15 +68,14 @@ class ElementwiseLossObjective final : public ElementwiseObjective {
   std::string default_metric_;
 };
 
-// reg:squaredlogerror as XGBoost's SquaredLogError (regression_loss.h) under RegLossObj: with
+// reg:squaredlogerror as XGBoost's SquaredLogError (regression_loss.h): with
 // m = max(margin, -1 + 1e-6), grad (log1p(m) - log1p(y)) / (m + 1), hess
-// max((log1p(y) - log1p(m) + 1) / (m + 1)^2, 1e-6), both times the weight (times
-// scale_pos_weight where the label is 1, as RegLossObj does for every loss).
+// max((log1p(y) - log1p(m) + 1) / (m + 1)^2, 1e-6), both times the weight. No scale_pos_weight:
+// XGBoost 3.x's is no RegLossObj and ignores it (1.7's weighed rows of label 1 by it).
 class SquaredLogErrorObjective final : public Objective {
  public:
   explicit SquaredLogErrorObjective(const Params& params)
-      : scale_pos_weight_(static_cast<float>(params.scale_pos_weight)),
-        nthread_(ResolveThreads(params.nthread)) {}
+      : nthread_(ResolveThreads(params.nthread)) {}
 
   std::string Name() const override { return "reg:squaredlogerror"; }
   std::string DefaultMetric() const override { return "rmsle"; }
@@ -99,8 +103,7 @@ class SquaredLogErrorObjective final : public Objective {
     for (int64_t i = 0; i < rows; ++i) {
       const float y = data.label[i];
       bad |= !(y > -1.0f);
-      const float w = y == 1.0f ? data.Weight(i) * scale_pos_weight_ : data.Weight(i);
-      (*out)[i] = Gradient(preds[i], y, w);
+      (*out)[i] = Gradient(preds[i], y, data.Weight(i));
     }
     if (bad) RB_FAIL(data.name << ": " << kLabelRule);
   }
@@ -116,7 +119,6 @@ class SquaredLogErrorObjective final : public Objective {
 
  private:
   static constexpr const char* kLabelRule = "label must be greater than -1 for reg:squaredlogerror";
-  float scale_pos_weight_;
   int nthread_;
 };
 
@@ -137,10 +139,11 @@ std::unique_ptr<Objective> MakeRegressionLossObjective(const std::string& name,
         static_cast<float>(params.huber_slope), "mphe", params);
   }
   if (name == "reg:gamma") {
-    // XGBoost 3.x's default metric is the deviance (1.7's was gamma-nloglik).
+    // XGBoost 3.x's default metric is the deviance (1.7's was gamma-nloglik), and its reg:gamma is
+    // a RegLossObj: scale_pos_weight weighs the rows of label 1 (1.7's ignored it).
     return std::make_unique<ElementwiseLossObjective>(
         LossFacts{ElementwiseLoss::kGamma, "reg:gamma", "label must be positive for reg:gamma",
-                  Link::kLog},
+                  Link::kLog, /*scale_pos_weight=*/true},
         0.0f, "gamma-deviance", params);
   }
   if (name == "reg:tweedie") {

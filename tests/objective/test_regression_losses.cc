@@ -60,6 +60,25 @@ TEST(RegressionLosses, Gamma) {
   EXPECT_THROW(obj->ProbToMargin(0.0f), Error);
 }
 
+// scale_pos_weight in XGBoost 3.x (3.2.0 and 3.4.1, checked: their reg:gamma with it equals one
+// trained with weight 3 on the rows of label 1, and their reg:squaredlogerror is unchanged by it):
+// reg:gamma is a RegLossObj and weighs the rows of label 1; reg:squaredlogerror is none and does
+// not (XGBoost 1.7 had it the other way round). By hand: margin ln 2 (exp 2), label 1: gamma's
+// grad 1 - 1/2 = 1/2 and hess 1/2, times 3; label 2: grad 0, hess 1, untouched. Squared log
+// error at margin 0, label 1: grad -ln 2, hess 1 + ln 2, whatever scale_pos_weight is.
+TEST(RegressionLosses, ScalePosWeightAsXGBoost3) {
+  Params p;
+  p.scale_pos_weight = 3.0;
+  auto g = Grad(*Make("reg:gamma", p), LabelRows({1.0f, 2.0f}), {std::log(2.0f), std::log(2.0f)});
+  EXPECT_FLOAT_EQ(g[0].grad, 1.5f);
+  EXPECT_FLOAT_EQ(g[0].hess, 1.5f);
+  EXPECT_NEAR(g[1].grad, 0.0f, 1e-6f);
+  EXPECT_FLOAT_EQ(g[1].hess, 1.0f);
+  g = Grad(*Make("reg:squaredlogerror", p), LabelRows({1.0f}), {0.0f});
+  EXPECT_FLOAT_EQ(g[0].grad, -std::log(2.0f));
+  EXPECT_FLOAT_EQ(g[0].hess, 1.0f + std::log(2.0f));
+}
+
 TEST(RegressionLosses, Tweedie) {
   auto obj = Make("reg:tweedie");  // rho 1.5
   // Margin 0: both exps 1; y = 2: grad -2 + 1 = -1, hess -2 (1 - 1.5) + (2 - 1.5) = 1.5; w = 2.
