@@ -39,8 +39,10 @@ std::vector<uint8_t> CategoricalFeatures(const Params& params, const DataSet& tr
   std::vector<uint8_t> is_cat(num_col, 0);
   for (const auto& [id, key] : ConfiguredCategorical(params)) {
     if (id >= num_col) {
-      RB_FAIL(key << ": feature " << id << " is categorical, but the training data has " << num_col
-                  << " features (ids 0 to " << num_col << " - 1)");
+      RB_FAIL(key << ": feature " << id << " is categorical, but the training data has "
+                  << (num_col == 0 ? std::string("no features")
+                                   : std::to_string(num_col) + " features (ids 0 to " +
+                                         std::to_string(num_col - 1) + ")"));
     }
     is_cat[id] = 1;
   }

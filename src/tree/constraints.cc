@@ -11,13 +11,23 @@
 namespace ringboost {
 namespace {
 
+// What a feature reference may name in data of `n` features: "the training data has 3 features
+// (ids 0 to 2)", by `names` "without a feature map (fmap) the features are named f0 to f2", or
+// that it has none.
+std::string Features(uint32_t n, bool names) {
+  if (n == 0) return "the training data has no features";
+  const std::string last = std::to_string(n - 1);
+  if (names) return "without a feature map (fmap) the features are named f0 to f" + last;
+  return "the training data has " + std::to_string(n) + " features (ids 0 to " + last + ")";
+}
+
 // The feature id `ref` names for data of `num_features` features; fails naming `key`.
 uint32_t Resolve(const char* key, const FeatureRef& ref, uint32_t num_features,
                  const FeatureMap* fmap) {
   if (!ref.by_name) {
     if (ref.id >= num_features) {
-      RB_FAIL(key << ": feature " << ref.id << " does not exist; the training data has "
-                  << num_features << " features (ids 0 to " << num_features - 1 << ")");
+      RB_FAIL(key << ": feature " << ref.id << " does not exist; "
+                  << Features(num_features, false));
     }
     return ref.id;
   }
@@ -40,8 +50,7 @@ uint32_t Resolve(const char* key, const FeatureRef& ref, uint32_t num_features,
                   n.find_first_not_of("0123456789", 1) == std::string::npos &&
                   (n.size() == 2 || n[1] != '0');
   if (!fn || std::stoull(n.substr(1)) >= num_features) {
-    RB_FAIL(key << ": unknown feature name '" << n << "'; without a feature map (fmap) the "
-                << "features are named f0 to f" << num_features - 1);
+    RB_FAIL(key << ": unknown feature name '" << n << "'; " << Features(num_features, true));
   }
   return static_cast<uint32_t>(std::stoull(n.substr(1)));
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "common/error.h"
@@ -65,6 +66,31 @@ TEST(TreeConstraints, EmptyListKeepsEachPathToOneFeature) {
   EXPECT_TRUE(TreeConstraints::From(params, 3, nullptr).Any());
   params.interaction_constraints = "  ";
   EXPECT_FALSE(TreeConstraints::From(params, 3, nullptr).Any());
+}
+
+// A feature the data lacks is named with the ids and names the data has, or none: data of 3
+// features has ids 0 to 2 and names f0 to f2; data of none has neither (the range read
+// "ids 0 to 4294967295" and "f0 to f4294967295" then).
+std::string ResolveError(const std::string& interaction, const std::string& monotone, uint32_t n) {
+  Params params;
+  params.interaction_constraints = interaction;
+  params.monotone_constraints = monotone;
+  try {
+    TreeConstraints::From(params, n, nullptr);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TreeConstraints, MissingFeaturesNameTheDatasRange) {
+  EXPECT_NE(ResolveError("[[0,7]]", "", 3).find("has 3 features (ids 0 to 2)"), std::string::npos);
+  EXPECT_NE(ResolveError("", "{\"f5\": 1}", 3).find("features are named f0 to f2"),
+            std::string::npos);
+  EXPECT_NE(ResolveError("[[0]]", "", 0).find("the training data has no features"),
+            std::string::npos);
+  EXPECT_NE(ResolveError("", "{\"f0\": 1}", 0).find("the training data has no features"),
+            std::string::npos);
 }
 
 TEST(WeightBounds, ChildBoxesMeetAtTheMidPoint) {
