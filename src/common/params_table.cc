@@ -206,8 +206,9 @@ std::vector<ParamSpec> BuildTable() {
                        "count as q); features past its end are quantitative. A categorical value "
                        "is a non-negative integer code "
                        "below 2^24 (a fraction is truncated); each code from 0 to the largest in "
-                       "training has its own bin. Also from an fmap's type c and a CSV URI's "
-                       "categorical_column."));
+                       "training has its own bin, so training takes codes up to 65535 (a larger "
+                       "one stops it; prediction takes any). Also from an fmap's type c and a CSV "
+                       "URI's categorical_column."));
   t.push_back(P(s, "max_cat_to_onehot", &Params::max_cat_to_onehot, "4")
                   .Min(1)
                   .Doc("A categorical feature with fewer categories than this is split one "
