@@ -235,7 +235,10 @@ std::vector<ParamSpec> BuildTable() {
                "set that holds all of them, so no path mixes features of different sets (a "
                "feature in no set splits only with itself below it, and [] puts every feature "
                "in no set, as XGBoost). On the CPU and the GPU (the same model)."));
-  t.push_back(P(s, "seed", &Params::seed, "0").Min(0).Doc("Seed of the row and column sampling."));
+  t.push_back(P(s, "seed", &Params::seed, "0")
+                  .Alias("random_state")
+                  .Min(0)
+                  .Doc("Seed of the row and column sampling."));
 
   s = "Objective and metrics";
   t.push_back(
@@ -464,6 +467,7 @@ std::vector<ParamSpec> BuildTable() {
   s = "Run";
   t.push_back(P(s, "num_round", &Params::num_round, "10").Min(1).Doc("Number of boosting rounds."));
   t.push_back(P(s, "nthread", &Params::nthread, "0")
+                  .Alias("n_jobs")
                   .Min(0)
                   .Max(1024)  // above it the OpenMP runtime may fail to start threads and abort
                   .Doc("Threads per worker; 0 means all cores, or OMP_NUM_THREADS where set "

@@ -98,6 +98,16 @@ TEST(Config, AliasesSetTheCanonicalKeyAndAreRecordedUnderIt) {
   EXPECT_FALSE(p.IsSet("max_delta_step"));
 }
 
+// XGBoost's learner takes random_state for seed and n_jobs for nthread (1.7.4 and 3.4.1 record
+// seed 7 and nthread 3 in their config for random_state=7 n_jobs=3), so a config with them runs.
+TEST(Config, RandomStateAndNJobsAreXGBoostsAliases) {
+  Params p = ParseConfig("", {"random_state=7", "n_jobs=3"});
+  EXPECT_EQ(p.seed, 7u);
+  EXPECT_EQ(p.nthread, 3);
+  EXPECT_TRUE(p.IsSet("seed"));
+  EXPECT_TRUE(p.IsSet("nthread"));
+}
+
 TEST(Config, ValueAliasesMapToTheSupportedValue) {
   Params p = ParseConfig("", {"objective=reg:linear", "tree_method=approx"});
   EXPECT_EQ(p.objective, "reg:squarederror");
