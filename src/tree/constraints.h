@@ -5,11 +5,12 @@
 // the root's unbounded. A node's candidate children weigh their optimal weights clamped to the
 // node's box; a split on a feature constrained to increase (decrease) is rejected unless the left
 // weight is <= (>=) the right one, and under any constraint a side's gain is that of its clamped
-// weight, -(2 G w + (H + lambda) w^2) in float. The children of an applied split inherit the box,
-// and a constrained split cuts it at the mid-point of the two children's weights: the lower side
-// gets it as its upper bound, the higher side as its lower bound. So every leaf below the lower
-// child weighs at most the mid-point and every leaf below the higher one at least it, and
-// predictions move with the feature in the promised direction.
+// weight, -(2 G w + (H + lambda) w^2) - 2 alpha |w| in double, rounded to float (split_math.h's
+// GainOfWeight). The children of an applied split inherit the box, and a constrained split cuts
+// it at the mid-point of the two children's weights: the lower side gets it as its upper bound,
+// the higher side as its lower bound. So every leaf below the lower child weighs at most the
+// mid-point and every leaf below the higher one at least it, and predictions move with the
+// feature in the promised direction.
 //
 // Interaction (XGBoost's FeatureInteractionConstraintHost): the root may split on any feature;
 // below a split, a node may split on the features already used on its path and on every feature

@@ -44,19 +44,25 @@ RB_HOST_DEVICE inline float CalcWeight(const SplitParams& p, double g, double h)
 }
 
 // Gain of one side given its weight: -2 times its regularised loss g w + (h + lambda) w^2 / 2 +
-// alpha |w| (XGBoost 3.4's CalcGainGivenWeight; 1.7 to 3.2 left out the alpha |w| term, so under
-// alpha with max_delta_step or monotone constraints they gained more than the loss fell). At the
-// unclamped weight it is ThresholdL1(g)^2 / (h + lambda), the closed form used without
-// max_delta_step.
+// alpha |w|, in double (XGBoost 3.4's CalcGainGivenWeight; 1.7 to 3.2 left out the alpha |w|
+// term, so under alpha with max_delta_step or monotone constraints they gained more than the loss
+// fell, and 3.2 computed it in float). At the unclamped weight it is ThresholdL1(g)^2 /
+// (h + lambda).
+RB_HOST_DEVICE inline float GainOfWeight(const SplitParams& p, double g, double h, float w) {
+  if (h <= 0.0) return 0.0f;
+  const double wd = w;
+  return static_cast<float>(-(2.0 * g * wd + (h + p.lambda) * wd * wd) -
+                            2.0 * p.alpha * std::fabs(wd));
+}
+
+// Gain of one side given its weight: GainOfWeight, or without max_delta_step the closed form.
 RB_HOST_DEVICE inline float CalcGainGivenWeight(const SplitParams& p, double g, double h, float w) {
   if (h <= 0.0) return 0.0f;
   if (p.max_delta_step == 0.0f) {
     double t = ThresholdL1(g, p.alpha);
     return static_cast<float>(t * t / (h + p.lambda));
   }
-  double wd = w;
-  return static_cast<float>(-(2.0 * g * wd + (h + p.lambda) * wd * wd) -
-                            2.0 * p.alpha * std::fabs(wd));
+  return GainOfWeight(p, g, h, w);
 }
 
 RB_HOST_DEVICE inline float CalcGain(const SplitParams& p, double g, double h) {
@@ -79,13 +85,13 @@ struct WeightBounds {
   RB_HOST_DEVICE float Clamp(float w) const { return w < lower ? lower : (w > upper ? upper : w); }
 };
 
-// A side's gain given its (clamped) weight, in float as XGBoost computes it under constraints,
-// with CalcGainGivenWeight's alpha |w| term.
+// A side's gain given its (clamped) weight under constraints: GainOfWeight, in double as XGBoost
+// 3.4 computes it (3.2 and older computed it in float, whose rounding decides ties between
+// candidates differently: on generated data with monotone constraints and max_delta_step, one
+// random config in ten grew another tree).
 RB_HOST_DEVICE inline float BoundedGainGivenWeight(const SplitParams& p, double g, double h,
                                                    float w) {
-  if (h <= 0.0) return 0.0f;
-  const float gf = static_cast<float>(g), hf = static_cast<float>(h);
-  return -(2.0f * gf * w + (hf + p.lambda) * (w * w)) - 2.0f * p.alpha * std::fabs(w);
+  return GainOfWeight(p, g, h, w);
 }
 
 // Loss change of a candidate under monotone constraints (XGBoost's CalcSplitGain): both weights

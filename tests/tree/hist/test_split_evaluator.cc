@@ -272,6 +272,21 @@ TEST(SplitEvaluator, GainGivenAWeightChargesTheL1Term) {
                   4.0f);
 }
 
+// Under constraints a side's gain is computed in double, as XGBoost 3.4.1 does (its gains of
+// constrained nodes equal ringboost's max_delta_step ones, computed in double, to the last digit
+// of the dump, and its tie-breaks follow: on 400 generated rows with monotone (1,1,-1,-1,-1),
+// alpha 3, max_delta_step 0.4 and logistic loss its second tree's root split f0 < 2.5 where the
+// float arithmetic chose f0 < 2.75). By hand, sums of 20M rows: g -(1e7 + 0.3), h 2e7, lambda 1,
+// weight 1 clamped: -(2 g + h + 1) = -0.4. In float g rounds to -1e7 and the terms cancel to 0.
+TEST(SplitEvaluator, BoundedGainIsComputedInDouble) {
+  SplitParams p;
+  p.lambda = 1.0f;
+  EXPECT_NEAR(BoundedGainGivenWeight(p, -(1e7 + 0.3), 2e7, 1.0f), -0.4f, 1e-6f);
+  // The same formula as an unconstrained side whose weight (about 0.5) max_delta_step clamps.
+  p.max_delta_step = 0.25f;
+  EXPECT_EQ(BoundedGainGivenWeight(p, -(1e7 + 0.3), 2e7, 0.25f), CalcGain(p, -(1e7 + 0.3), 2e7));
+}
+
 }  // namespace
 }  // namespace ringboost
 
