@@ -22,6 +22,26 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+// A model to continue from whose trees split a feature by category stays categorical on it: this
+// run must take the feature as categorical too, or its new trees would split the codes as
+// numbers (XGBoost 3.4 trains so and then cannot dump the model).
+void CheckCategoricalAsTrained(const Model& model, const std::vector<uint8_t>& is_cat) {
+  for (std::size_t t = 0; t < model.trees.size(); ++t) {
+    for (const TreeNode& node : model.trees[t].nodes()) {
+      if (node.IsLeaf() || !node.is_cat || node.feature >= is_cat.size() || is_cat[node.feature]) {
+        continue;
+      }
+      const std::string name = node.feature < model.feature_names.size()
+                                   ? " ('" + model.feature_names[node.feature] + "')"
+                                   : std::string();
+      RB_FAIL("the model to continue from (model_in) splits feature "
+              << node.feature << name << " by category (tree " << t
+              << "), but this run takes it as numerical; mark it categorical as it was trained "
+                 "(feature_types, an fmap's type c, or the CSV URI's categorical_column)");
+    }
+  }
+}
+
 }  // namespace
 
 Learner::Learner(const Params& params, rabit::Communicator* comm)
@@ -149,6 +169,7 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
   // Margins of the starting model first: its trees read the data's feature ids.
   train_.margins = init_margins(train);
   std::vector<uint8_t> is_cat = CategoricalFeatures(params_, train, num_col);
+  if (init != nullptr) CheckCategoricalAsTrained(model_, is_cat);
   TreeConstraints constraints = ResolveConstraints(num_col);
   columns_ = ColumnMap::Agree(train, num_col, comm_);
   if (columns_.active()) {

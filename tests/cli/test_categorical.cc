@@ -118,5 +118,29 @@ TEST(CategoricalCli, NegativeAndHugeCodesAreRefusedAsXGBoostDoes) {
   EXPECT_NE(r.err.find("feature_types"), std::string::npos) << r.err;
 }
 
+// Continuing a model whose trees split a feature by category needs the feature categorical
+// again: without the types the new trees would split its codes as numbers.
+TEST(CategoricalCli, ContinuingACategoricalModelKeepsTheTypes) {
+  test::TempDir dir;
+  WriteSet(dir.File("train.txt"), 600, false);
+  test::WriteFile(dir.File("c.conf"), "data = train.txt\nmax_depth = 3\nnum_round = 2\n");
+  ASSERT_EQ(test::RunRingboost(dir.path(), "train c.conf feature_types=c,c,q,q model_out=m.json")
+                .exit_code,
+            0);
+  ASSERT_NE(test::ReadFile(dir.File("m.json")).find("\"categories_nodes\""), std::string::npos);
+  const test::RunResult r =
+      test::RunRingboost(dir.path(), "train c.conf model_in=m.json model_out=m2.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the model to continue from (model_in) splits feature 0 by category (tree "
+                       "0), but this run takes it as numerical"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(test::FileExists(dir.File("m2.json")));
+  EXPECT_EQ(test::RunRingboost(
+                dir.path(), "train c.conf feature_types=c,c,q,q model_in=m.json model_out=m2.json")
+                .exit_code,
+            0);
+}
+
 }  // namespace
 }  // namespace ringboost
