@@ -208,7 +208,8 @@ std::vector<ParamSpec> BuildTable() {
                        "below 2^24 (a fraction is truncated); each code from 0 to the largest in "
                        "training has its own bin, so training takes codes up to 65535 (a larger "
                        "one stops it; prediction takes any). Also from an fmap's type c and a CSV "
-                       "URI's categorical_column."));
+                       "URI's categorical_column. Continuing a model_in whose trees split a "
+                       "feature by category needs that feature categorical again."));
   t.push_back(P(s, "max_cat_to_onehot", &Params::max_cat_to_onehot, "4")
                   .Min(1)
                   .Doc("A categorical feature with fewer categories than this is split one "
