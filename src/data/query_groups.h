@@ -11,10 +11,14 @@
 namespace ringboost::query_groups {
 
 // The query groups of `data` as offsets (size groups + 1). Data without groups is one group, as
-// XGBoost does. Throws Error when the groups do not cover the rows exactly.
+// XGBoost does; no rows (a worker's empty part) are no group, not an empty one. Throws Error when
+// the groups do not cover the rows exactly.
 inline std::vector<uint32_t> GroupPtrOf(const DataSet& data) {
   const uint64_t rows = data.NumRows();
-  if (data.group_ptr.empty()) return {0u, static_cast<uint32_t>(rows)};
+  if (data.group_ptr.empty()) {
+    if (rows == 0) return {0u};
+    return {0u, static_cast<uint32_t>(rows)};
+  }
   if (data.group_ptr.front() != 0 || data.group_ptr.back() != rows) {
     RB_FAIL(data.name << ": query groups cover " << data.group_ptr.back()
                       << " rows but the data has " << rows

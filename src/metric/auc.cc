@@ -409,14 +409,15 @@ class AucMetric : public Metric {
     for (int64_t g = 0; g < groups; ++g) {
       aucs[g] = GroupAuc(preds, data, gptr, g);
     }
-    std::array<double, 2> sums{0.0, 0.0};  // sum of valid group AUCs, number of valid groups
-    for (double a : aucs) {
+    // Every group's AUC, in the order of the whole data, summed as one process sums them (a sum
+    // of the workers' sums would round differently).
+    double sum = 0.0, valid = 0.0;
+    for (double a : metric_detail::AllgatherValues(comm, aucs)) {
       if (std::isnan(a)) continue;
-      sums[0] += a;
-      sums[1] += 1;
+      sum += a;
+      valid += 1;
     }
-    metric_detail::AllreduceSum(comm, Span<double>(sums.data(), sums.size()));
-    return sums[1] <= 0 ? kNaN : sums[0] / sums[1];
+    return valid <= 0 ? kNaN : sum / valid;
   }
 
   // NaN for an invalid group (ROC: fewer than 3 items; PR: no positives or no negatives).

@@ -67,6 +67,17 @@ class RankMetric : public Metric {
     if (num_groups != 1 || preds.size() != data.NumRows()) {
       RB_FAIL("eval_metric=" << name_ << " needs one prediction per row");
     }
+    if (metric_detail::IsDistributed(comm) &&
+        !metric_detail::AnyWorker(comm, !data.group_ptr.empty())) {
+      // Data without query groups is one group of all its rows, which no worker holds whole: the
+      // rows are gathered in rank order (the order of the whole data), as AUC gathers them.
+      DataSet whole;
+      whole.name = data.name;
+      whole.label = metric_detail::AllgatherValues(comm, data.label);
+      whole.weight = metric_detail::AllgatherValues(comm, data.weight);
+      whole.row_ptr.assign(whole.label.size() + 1, 0);  // NumRows(): nothing reads the entries
+      return Eval(metric_detail::AllgatherValues(comm, preds), 1, whole, nullptr);
+    }
     const std::vector<uint32_t> gptr = query_groups::GroupPtrOf(data);
     const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
     CheckLabels(data);

@@ -22,6 +22,19 @@ void CheckLambdaRankKeys(const Params& params) {
 
 }  // namespace
 
+void RequireQueryGroupsAcrossWorkers(const std::string& objective, const DataSet& train,
+                                     rabit::Communicator* comm) {
+  if (comm == nullptr || comm->WorldSize() <= 1) return;
+  const uint64_t grouped =
+      comm->AllreduceValue<uint64_t>(train.group_ptr.empty() ? 0 : 1, rabit::Op::kMax);
+  if (grouped != 0) return;
+  RB_FAIL("objective=" << objective << " on " << comm->WorldSize() << " workers: the training data "
+                       << train.name
+                       << " has no query groups, so all its rows are one group, whose pairs no "
+                          "worker holds whole; give query groups (a .query or .group file beside "
+                          "the data, or qid: tokens), or train in one process");
+}
+
 std::unique_ptr<Objective> Objective::Create(const Params& params) {
   const std::string& name = params.objective;
   CheckLambdaRankKeys(params);

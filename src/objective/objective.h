@@ -80,4 +80,10 @@ class Objective {
 // otherwise.
 std::vector<double> ParseQuantileAlphas(const std::string& text);
 
+// The rank:* objectives on several workers: training data without query groups is one group of
+// all its rows, whose pairs no worker holds whole, so it needs groups. Throws the same Error on
+// every worker otherwise. Collective.
+void RequireQueryGroupsAcrossWorkers(const std::string& objective, const DataSet& train,
+                                     rabit::Communicator* comm);
+
 }  // namespace ringboost

@@ -109,6 +109,7 @@ class LambdaRankMapObjective final : public Objective {
   // The weight normalisation, groups / sum of group weights, over every worker's groups: the
   // weights are gathered and summed in data order, as one process sums them.
   void Prepare(const DataSet& train, rabit::Communicator* comm) override {
+    RequireQueryGroupsAcrossWorkers(Name(), train, comm);
     const std::vector<uint32_t> gptr = GroupPtrOf(train);
     std::vector<float> mine(gptr.size() - 1);
     for (std::size_t k = 0; k < mine.size(); ++k) mine[k] = GroupWeight(train, gptr, k);

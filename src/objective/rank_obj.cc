@@ -149,6 +149,7 @@ class LambdaRankObjective final : public Objective {
   // Gathers the label buckets of every worker's groups and keeps those of the groups before
   // this worker's (they are what its share of the draw stream starts after).
   void Prepare(const DataSet& train, rabit::Communicator* comm) override {
+    RequireQueryGroupsAcrossWorkers(Name(), train, comm);
     const std::vector<uint32_t> gptr = GroupPtrOf(train);
     std::vector<uint32_t> mine;  // per group: bucket count, then the sizes
     for (std::size_t k = 0; k + 1 < gptr.size(); ++k) {
