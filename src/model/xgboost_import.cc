@@ -159,6 +159,7 @@ class DocumentReader {
            std::to_string(model->num_groups) + " groups");
     }
     model->num_rounds = static_cast<int>(trees.size() / model->num_groups);
+    CheckTreeWeights(gbtree, trees.size());
     if (gbtree.contains("iteration_indptr")) {
       const Json& indptr = Array(gbtree, "iteration_indptr", "model");
       for (std::size_t r = 0; r < indptr.size(); ++r) {
@@ -166,6 +167,26 @@ class DocumentReader {
             static_cast<int64_t>(r) * model->num_groups) {
           Fail("iteration_indptr is not one tree per group and round");
         }
+      }
+    }
+  }
+
+  // XGBoost 3.4 saves a DART model (booster=dart, or gbtree with rate_drop) as "gbtree" with a
+  // weight per tree, `weight_drop`, that scales the tree's output at prediction. ringboost's
+  // trees have no weight: weights of 1 change nothing; any other would be ignored silently.
+  void CheckTreeWeights(const Json& gbtree, std::size_t num_trees) const {
+    if (!gbtree.contains("weight_drop")) return;
+    const Json& weights = Array(gbtree, "weight_drop", "model");
+    if (weights.size() != num_trees) {
+      Fail("weight_drop has " + std::to_string(weights.size()) + " entries for " +
+           std::to_string(num_trees) + " trees");
+    }
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      const float w = Float(weights[i], "weight_drop");
+      if (w != 1.0f) {
+        Fail("tree " + std::to_string(i) + " has weight " + Brief(weights[i]) +
+             " (weight_drop: a DART model, trained with rate_drop): tree weights cannot be read, "
+             "ringboost's trees have none; retrain without dropout");
       }
     }
   }

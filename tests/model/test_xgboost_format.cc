@@ -208,6 +208,37 @@ TEST(XGBoostFormat, RefusesWhatRingboostCannotHold) {
   EXPECT_NE(ErrorOf([] { ModelFormatFromName("onnx"); }).find("xgboost-ubj"), std::string::npos);
 }
 
+// XGBoost 3.4.1 saves a DART model as booster "gbtree" with a weight per tree (`weight_drop`)
+// that scales the tree's leaves at prediction: a model trained with rate_drop=0.5 predicted
+// margin 1.4026 in XGBoost where ringboost, ignoring the weights, gave 2.3158. Weights of 1 (no
+// tree was ever dropped) change nothing and are read; any other is refused by name.
+TEST(XGBoostFormat, RefusesTreeWeightsOfDart) {
+  const Model m = SmallModel();
+  const std::size_t n = m.trees.size();
+  auto with_weights = [&](const xgb::Json& weights) {
+    xgb::Json doc = xgb::Json::parse(ToXGBoostJson(m));
+    doc["learner"]["gradient_booster"]["model"]["weight_drop"] = weights;
+    return doc.dump();
+  };
+  const Model same = ReadModelAnyFormat(with_weights(std::vector<float>(n, 1.0f)), "ones.json");
+  EXPECT_EQ(same.ToJson(), m.ToJson());
+  std::vector<float> weights(n, 1.0f);
+  weights[1] = 0.5f;
+  EXPECT_NE(ErrorOf([&] {
+              ReadModelAnyFormat(with_weights(weights), "dart.json");
+            }).find("dart.json: XGBoost model: tree 1 has weight 0.5 (weight_drop: a DART model"),
+            std::string::npos);
+  const std::string ubj = xgb::WriteUbj(xgb::Json::parse(with_weights(weights)));
+  EXPECT_NE(
+      ErrorOf([&] { ReadModelAnyFormat(ubj, "dart.ubj"); }).find("dart.ubj: XGBoost model: tree 1"),
+      std::string::npos);
+  EXPECT_NE(
+      ErrorOf([&] { ReadModelAnyFormat(with_weights(std::vector<float>(n + 1, 1.0f)), "w.json"); })
+          .find("weight_drop has " + std::to_string(n + 1) + " entries for " + std::to_string(n) +
+                " trees"),
+      std::string::npos);
+}
+
 // nlohmann's UBJSON reader recurses once per level: a file of '[' is refused before it is read.
 // A trained model an XGBoost format cannot hold (a leaf that is not finite) is not lost at the
 // end of a run: it goes to `path`.ringboost.model in ringboost's format, and nothing to `path`.
