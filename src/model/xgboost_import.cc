@@ -80,7 +80,12 @@ class DocumentReader {
       return it != attrs.end() && it->is_string() ? it->get_ptr<const std::string*>() : nullptr;
     };
     if (const std::string* s = attr("best_iteration")) {
-      model->best_iteration = static_cast<int>(Number(*s, "best_iteration"));
+      const double best = Number(*s, "best_iteration");
+      // A round number: XGBoost writes a decimal integer; -1 is ringboost's "none".
+      if (best != std::floor(best) || best < -1 || best > std::numeric_limits<int>::max()) {
+        Fail("attributes.best_iteration " + Brief(Json(*s)) + " is not a round number");
+      }
+      model->best_iteration = static_cast<int>(best);
     }
     if (const std::string* s = attr("best_score")) model->best_score = Number(*s, "best_score");
     if (const std::string* s = attr("ringboost_best_score")) {
@@ -121,11 +126,15 @@ class DocumentReader {
       Fail("objective '" + model->objective + "' is not one ringboost has (" + e.what() + ")");
     }
     model->base_score = values[0];
-    model->base_margin = objective->ProbToMargin(values[0]);
-    bool same = true;
-    for (float v : values) same = same && v == values[0];
-    if (!same) {
-      for (float v : values) model->base_margins.push_back(objective->ProbToMargin(v));
+    try {
+      model->base_margin = objective->ProbToMargin(values[0]);
+      bool same = true;
+      for (float v : values) same = same && v == values[0];
+      if (!same) {
+        for (float v : values) model->base_margins.push_back(objective->ProbToMargin(v));
+      }
+    } catch (const Error& e) {  // a base_score the objective has no margin for
+      Fail("learner_model_param.base_score '" + text + "': " + e.what());
     }
   }
 

@@ -3,6 +3,7 @@
 // dump as XGBoost did; what ringboost cannot hold is refused by name.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -237,6 +238,48 @@ TEST(XGBoostFormat, RefusesTreeWeightsOfDart) {
           .find("weight_drop has " + std::to_string(n + 1) + " entries for " + std::to_string(n) +
                 " trees"),
       std::string::npos);
+}
+
+// Values an XGBoost file can hold and ringboost refuses: the message names the file and the value.
+TEST(XGBoostFormat, NamesTheFileAndValueItRefuses) {
+  const std::string json = ToXGBoostJson(OneOutputModel("binary:logistic"));
+  auto with = [&](const std::function<void(xgb::Json*)>& change) {
+    xgb::Json doc = xgb::Json::parse(json);
+    change(&doc);
+    return ErrorOf([&] { ReadModelAnyFormat(doc.dump(), "m.json"); });
+  };
+  // A probability of 1 has no logistic margin; the message used to name neither file nor key.
+  EXPECT_NE(with([](xgb::Json* d) {
+              (*d)["learner"]["learner_model_param"]["base_score"] = "[1E0]";
+            }).find("m.json: XGBoost model: learner_model_param.base_score '[1E0]': base_score=1"),
+            std::string::npos);
+  // best_iteration is a round: "2.7" used to read as round 2, and "1e30" overflowed the cast.
+  for (const char* best : {"2.7", "1e30", "-2"}) {
+    EXPECT_NE(with([&](xgb::Json* d) { (*d)["learner"]["attributes"]["best_iteration"] = best; })
+                  .find("m.json: XGBoost model: attributes.best_iteration \"" + std::string(best) +
+                        "\" is not a round number"),
+              std::string::npos)
+        << best;
+  }
+  // XGBoost writes a leaf that overflowed as the bare literal NaN or Infinity, which JSON lacks:
+  // said so, not "a truncated file".
+  auto leaf_as = [&](const std::string& literal) {
+    std::string s = json;
+    const std::size_t at = s.find("\"split_conditions\":[") + 20;
+    s.replace(at, s.find_first_of(",]", at) - at, literal);
+    return ErrorOf([&] { ReadModelAnyFormat(s, "m.json"); });
+  };
+  for (const char* literal : {"NaN", "Infinity", "-Infinity"}) {
+    EXPECT_NE(leaf_as(literal).find("m.json: holds a number that is not finite (NaN or Infinity"),
+              std::string::npos)
+        << literal;
+  }
+  EXPECT_NE(leaf_as("Nope").find("m.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] {
+              ReadModelAnyFormat(json.substr(0, json.find("\"split_conditions\":[") + 22) + "Na",
+                                 "m.json");
+            }).find("m.json: not valid JSON"),
+            std::string::npos);
 }
 
 // nlohmann's UBJSON reader recurses once per level: a file of '[' is refused before it is read.
