@@ -1,5 +1,5 @@
-// Checks on a model file's bytes before nlohmann builds a DOM from them, and values cut short
-// for error messages (xgboost_doc.h).
+// Checks on a model file's bytes before nlohmann builds a DOM from them, XGBoost's literals for
+// non-finite floats made parseable, and values cut short for error messages (xgboost_doc.h).
 //
 // Why a pass before the parse: nlohmann's UBJSON reader recurses once per nesting level, so a
 // file of a few kilobytes of '[' overflows the stack before any check on the DOM could run. A
@@ -102,6 +102,37 @@ int JsonTextDepth(const std::string& text) {
     }
   }
   return deepest;
+}
+
+std::string NonFiniteLiteralsToNull(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    in_string = c == '"';
+    bool replaced = false;
+    for (const char* literal : {"NaN", "Infinity", "-Infinity"}) {
+      const std::size_t n = std::char_traits<char>::length(literal);
+      if (text.compare(i, n, literal) == 0) {
+        out += "null";
+        i += n - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
 }
 
 std::string Brief(const Json& v) {

@@ -50,6 +50,11 @@ void CheckUbjLimits(const std::string& bytes, const std::string& source);
 // that. Scans the text without parsing it.
 int JsonTextDepth(const std::string& text);
 
+// `text` with the bare literals NaN, Infinity and -Infinity that XGBoost's JSON writer uses for
+// floats that are not finite (and JSON lacks) replaced by null, so that nlohmann can parse it;
+// strings are left alone.
+std::string NonFiniteLiteralsToNull(const std::string& text);
+
 // `v` for an error message, bounded whatever the file holds: a number, boolean or null as JSON,
 // a string quoted and cut after 40 characters, an array or object by its kind and size.
 std::string Brief(const Json& v);

@@ -31,21 +31,6 @@ bool StartsWith(const std::string& s, const char* prefix) {
   return s.compare(0, std::strlen(prefix), prefix) == 0;
 }
 
-// Whether the parse stopped (nlohmann's `byte`: the 1-based index of the last character read) in
-// one of the literals XGBoost's JSON writer uses for non-finite floats, which JSON lacks.
-bool IsNonFiniteLiteralAt(const std::string& text, std::size_t byte) {
-  if (byte == 0 || byte > text.size()) return false;
-  std::size_t start = byte - 1;
-  while (start > 0 && std::isalpha(static_cast<unsigned char>(text[start - 1]))) --start;
-  if (start > 0 && text[start - 1] == '-') --start;
-  for (const char* literal : {"NaN", "Infinity", "-Infinity"}) {
-    // The parse fails at the literal's first character or a few in.
-    const std::size_t n = std::strlen(literal);
-    if (text.compare(start, n, literal) == 0 && byte - start <= n) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 ModelFormat DetectModelFormat(const std::string& bytes) {
@@ -116,14 +101,7 @@ Model FromXGBoostJsonText(const std::string& text, const std::string& source) {
   }
   xgb::Json root;
   try {
-    root = xgb::Json::parse(text);
-  } catch (const xgb::Json::parse_error& e) {
-    if (IsNonFiniteLiteralAt(text, e.byte)) {
-      RB_FAIL(source << ": holds a number that is not finite (NaN or Infinity, as XGBoost writes a "
-                     << "leaf or split value that overflowed in training, " << e.what()
-                     << "); ringboost cannot predict with such a model: retrain it");
-    }
-    RB_FAIL(source << ": not valid JSON (a truncated file, or not a model?): " << e.what());
+    root = xgb::Json::parse(xgb::NonFiniteLiteralsToNull(text));
   } catch (const xgb::Json::exception& e) {
     RB_FAIL(source << ": not valid JSON (a truncated file, or not a model?): " << e.what());
   }

@@ -235,11 +235,9 @@ class DocumentReader {
       x.base_weight = Float(weight[i], where + ": base_weights");
       x.gain = Float(gain[i], where + ": loss_changes");
       x.sum_hess = Float(hess[i], where + ": sum_hessian");
-      const float c = Float(cond[i], where + ": split_conditions");
       if (x.IsLeaf()) {
-        x.leaf_value = c;
+        x.leaf_value = Float(cond[i], where + ": split_conditions");
       } else {
-        x.split_cond = c;
         x.feature = static_cast<uint32_t>(Int(index[i], where + ": split_indices", 0, UINT32_MAX));
       }
     }
@@ -247,6 +245,15 @@ class DocumentReader {
       ReadCategories(t, where, &tree);
     } catch (const Error& e) {
       Fail(e.what());
+    }
+    // A categorical split does not use its condition: XGBoost 3.x writes the smallest denormal
+    // there, 1.7 writes NaN (read as null); ringboost keeps 3.x's.
+    for (int64_t i = 0; i < n; ++i) {
+      TreeNode& x = tree[static_cast<int>(i)];
+      if (x.IsLeaf()) continue;
+      x.split_cond = x.is_cat && !IsFiniteNumber(cond[i])
+                         ? std::numeric_limits<float>::denorm_min()
+                         : Float(cond[i], where + ": split_conditions");
     }
     // split_type 1 marks exactly the nodes that have categories.
     if (t.contains("split_type")) {
@@ -303,7 +310,14 @@ class DocumentReader {
     }
     return static_cast<int64_t>(d);
   }
+  static bool IsFiniteNumber(const Json& v) {
+    return v.is_number() && std::isfinite(v.get<float>());
+  }
   float Float(const Json& v, const std::string& what) const {
+    // XGBoost writes a float that is not finite as a bare NaN or Infinity, read as null.
+    if (v.is_null() || (v.is_number_float() && std::isnan(v.get<double>()))) {
+      Fail(what + ": NaN or Infinity, which is not a finite float");
+    }
     if (!v.is_number()) Fail(what + ": expected a number, got " + Brief(v));
     const float f = v.get<float>();
     if (!std::isfinite(f)) Fail(what + ": " + Brief(v) + " is not a finite float");
