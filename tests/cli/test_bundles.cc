@@ -2,7 +2,7 @@
 // conflicts grow the trees of unbundled training byte for byte, with every option that reads the
 // features (missing values, categorical features, constraints, low-bit gradients, sampling,
 // lossguide); the same model for 1-2 threads and 1-3 workers; with conflicts allowed, training
-// stays close. device=cuda: tests/cli/test_device_training.cc.
+// stays close; workers without rows. device=cuda: tests/cli/test_device_training.cc.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -85,6 +85,24 @@ TEST_F(Bundles, WithConflictsSameModelForThreadsAndWorkers) {
   Write(0.1);
   test::ExpectSameModelForThreadsAndWorkers(
       dir_.path(), "train c.conf enable_bundle=true max_conflict_rate=0.2");
+}
+
+// The last row, padded with spaces to three times the bytes before it, starts in the first quarter
+// of the file: of 2 workers the second gets no rows, of 3 the second and third. A worker without
+// rows has its bundles' dense layout and no columns (it failed a check when a split was applied).
+TEST_F(Bundles, WorkersWithoutRowsSameModel) {
+  Write(0.1);
+  const std::string path = WriteOneHotSet(dir_.File("train.txt"), 300, 0.1);
+  std::string text = test::ReadFile(path);
+  const std::size_t last = text.rfind('\n', text.size() - 2) + 1;
+  text.insert(text.size() - 1, std::string(3 * last, ' '));
+  test::WriteFile(path, text);
+  std::string model, err;
+  Train("enable_bundle=true max_conflict_rate=0.2", &model, &err);
+  EXPECT_NE(err.find("feature bundles: "), std::string::npos) << err;
+  EXPECT_EQ(test::ExpectSameModelForThreadsAndWorkers(
+                dir_.path(), "train c.conf enable_bundle=true max_conflict_rate=0.2"),
+            model);
 }
 
 // A tenth of the blocks hold two members: rate 0 evicts the conflicting features (the same trees

@@ -98,9 +98,10 @@ SplitRule::SplitRule(const BinnedMatrix& m, const HistogramCuts& cuts, const Spl
   }
   if (m.layout() == BinnedMatrix::Layout::kDense) {
     // A feature with no values in this worker's shard (its rows are dense in other features,
-    // another worker's are not): every row here is missing, and goes default.
+    // another worker's are not): every row here is missing, and goes default. A shard with no
+    // rows (a worker that got none, its bundles dense) has no columns to read.
     const int32_t column = m.ColumnOf(s.feature);
-    if (column < 0) return;
+    if (column < 0 || m.NumRows() == 0) return;
     RB_CHECK_MSG(!m.columns8().empty() || !m.columns16().empty(),
                  "BinnedMatrix::BuildColumns() was not called");
     const uint64_t offset = static_cast<uint64_t>(column) * m.NumRows();
