@@ -127,6 +127,8 @@ class ElementwiseMetric : public Metric {
   ElementwiseMetric(RowLoss kind, std::string name, float param, int nthread)
       : kind_(kind), name_(std::move(name)), param_(param), nthread_(nthread) {}
 
+  void set_objective(std::string objective) { objective_ = std::move(objective); }
+
   std::string Name() const override { return name_; }
   bool Maximize() const override { return false; }
 
@@ -135,7 +137,8 @@ class ElementwiseMetric : public Metric {
     const int64_t rows = static_cast<int64_t>(data.NumRows());
     if (num_groups != 1 || preds.size() != data.NumRows()) {
       RB_FAIL("eval_metric=" << name_ << " needs one prediction per row but there are "
-                             << num_groups << " per row; use mlogloss or merror for multi:*");
+                             << num_groups << " per row"
+                             << SeveralOutputsAdvice(objective_, num_groups));
     }
     if (!data.weight.empty() && data.weight.size() != data.NumRows()) {
       RB_FAIL(data.name << ": " << name_ << " needs one weight per row, got " << data.weight.size()
@@ -172,6 +175,7 @@ class ElementwiseMetric : public Metric {
 
   RowLoss kind_;
   std::string name_;
+  std::string objective_;  // for the advice when there are several predictions a row
   float param_;
   int nthread_;
   mutable std::set<std::string> checked_;  // eval sets whose labels have been checked
@@ -180,7 +184,7 @@ class ElementwiseMetric : public Metric {
 // "error@t": the threshold on the prediction; printed as "error" when it is the default 0.5.
 // `param` is std::nullopt for "error"; "error@" (empty) and a NaN threshold are errors (XGBoost
 // 3.x refuses the first; under the second every row would count as its label).
-std::unique_ptr<Metric> MakeError(const std::optional<std::string>& param, int nthread) {
+std::unique_ptr<ElementwiseMetric> MakeError(const std::optional<std::string>& param, int nthread) {
   float threshold = 0.5f;
   if (param.has_value()) {
     char* end = nullptr;
@@ -196,7 +200,7 @@ std::unique_ptr<Metric> MakeError(const std::optional<std::string>& param, int n
 }
 
 // "tweedie-nloglik@p": p in [1, 2) is required, as XGBoost requires it.
-std::unique_ptr<Metric> MakeTweedie(const std::string& param, int nthread) {
+std::unique_ptr<ElementwiseMetric> MakeTweedie(const std::string& param, int nthread) {
   char* end = nullptr;
   const float rho = std::strtof(param.c_str(), &end);
   if (param.empty() || end == param.c_str() || *end != '\0' || !(rho >= 1.0f && rho < 2.0f)) {
@@ -209,9 +213,7 @@ std::unique_ptr<Metric> MakeTweedie(const std::string& param, int nthread) {
   return std::make_unique<ElementwiseMetric>(RowLoss::kTweedieNloglik, name.str(), rho, nthread);
 }
 
-}  // namespace
-
-std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const std::string& param,
+std::unique_ptr<ElementwiseMetric> MakeByName(const std::string& prefix, const std::string& param,
                                               bool has_param, const Params& params, int nthread) {
   if (prefix == "error") {
     return MakeError(has_param ? std::optional<std::string>(param) : std::nullopt, nthread);
@@ -244,6 +246,15 @@ std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const s
     return std::make_unique<ElementwiseMetric>(RowLoss::kPoissonNloglik, prefix, 0.0f, nthread);
   }
   return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<Metric> MakeElementwiseMetric(const std::string& prefix, const std::string& param,
+                                              bool has_param, const Params& params, int nthread) {
+  std::unique_ptr<ElementwiseMetric> metric = MakeByName(prefix, param, has_param, params, nthread);
+  if (metric) metric->set_objective(params.objective);
+  return metric;
 }
 
 }  // namespace ringboost

@@ -27,6 +27,18 @@ std::unique_ptr<Metric> Dispatch(const std::string& prefix, const std::string& p
 
 }  // namespace
 
+std::string SeveralOutputsAdvice(const std::string& objective, int num_groups) {
+  if (num_groups <= 1) return "";
+  if (objective.rfind("multi:", 0) == 0) {
+    return " (" + objective + " gives one per class); use mlogloss, merror, or auc or aucpr " +
+           "(one class against the rest)";
+  }
+  if (objective == "reg:quantileerror") {
+    return " (reg:quantileerror gives one per quantile_alpha); use eval_metric=quantile";
+  }
+  return "";
+}
+
 std::unique_ptr<Metric> Metric::Create(const std::string& name, const Params& params) {
   std::string prefix = name, param;
   bool has_param = false;

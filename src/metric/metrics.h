@@ -10,6 +10,11 @@
 
 namespace ringboost {
 
+// For a metric of one prediction a row given `num_groups` a row: why there are several (the
+// objective's outputs: one per class, one per quantile_alpha) and the metrics that fit them,
+// e.g. "(reg:quantileerror gives one per quantile_alpha); use eval_metric=quantile".
+std::string SeveralOutputsAdvice(const std::string& objective, int num_groups);
+
 // rmse, mae, logloss, error[@t], poisson-nloglik, rmsle, mape, mphe (huber_slope),
 // gamma-nloglik, gamma-deviance, tweedie-nloglik@p. `has_param`: the name had '@' (error@ with
 // nothing after it is an error).

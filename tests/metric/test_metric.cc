@@ -382,6 +382,35 @@ TEST(Metric, Names) {
   EXPECT_THROW(Metric::Create("ndcg@x", Params()), Error);
 }
 
+// A metric of one prediction a row given several says where they come from and what fits them;
+// it named multi:* only, also for reg:quantileerror's one a quantile_alpha.
+TEST(Metric, SeveralPredictionsARowNameTheMetricsThatFit) {
+  auto comm = rabit::MakeLocalCommunicator();
+  const DataSet d = LabelRows({1, 2});
+  const std::vector<float> preds = {0, 1, 2, 3};
+  struct Case {
+    const char* objective;
+    const char* advice;
+  };
+  for (const Case& c :
+       {Case{
+            "reg:quantileerror",
+            "2 per row (reg:quantileerror gives one per quantile_alpha); use eval_metric=quantile"},
+        Case{"multi:softprob",
+             "2 per row (multi:softprob gives one per class); use mlogloss, "
+             "merror, or auc or aucpr (one class against the rest)"}}) {
+    Params params;
+    params.objective = c.objective;
+    try {
+      Metric::Create("mae", params)->Eval(preds, 2, d, comm.get());
+      FAIL() << "no error for " << c.objective;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(c.advice), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("multi:*"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // k is a whole number from 1 to 2^32 - 1: XGBoost 3.x refuses ndcg@0 and map@0 (and 2^32, which
 // it reads as 0); ringboost read @0 as an empty top (every group scoring 1) and 2^32 as 0.
 TEST(Metric, RankCutoffMustBePositive) {
