@@ -2,8 +2,10 @@
 //  * Sums of elementwise losses and weights (floats, one pair a row) are exact
 //    (SumRowsAcrossWorkers of rabit/exact_sum.h), so the value is the same for any split of the
 //    rows over workers and threads.
-//  * Ranking scores (ndcg, map) are allgathered per query group and summed in group order, the
-//    order one process sums them in, so the value equals the single-process one to the last bit.
+//  * Ranking scores (ndcg, map, pre, and the AUC of grouped data) are allgathered per query group
+//    and summed in group order, the order one process sums them in, so the value equals the
+//    single-process one to the last bit. Data without groups is one group, whose rows (like
+//    AUC's) are allgathered first.
 //  * AUC/aucpr need every row at once to be exact: the rows are allgathered in rank order, which
 //    is the order of the whole data, so the value equals the single-process one.
 // A null communicator or a world of one makes every collective an identity.
