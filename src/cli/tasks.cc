@@ -459,9 +459,12 @@ int RunPredict(const Params& params) {
   const int rounds = 0;  // all of the (sliced) model's
   ExplainKind explain;
   const bool explains = ExplainKindFromParams(params, &explain);
+  // Explanations choose their SHAP tables by the rows of the whole job, as one process would.
+  const uint64_t job_rows =
+      explains ? comm->AllreduceValue<uint64_t>(test.NumRows(), rabit::Op::kSum) : 0;
   const Clock::time_point predict_start = Clock::now();
   std::vector<float> preds =
-      explains ? Explain(model, test, rounds, explain, ResolveThreads(params.nthread))
+      explains ? Explain(model, test, rounds, explain, ResolveThreads(params.nthread), job_rows)
                : PredictMargin(params.device, model, test, rounds, ResolveThreads(params.nthread));
   const double predict_s = Seconds(predict_start);
   RB_LOG(kInfo, (explains ? "explanations: " : "prediction: ")

@@ -382,12 +382,13 @@ uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, int num_round
 }
 
 std::vector<float> Explain(const Model& model, const DataSet& data, int num_rounds,
-                           ExplainKind kind, int nthread) {
+                           ExplainKind kind, int nthread, uint64_t job_rows) {
   const std::size_t num_trees = ExplainedTrees(model, num_rounds);
   const int64_t rows = static_cast<int64_t>(data.NumRows());
+  const int64_t deciding = job_rows == 0 ? rows : static_cast<int64_t>(job_rows);
   // Leaf ids need none of the SHAP machinery, so they work for trees of any depth.
   const Forest forest = kind == ExplainKind::kLeaf ? Forest{model, {}, {}, 0, 0}
-                                                   : MakeForest(model, num_trees, kind, rows);
+                                                   : MakeForest(model, num_trees, kind, deciding);
   const uint64_t per_row = ExplainValuesPerRow(model, kind, num_rounds);
   const char* name = kind == ExplainKind::kLeaf       ? "pred_leaf"
                      : kind == ExplainKind::kContribs ? "pred_contribs"

@@ -34,8 +34,11 @@ uint64_t ExplainValuesPerRow(const Model& model, ExplainKind kind, int num_round
 
 // The explanation of every row of `data` (row-major, ExplainValuesPerRow values a row) using
 // the first `num_rounds` rounds (0 = all). Rows are spread over `nthread` threads (0 = all
-// cores); the result does not depend on the thread count.
+// cores); the result does not depend on the thread count. `job_rows` (0: data's rows) is how
+// many rows the whole job explains, over every worker: it decides which trees get SHAP tables
+// (shap_table.h), whose values differ from the recursive walk's in float rounding, so that every
+// worker decides as one process would.
 std::vector<float> Explain(const Model& model, const DataSet& data, int num_rounds,
-                           ExplainKind kind, int nthread);
+                           ExplainKind kind, int nthread, uint64_t job_rows = 0);
 
 }  // namespace ringboost
