@@ -186,7 +186,11 @@ std::vector<ParamSpec> BuildTable() {
                   .Doc("Share of the bundling sample's rows in which a bundle's members may be "
                        "present together; 0 bundles only features never present together (the "
                        "same trees as without bundles). In a conflicting row the feature of lowest "
-                       "id keeps its value and the others read as missing."));
+                       "id keeps its value and the others read as missing, in training only: the "
+                       "model predicts from every value, so eval_train's metrics are of the "
+                       "bundled rows, and a run started from a model (model_in, a checkpoint, "
+                       "recovery after a lost worker) grows other trees than an uninterrupted run "
+                       "(a warning says so)."));
   t.push_back(
       P(s, "hist_sync", &Params::hist_sync, "auto")
           .OneOf({"allreduce", "reduce_scatter", "auto"})

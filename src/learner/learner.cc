@@ -232,6 +232,21 @@ SetupTimes Learner::Setup(DataSet train, std::vector<std::pair<std::string, Data
                                       << cuts_.NumFeatures() << " features ("
                                       << bundles.NumBundled() << " in bundles of 2 or more)");
   }
+  // Training's own margins route a conflicting row as the bundles read it (its other members
+  // missing), a model's predictions from all its values: a run that starts from a model's
+  // predictions cannot be an uninterrupted run's continuation.
+  if (params_.max_conflict_rate > 0 && bundles.NumBundled() > 0 &&
+      (init != nullptr || !params_.checkpoint_dir.empty()) && comm_->Rank() == 0) {
+    RB_LOG(kWarning,
+           "max_conflict_rate=" << params_.max_conflict_rate
+                                << " bundles features that may meet in a row: "
+                                   "training reads a conflicting row's other members as "
+                                   "missing, a model predicts from all its values, so a "
+                                   "run that starts from a model (model_in, a checkpoint, "
+                                   "or recovery after a lost worker) grows other trees "
+                                   "than an uninterrupted run; max_conflict_rate=0 "
+                                   "keeps them equal");
+  }
   matrix_ = std::make_unique<BinnedMatrix>(BinnedMatrix::Build(
       train, cuts_, nthread_, &bundles,
       RoundTrainer::ReadsSparseColumns(params_.device, cuts_, comm_->WorldSize())));

@@ -5,6 +5,7 @@
 // stays close; workers without rows. device=cuda: tests/cli/test_device_training.cc.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,24 @@ TEST_F(Bundles, ConflictsAllowedStayClose) {
   };
   EXPECT_NEAR(last_auc(log_loose), last_auc(log_off), 0.03) << log_loose << log_off;
   EXPECT_GT(last_auc(log_off), 0.75) << log_off;
+}
+
+// With conflicts allowed, training's margins read a conflicting row's other members as missing
+// while a model predicts from all its values: a run from a model (model_in, checkpoint_dir) says
+// it cannot continue an uninterrupted run exactly; rate 0 and a fresh run say nothing.
+TEST_F(Bundles, ConflictsAndContinuationWarn) {
+  Write(0.1);
+  std::string model, err;
+  const char* kWarning = "grows other trees than an uninterrupted run";
+  Train("enable_bundle=true max_conflict_rate=0.2", &model, &err);
+  EXPECT_EQ(err.find(kWarning), std::string::npos) << err;
+  std::filesystem::copy_file(dir_.File("m.json"), dir_.File("first.json"));
+  Train("enable_bundle=true max_conflict_rate=0.2 model_in=first.json", &model, &err);
+  EXPECT_NE(err.find(kWarning), std::string::npos) << err;
+  Train("enable_bundle=true max_conflict_rate=0.2 checkpoint_dir=ck", &model, &err);
+  EXPECT_NE(err.find(kWarning), std::string::npos) << err;
+  Train("enable_bundle=true model_in=first.json", &model, &err);
+  EXPECT_EQ(err.find(kWarning), std::string::npos) << err;
 }
 
 TEST_F(Bundles, AgaricusTreesAreTheUnbundledOnes) {
