@@ -330,8 +330,8 @@ class AucMetric : public Metric {
     std::vector<float> gathered_labels, gathered_weights, gathered_preds;
     const bool gathered = metric_detail::IsDistributed(comm);
     if (gathered) {
-      GatherRows(preds, num_groups, data, comm, &gathered_labels, &gathered_weights,
-                 &gathered_preds);
+      metric_detail::GatherRows(preds, num_groups, data, comm, &gathered_labels, &gathered_weights,
+                                &gathered_preds);
     }
     // In a world of one the local rows, read in place.
     const std::vector<float>& labels = gathered ? gathered_labels : data.label;
@@ -345,29 +345,6 @@ class AucMetric : public Metric {
       return fp * tp <= 0 ? kNaN : auc / (fp * tp);
     }
     return MultiClassOvr(all_preds, labels, weights, num_groups);
-  }
-
-  // Every worker's (label, weight, predictions) in rank order.
-  static void GatherRows(const std::vector<float>& preds, int k, const DataSet& data,
-                         rabit::Communicator* comm, std::vector<float>* labels,
-                         std::vector<float>* weights, std::vector<float>* all_preds) {
-    const size_t stride = 2 + k;
-    std::vector<float> packed(data.NumRows() * stride);
-    for (size_t i = 0; i < data.NumRows(); ++i) {
-      packed[i * stride] = data.label[i];
-      packed[i * stride + 1] = data.Weight(i);
-      std::copy_n(&preds[i * k], k, &packed[i * stride + 2]);
-    }
-    const std::vector<float> all = metric_detail::AllgatherValues(comm, packed);
-    const size_t rows = all.size() / stride;
-    labels->resize(rows);
-    weights->resize(rows);
-    all_preds->resize(rows * k);
-    for (size_t i = 0; i < rows; ++i) {
-      (*labels)[i] = all[i * stride];
-      (*weights)[i] = all[i * stride + 1];
-      std::copy_n(&all[i * stride + 2], k, &(*all_preds)[i * k]);
-    }
   }
 
   // One-vs-rest over classes (XGBoost's MultiClassOVR with all rows present).

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/span.h"
+#include "data/data.h"
 #include "rabit/communicator.h"
 #include "rabit/exact_sum.h"
 
@@ -40,6 +41,12 @@ std::vector<T> AllgatherValues(rabit::Communicator* comm, const std::vector<T>& 
   if (!all.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
   return all;
 }
+
+// Every worker's rows in rank order: their labels, weights (1 where the data has none) and the
+// `k` predictions a row (one collective). A copy of the local rows in a world of one.
+void GatherRows(const std::vector<float>& preds, int k, const DataSet& data,
+                rabit::Communicator* comm, std::vector<float>* labels, std::vector<float>* weights,
+                std::vector<float>* all_preds);
 
 // The exact sums of floats (rabit/exact_sum.h), by the names the metrics use.
 using rabit::AllreduceExactSums;

@@ -73,10 +73,10 @@ class RankMetric : public Metric {
       // rows are gathered in rank order (the order of the whole data), as AUC gathers them.
       DataSet whole;
       whole.name = data.name;
-      whole.label = metric_detail::AllgatherValues(comm, data.label);
-      whole.weight = metric_detail::AllgatherValues(comm, data.weight);
+      std::vector<float> all_preds;
+      metric_detail::GatherRows(preds, 1, data, comm, &whole.label, &whole.weight, &all_preds);
       whole.row_ptr.assign(whole.label.size() + 1, 0);  // NumRows(): nothing reads the entries
-      return Eval(metric_detail::AllgatherValues(comm, preds), 1, whole, nullptr);
+      return Eval(all_preds, 1, whole, nullptr);
     }
     const std::vector<uint32_t> gptr = query_groups::GroupPtrOf(data);
     const int64_t groups = static_cast<int64_t>(gptr.size() - 1);
